@@ -1,0 +1,48 @@
+# Set-up, render and test. Every target installs what it needs first and is quick when
+# everything is already there. Run as root on Debian 12 (apt-get is used for system packages).
+
+SHELL := /bin/bash
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# Measured on Debian 12: Cairo and Pango headers to build ManimPango and pycairo, TeX for
+# MathTex/Matrix, and Python's venv and headers. No system ffmpeg: manim encodes with PyAV.
+APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev python3-venv python3-dev \
+	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
+
+.PHONY: setup system-packages render numbers test lint typecheck clean
+
+setup: $(STAMP)
+
+system-packages:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing system packages:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory system-packages
+	@test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --upgrade pip
+	$(PYTHON) -m pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+# The default explainer, rendered into media/.
+render: setup
+	$(PYTHON) -m attention_math
+
+numbers: setup
+	$(PYTHON) -m attention_math
+
+test: setup
+	$(PYTHON) -m pytest
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf media/videos media/images media/Tex media/texts build *.egg-info

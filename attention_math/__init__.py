@@ -1,0 +1,33 @@
+"""attention_math: scaled dot-product self-attention, every step kept and explained.
+
+``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
+convention of PyTorch (one row per token). Pure numpy; importing it does not import manim.
+
+>>> from attention_math import preset
+>>> trace = preset("dog-chased-ball").trace()
+>>> trace.weights[4].round(2)
+array([0.17, 0.16, 0.25, 0.1 , 0.31])
+"""
+
+from ._core import AttentionTrace, QueryStep, self_attention, softmax
+from ._errors import ScenarioError
+from .presets import DEFAULT_PRESET, PRESETS, preset
+from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping
+from .walkthrough import format_walkthrough, walkthrough_data
+
+__all__ = [
+    "DEFAULT_PRESET",
+    "PRESETS",
+    "AttentionTrace",
+    "QueryStep",
+    "Scenario",
+    "ScenarioError",
+    "format_walkthrough",
+    "load_scenario",
+    "preset",
+    "resolve_query",
+    "scenario_from_mapping",
+    "self_attention",
+    "softmax",
+    "walkthrough_data",
+]

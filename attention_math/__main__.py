@@ -1,0 +1,65 @@
+"""``python -m attention_math``: print the by-hand walkthrough of a scenario's query."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, load_scenario, preset
+from .walkthrough import FORMATS, format_walkthrough
+
+__all__ = ["add_scenario_arguments", "main", "scenario_from_args"]
+
+
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that choose a scenario and its query (shared with other commands)."""
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--preset", metavar="NAME", help=f"a preset ({', '.join(PRESETS)}); default {DEFAULT_PRESET}")
+    source.add_argument("--scenario", metavar="FILE.toml", help="a scenario file (see README)")
+    source.add_argument("--sentence", metavar="TEXT", help="a sentence; its numbers are drawn from --seed")
+    parser.add_argument("--seed", type=int, default=0, help="seed for --sentence (default 0)")
+    parser.add_argument("--d-model", type=int, default=3, help="embedding size for --sentence (default 3)")
+    parser.add_argument("--d-k", type=int, default=2, help="query/key/value size for --sentence (default 2)")
+    parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario:
+    """The scenario the options ask for, with the query applied."""
+    if args.scenario is not None:
+        scenario = load_scenario(args.scenario)
+    elif args.sentence is not None:
+        scenario = Scenario.from_sentence(args.sentence, seed=args.seed, d_model=args.d_model, d_k=args.d_k)
+    else:
+        scenario = preset(args.preset or DEFAULT_PRESET)
+    if args.query is not None:
+        scenario = scenario.with_query(args.query)
+    return scenario
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # One line and exit 2, like every other bad input.
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _Parser(
+        prog="python -m attention_math",
+        description="Print the by-hand walkthrough of one query of a self-attention scenario.",
+    )
+    add_scenario_arguments(parser)
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    args = parser.parse_args(argv)
+    try:
+        scenario = scenario_from_args(args)
+    except ScenarioError as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(format_walkthrough(scenario, args.format))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,352 @@
+"""Scaled dot-product self-attention, with every intermediate kept.
+
+Row convention throughout, as in PyTorch: ``X`` is ``n × d_in`` (one row per token), each
+weight matrix is ``d_in × d_k`` (``d_in × d_v`` for values), so ``Q = X @ W_Q`` is ``n × d_k``,
+``Q @ K.T`` is ``n × n`` and the softmax runs along each row.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ._errors import ScenarioError
+
+__all__ = ["AttentionTrace", "FloatArray", "QueryStep", "self_attention", "softmax"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _frozen(array: npt.ArrayLike) -> FloatArray:
+    """A read-only float64 copy, so a trace can never be changed after the fact."""
+    copy = np.array(array, dtype=np.float64, copy=True)
+    copy.setflags(write=False)
+    return copy
+
+
+def _as_matrix(name: str, value: Any) -> FloatArray:
+    try:
+        matrix = np.array(value, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as error:
+        raise ScenarioError(f"{name}: expected a matrix of numbers ({error})") from None
+    if matrix.ndim != 2 or 0 in matrix.shape:
+        raise ScenarioError(
+            f"{name}: expected a non-empty 2-d matrix, got shape {matrix.shape}"
+        )
+    if not np.all(np.isfinite(matrix)):
+        raise ScenarioError(f"{name}: expected finite numbers, found NaN or infinity")
+    return matrix
+
+
+def softmax(scores: npt.ArrayLike, axis: int = -1) -> FloatArray:
+    """Numerically stable softmax along ``axis``.
+
+    The maximum of each slice is subtracted before exponentiating, so huge scores do not
+    overflow; ``-inf`` entries (masked positions) get weight exactly 0.
+
+    Parameters
+    ----------
+    scores
+        Real numbers; ``-inf`` is allowed as long as each slice has one finite entry.
+    axis
+        The axis that sums to 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 weights of the same shape, each slice summing to 1.
+
+    Raises
+    ------
+    ScenarioError
+        If a score is NaN or ``+inf``, or a whole slice is ``-inf``.
+
+    Examples
+    --------
+    >>> softmax([5.0, 6.0]).round(2)
+    array([0.27, 0.73])
+    >>> softmax([500.0, 505.0]).round(3)
+    array([0.007, 0.993])
+    >>> softmax([1e6, 0.0])
+    array([1., 0.])
+    """
+    values = np.array(scores, dtype=np.float64, copy=True)
+    if np.any(np.isnan(values)):
+        raise ScenarioError("scores: expected real numbers, found NaN")
+    if np.any(values == np.inf):
+        raise ScenarioError("scores: expected finite numbers or -inf, found +inf")
+    peak = np.max(values, axis=axis, keepdims=True)
+    if np.any(peak == -np.inf):
+        raise ScenarioError("scores: every entry of a row is -inf; nothing to attend to")
+    exps = np.exp(values - peak)
+    weights: FloatArray = exps / np.sum(exps, axis=axis, keepdims=True)
+    return weights
+
+
+@dataclass(frozen=True, eq=False)
+class QueryStep:
+    """One query's arithmetic, term by term, as a lecturer writes it on the board.
+
+    Attributes
+    ----------
+    index
+        0-based position of the query token (on screen tokens count from 1).
+    query
+        ``q_i``, length ``d_k``.
+    keys
+        Every key ``k_j``, ``n × d_k``.
+    products
+        ``products[j, m] = q_i[m] * k_j[m]``: the terms of each dot product, ``n × d_k``.
+    scores
+        ``q_i · k_j`` for every key ``j`` (the sums of ``products``'s rows).
+    d_k, sqrt_d_k
+        The key size and the divisor (``sqrt_d_k`` is 1 when the trace is unscaled).
+    scaled_scores
+        ``scores / sqrt_d_k``; ``-inf`` where a causal mask hides the key.
+    max_score
+        The largest scaled score, subtracted before ``exp`` for stability.
+    exps
+        ``exp(scaled_score - max_score)`` for every key (0 where masked).
+    exp_sum
+        The sum of ``exps``.
+    weights
+        ``exps / exp_sum``: the attention weights of this query, summing to 1.
+    values
+        Every value ``v_j``, ``n × d_v``.
+    weighted_values
+        ``weights[j] * v_j``, ``n × d_v``: the arrows laid tip to tail.
+    context
+        ``z_i``, the sum of ``weighted_values``, length ``d_v``.
+    """
+
+    index: int
+    query: FloatArray
+    keys: FloatArray
+    products: FloatArray
+    scores: FloatArray
+    d_k: int
+    sqrt_d_k: float
+    scaled_scores: FloatArray
+    max_score: float
+    exps: FloatArray
+    exp_sum: float
+    weights: FloatArray
+    values: FloatArray
+    weighted_values: FloatArray
+    context: FloatArray
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionTrace:
+    """Every intermediate of ``softmax(Q Kᵀ / √d_k) V`` for one input, as float64 arrays.
+
+    Arrays are read-only copies: a trace never changes, and never shares memory with the
+    caller's inputs. Rows are tokens (the row convention of PyTorch).
+
+    Attributes
+    ----------
+    embeddings
+        ``X``, ``n × d_in``.
+    w_query, w_key, w_value
+        ``W_Q`` and ``W_K`` (``d_in × d_k``), ``W_V`` (``d_in × d_v``).
+    queries, keys, values
+        ``Q = X W_Q``, ``K = X W_K`` (``n × d_k``), ``V = X W_V`` (``n × d_v``).
+    scores
+        ``Q Kᵀ``, ``n × n``; row ``i`` holds query ``i`` against every key.
+    scaled_scores
+        ``scores / √d_k`` (equal to ``scores`` when unscaled); ``-inf`` above the diagonal
+        when causal.
+    weights
+        Row-wise softmax of ``scaled_scores``; exactly 0 where masked.
+    context
+        ``weights @ values``, ``n × d_v``: the context vectors ``z_i``.
+    d_k
+        The number of columns of ``W_K``.
+    scaled, causal
+        Whether scores were divided by ``√d_k``, and whether the causal mask was applied.
+    """
+
+    embeddings: FloatArray
+    w_query: FloatArray
+    w_key: FloatArray
+    w_value: FloatArray
+    queries: FloatArray
+    keys: FloatArray
+    values: FloatArray
+    scores: FloatArray
+    scaled_scores: FloatArray
+    weights: FloatArray
+    context: FloatArray
+    d_k: int
+    scaled: bool = True
+    causal: bool = False
+
+    @property
+    def n_tokens(self) -> int:
+        """The number of tokens ``n``."""
+        return int(self.embeddings.shape[0])
+
+    @property
+    def sqrt_d_k(self) -> float:
+        """The divisor of the scores: ``√d_k``, or 1 when unscaled."""
+        return math.sqrt(self.d_k) if self.scaled else 1.0
+
+    def query_step(self, i: int) -> QueryStep:
+        """Explain query ``i`` (0-based: on screen token 5 is ``query_step(4)``).
+
+        Parameters
+        ----------
+        i
+            The query's row, ``0 <= i < n`` (negative indices count from the end).
+
+        Returns
+        -------
+        QueryStep
+            The products, scores, stable-softmax pieces, weighted values and ``z_i``.
+
+        Raises
+        ------
+        ScenarioError
+            If ``i`` is out of range.
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> step = preset("dog-chased-ball").trace().query_step(4)
+        >>> step.scores[:3].round(2)
+        array([2.89, 2.82, 3.42])
+        >>> step.weights.round(2)
+        array([0.17, 0.16, 0.25, 0.1 , 0.31])
+        """
+        n = self.n_tokens
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
+            raise ScenarioError(f"query: expected a token index from 0 to {n - 1}, got {i!r}")
+        row = int(i) % n
+        query = self.queries[row]
+        products = query[np.newaxis, :] * self.keys
+        scaled_scores = self.scaled_scores[row]
+        max_score = float(np.max(scaled_scores))
+        exps = np.exp(scaled_scores - max_score)
+        exp_sum = float(np.sum(exps))
+        weights = self.weights[row]
+        weighted_values = weights[:, np.newaxis] * self.values
+        return QueryStep(
+            index=row,
+            query=_frozen(query),
+            keys=self.keys,
+            products=_frozen(products),
+            scores=_frozen(self.scores[row]),
+            d_k=self.d_k,
+            sqrt_d_k=self.sqrt_d_k,
+            scaled_scores=_frozen(scaled_scores),
+            max_score=max_score,
+            exps=_frozen(exps),
+            exp_sum=exp_sum,
+            weights=_frozen(weights),
+            values=self.values,
+            weighted_values=_frozen(weighted_values),
+            context=_frozen(self.context[row]),
+        )
+
+
+def self_attention(
+    embeddings: npt.ArrayLike,
+    w_query: npt.ArrayLike,
+    w_key: npt.ArrayLike,
+    w_value: npt.ArrayLike,
+    *,
+    scaled: bool = True,
+    causal: bool = False,
+) -> AttentionTrace:
+    """Compute ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``.
+
+    Parameters
+    ----------
+    embeddings
+        ``X``, ``n × d_in``, one row per token.
+    w_query, w_key
+        ``d_in × d_k`` each.
+    w_value
+        ``d_in × d_v``.
+    scaled
+        Divide the scores by ``√d_k`` (the default, as in the paper).
+    causal
+        Mask every key after the query (scores ``-inf``, weights 0), as in a decoder.
+
+    Returns
+    -------
+    AttentionTrace
+        Every intermediate, as read-only float64 copies; the inputs are not touched.
+
+    Raises
+    ------
+    ScenarioError
+        If a matrix is not a non-empty 2-d array of finite numbers, or the shapes disagree.
+
+    Examples
+    --------
+    >>> X = [[1.0, 0.0], [0.0, 1.0]]
+    >>> trace = self_attention(X, X, X, X)
+    >>> trace.scores
+    array([[1., 0.],
+           [0., 1.]])
+    >>> trace.weights.round(3)
+    array([[0.67, 0.33],
+           [0.33, 0.67]])
+    >>> self_attention(X, X, X, X, causal=True).weights.round(3)
+    array([[1.  , 0.  ],
+           [0.33, 0.67]])
+    """
+    x = _as_matrix("embeddings", embeddings)
+    wq = _as_matrix("w_query", w_query)
+    wk = _as_matrix("w_key", w_key)
+    wv = _as_matrix("w_value", w_value)
+    d_in = x.shape[1]
+    for name, matrix in (("w_query", wq), ("w_key", wk), ("w_value", wv)):
+        if matrix.shape[0] != d_in:
+            raise ScenarioError(
+                f"{name}: expected {d_in} rows (one per embedding dimension), "
+                f"got {matrix.shape[0]}"
+            )
+    if wq.shape[1] != wk.shape[1]:
+        raise ScenarioError(
+            f"w_key: expected {wq.shape[1]} columns to match w_query (d_k), got {wk.shape[1]}"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        queries = x @ wq
+        keys = x @ wk
+        values = x @ wv
+        scores = queries @ keys.T
+    for name, result in (("scores", scores), ("values", values)):
+        if not np.all(np.isfinite(result)):
+            raise ScenarioError(
+                f"embeddings: numbers too large, the {name} overflow float64 "
+                "(keep embeddings and weights far below 1e100)"
+            )
+    d_k = int(wk.shape[1])
+    scaled_scores = scores / math.sqrt(d_k) if scaled else scores.copy()
+    if causal:
+        above_diagonal = np.triu(np.ones(scores.shape, dtype=bool), k=1)
+        scaled_scores[above_diagonal] = -np.inf
+    weights = softmax(scaled_scores, axis=-1)
+    context = weights @ values
+    return AttentionTrace(
+        embeddings=_frozen(x),
+        w_query=_frozen(wq),
+        w_key=_frozen(wk),
+        w_value=_frozen(wv),
+        queries=_frozen(queries),
+        keys=_frozen(keys),
+        values=_frozen(values),
+        scores=_frozen(scores),
+        scaled_scores=_frozen(scaled_scores),
+        weights=_frozen(weights),
+        context=_frozen(context),
+        d_k=d_k,
+        scaled=scaled,
+        causal=causal,
+    )
