@@ -1,0 +1,262 @@
+"""The base of every explainer scene: the scenario, the beats, and the numbers on screen.
+
+A scene reads its scenario from the environment (``ATTENTION_SCENARIO``: a preset name or a
+path to a TOML file; ``ATTENTION_QUERY``: a token number from 1 or the token's text), then
+from the ``[attention]`` section of ``manim.cfg`` in the working folder, then falls back to
+the default preset. Every number it draws is made by :meth:`ExplainerScene.number`, which
+records where in the trace the number comes from, so tests can check each one.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from manim import UL, UR, Animation, Mobject, Scene, Text, VGroup
+
+from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, load_scenario, preset
+
+from .common import BACKGROUND, INK, MUTED, NUMBER_SIZE, AttentionFormula, NumberGrid, format_number, text
+
+__all__ = [
+    "AFTER_PLAY_HOOKS",
+    "SCENE_LIMITS",
+    "Beat",
+    "ExplainerScene",
+    "Shown",
+    "check_scene_limits",
+    "scenario_from_environment",
+]
+
+SCENE_LIMITS: dict[str, tuple[int, int]] = {
+    "tokens": (2, 8),
+    "d_in": (2, 6),
+    "d_k": (1, 4),
+    "d_v": (1, 4),
+}
+"""What the scenes can lay out legibly: a scenario outside these fails before rendering."""
+
+
+AFTER_PLAY_HOOKS: list[Callable[[ExplainerScene], None]] = []
+"""Called with the scene after every ``play`` (layout tests add a probe here)."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One number on screen and where it comes from: ``sources[source].field[index]``.
+
+    ``reduce="sum"`` means the sum of the indexed entries (a row's total, say).
+    """
+
+    source: str
+    field: str
+    index: tuple[int, ...]
+    text: str
+    precision: int
+    reduce: str | None = None
+    mobject: Mobject | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One step of a scene: its caption (the subtitle line) and when it plays."""
+
+    number: int
+    caption: str
+    start: float
+    end: float
+
+
+def check_scene_limits(scenario: Scenario) -> Scenario:
+    """Raise :class:`ScenarioError` when the scenes cannot draw the scenario legibly."""
+    sizes = {
+        "tokens": scenario.n_tokens,
+        "d_in": scenario.d_in,
+        "d_k": scenario.d_k,
+        "d_v": scenario.d_v,
+    }
+    for name, size in sizes.items():
+        low, high = SCENE_LIMITS[name]
+        if not low <= size <= high:
+            raise ScenarioError(
+                f"{name}: the scenes draw {low} to {high}, this scenario has {size} "
+                "(attention_math itself has no such limit)"
+            )
+    return scenario
+
+
+def _manim_cfg_attention(folder: Path) -> dict[str, str]:
+    parser = configparser.ConfigParser()
+    cfg = folder / "manim.cfg"
+    if cfg.is_file():
+        parser.read(cfg, encoding="utf-8")
+    return dict(parser["attention"]) if parser.has_section("attention") else {}
+
+
+def scenario_from_environment(folder: Path | None = None) -> Scenario:
+    """The scenario and query the scenes should show.
+
+    ``ATTENTION_SCENARIO`` / ``ATTENTION_QUERY`` first, then ``scenario`` / ``query`` in the
+    ``[attention]`` section of ``manim.cfg`` in ``folder`` (default: the working folder), then
+    the default preset with its own query.
+    """
+    cfg = _manim_cfg_attention(folder or Path.cwd())
+    spec = os.environ.get("ATTENTION_SCENARIO") or cfg.get("scenario") or DEFAULT_PRESET
+    query = os.environ.get("ATTENTION_QUERY") or cfg.get("query")
+    if spec in PRESETS:
+        scenario = preset(spec)
+    elif spec.endswith(".toml") or Path(spec).is_file():
+        scenario = load_scenario(spec)
+    else:
+        known = ", ".join(PRESETS)
+        raise ScenarioError(
+            f"ATTENTION_SCENARIO: expected a preset name ({known}) or a path to a .toml file, got {spec!r}"
+        )
+    if query:
+        scenario = scenario.with_query(query)
+    return check_scene_limits(scenario)
+
+
+class ExplainerScene(Scene):
+    """Common base: loads the scenario, marks beats, records every number shown.
+
+    Class attributes
+    ----------------
+    scenario_override
+        A scenario to show instead of the environment's (tests and the bundle set it).
+    """
+
+    scenario_override: ClassVar[Scenario | None] = None
+
+    def setup(self) -> None:
+        self.camera.background_color = BACKGROUND
+        if self.scenario_override is not None:
+            scenario = check_scene_limits(self.scenario_override)
+        else:
+            try:
+                scenario = scenario_from_environment()
+            except ScenarioError as error:
+                # One clear line instead of a traceback, before anything is drawn.
+                print(f"error: {error}", file=sys.stderr)
+                raise SystemExit(2) from None
+        self.scenario = scenario
+        self.trace = scenario.trace()
+        self.step = scenario.query_step()
+        self.shown: list[Shown] = []
+        self.beats: list[Beat] = []
+        self.sources: dict[str, tuple[Any, int]] = {}
+        self.add_source("trace", self.trace, scenario.precision)
+        self.add_source("step", self.step, scenario.precision)
+
+    @property
+    def second_query(self) -> int:
+        """The 0-based token the matrix-form and mask scenes switch to: token 3 in the
+        lecture, or the first other token when token 3 is the query or does not exist."""
+        if self.scenario.n_tokens > 2 and self.scenario.query != 2:
+            return 2
+        return next(i for i in range(self.scenario.n_tokens) if i != self.scenario.query)
+
+    # -- numbers ----------------------------------------------------------------------------
+    def add_source(self, name: str, obj: Any, precision: int) -> None:
+        """Name an object whose fields the scene shows (a trace, a query step, ...)."""
+        self.sources[name] = (obj, precision)
+
+    def value_of(self, source: str, field_name: str, index: Sequence[int] = (), reduce: str | None = None) -> float:
+        """The number ``sources[source].field[index]`` (summed when ``reduce="sum"``)."""
+        obj, _ = self.sources[source]
+        value = np.asarray(getattr(obj, field_name))
+        if index:
+            value = value[tuple(index)]
+        if reduce == "sum":
+            return float(np.sum(value))
+        return float(value)
+
+    def fmt(self, source: str, field_name: str, *index: int, reduce: str | None = None) -> str:
+        """A trace number formatted as on screen, for captions (not drawn, not recorded)."""
+        _, precision = self.sources[source]
+        return format_number(self.value_of(source, field_name, index, reduce), precision)
+
+    def number(
+        self,
+        source: str,
+        field_name: str,
+        *index: int,
+        color: str = INK,
+        size: float = NUMBER_SIZE,
+        reduce: str | None = None,
+    ) -> Text:
+        """A number from a trace field, drawn and recorded as shown."""
+        _, precision = self.sources[source]
+        shown_text = format_number(self.value_of(source, field_name, index, reduce), precision)
+        mob = text(shown_text, size=size, color=color)
+        self.shown.append(Shown(source, field_name, tuple(index), shown_text, precision, reduce, mob))
+        return mob
+
+    def grid(
+        self,
+        source: str,
+        field_name: str,
+        *,
+        row_labels: Sequence[str] | None = None,
+        column_labels: Sequence[str] | None = None,
+        color: str = INK,
+        size: float = NUMBER_SIZE,
+    ) -> NumberGrid:
+        """A whole matrix field as a :class:`NumberGrid`, every entry recorded."""
+        obj, _ = self.sources[source]
+        rows, columns = np.asarray(getattr(obj, field_name)).shape
+        entries = [
+            [self.number(source, field_name, i, j, color=color, size=size) for j in range(columns)]
+            for i in range(rows)
+        ]
+        return NumberGrid(entries, row_labels=row_labels, column_labels=column_labels, color=color)
+
+    # -- frame furniture --------------------------------------------------------------------
+    def header(self, number: int, title: str, *focus: str) -> VGroup:
+        """The scene's number and title top-left, the formula top-right with ``focus`` lit.
+
+        ``focus`` names parts of :class:`AttentionFormula` (``"query"``, ``"key"``,
+        ``"scale"``, ``"softmax"``, ``"value"``); the other parts are dimmed.
+        """
+        heading = text(f"{number} · {title}", size=26, color=MUTED)
+        heading.to_corner(UL, buff=0.4)
+        formula = AttentionFormula(font_size=30).to_corner(UR, buff=0.4)
+        self.light_formula(formula, *focus)
+        self.formula = formula
+        group = VGroup(heading, formula)
+        self.add(group)
+        return group
+
+    @staticmethod
+    def light_formula(formula: AttentionFormula, *focus: str) -> AttentionFormula:
+        """Dim every part of the formula but ``focus`` (all lit when ``focus`` is empty)."""
+        for name, part in formula.part.items():
+            part.set_opacity(1.0 if not focus or name in focus else 0.35)
+        return formula
+
+    # -- beats ------------------------------------------------------------------------------
+    def beat(self, caption: str, *animations: Animation | Mobject | Any, wait: float = 0.8, **kwargs: Any) -> None:
+        """Play one beat of the storyboard: its animations, a pause to read, one subtitle.
+
+        Every beat of every scene goes through here, so subtitles, sections and slide steps
+        are made in one place.
+        """
+        start = self.renderer.time
+        if animations:
+            self.play(*animations, **kwargs)
+        if wait > 0:
+            self.wait(wait)
+        end = self.renderer.time
+        self.add_subcaption(caption, duration=end - start, offset=start - end)
+        self.beats.append(Beat(len(self.beats) + 1, caption, start, end))
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        super().play(*args, **kwargs)
+        for hook in AFTER_PLAY_HOOKS:
+            hook(self)

@@ -1,0 +1,241 @@
+"""Palette, type sizes, layout helpers and the shared mobjects of every scene.
+
+One colour per role in every scene (Okabe–Ito, colour-blind safe), always with a label too.
+Numbers and tokens are drawn with Pango ``Text``: no user text ever reaches TeX, and numbers
+need no TeX compile. Formulas, fixed strings of our own, use ``MathTex``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    RoundedRectangle,
+    Text,
+    VGroup,
+    VMobject,
+)
+
+__all__ = [
+    "BACKGROUND",
+    "DIM",
+    "FONT",
+    "HIGHLIGHT",
+    "INK",
+    "KEY",
+    "MUTED",
+    "QUERY",
+    "ROLE_COLORS",
+    "VALUE",
+    "WEIGHT",
+    "AttentionFormula",
+    "Brackets",
+    "NumberGrid",
+    "TokenBox",
+    "format_number",
+    "shorten_token",
+]
+
+# -- palette: one colour per role ---------------------------------------------------------
+QUERY = "#E69F00"  # orange: queries, q_i, W_Q
+KEY = "#56B4E9"  # sky blue: keys, k_j, W_K
+VALUE = "#009E73"  # bluish green: values, v_j, W_V
+WEIGHT = "#F0E442"  # yellow: attention weights and scores turned into weights
+HIGHLIGHT = "#D55E00"  # vermillion: "look here" (a glow, a mask)
+EMBEDDING = "#CC79A7"  # reddish purple: input embeddings X
+CONTEXT = "#FFFFFF"  # white: the context vector z
+INK = "#ECEFF4"  # ordinary text
+MUTED = "#9AA3AF"  # labels and shapes of matrices
+BACKGROUND = "#0F1115"
+DIM = 0.3  # opacity of what is not being explained
+
+ROLE_COLORS = {"query": QUERY, "key": KEY, "value": VALUE, "weight": WEIGHT, "embedding": EMBEDDING}
+
+FONT = "DejaVu Sans"
+NUMBER_SIZE = 26  # reads at 480p: about 14 px tall digits
+LABEL_SIZE = 24
+CAPTION_SIZE = 28
+TITLE_SIZE = 36
+MAX_TOKEN_CHARS = 10
+
+
+def format_number(value: float, precision: int) -> str:
+    """A number as shown on screen: fixed decimals, a true minus sign, no "−0.00".
+
+    ``-inf`` (a masked score) shows as "−∞".
+    """
+    if value == -np.inf:
+        return "−∞"
+    text = f"{value:.{precision}f}"
+    if text.startswith("-"):
+        return text[1:] if float(text) == 0 else "−" + text[1:]
+    return text
+
+
+def shorten_token(token: str, limit: int = MAX_TOKEN_CHARS) -> str:
+    """A token as shown on screen: whole if short, else its start and an ellipsis.
+
+    Control characters become visible escapes, so an on-screen label is never blank.
+    """
+    visible = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in token)
+    return visible if len(visible) <= limit else visible[: limit - 1] + "…"
+
+
+def text(content: str, *, size: float = LABEL_SIZE, color: str = INK, **kwargs: object) -> Text:
+    """Pango text in the project's font (never TeX: safe for user text)."""
+    return Text(content, font=FONT, font_size=size, color=color, **kwargs)  # type: ignore[arg-type]
+
+
+class Brackets(VGroup):
+    """Square brackets around a block, drawn as lines (no TeX)."""
+
+    def __init__(self, block: VMobject, *, color: str = MUTED, buff: float = 0.12, serif: float = 0.12) -> None:
+        top, bottom = block.get_top()[1] + buff, block.get_bottom()[1] - buff
+        left, right = block.get_left()[0] - buff, block.get_right()[0] + buff
+
+        def bracket(x: float, direction: int) -> VMobject:
+            points = [
+                [x + direction * serif, top, 0],
+                [x, top, 0],
+                [x, bottom, 0],
+                [x + direction * serif, bottom, 0],
+            ]
+            return VMobject(stroke_color=color, stroke_width=2.5).set_points_as_corners(points)
+
+        super().__init__(bracket(left, 1), bracket(right, -1))
+
+
+class NumberGrid(VGroup):
+    """A matrix of numbers in brackets, with optional row labels (tokens) and column labels.
+
+    ``cells[i][j]`` are the number mobjects; ``row_labels`` and ``column_labels`` the labels.
+    Cell widths come from the widest entry, so every scenario lays out the same way.
+    """
+
+    def __init__(
+        self,
+        entries: Sequence[Sequence[Text]],
+        *,
+        row_labels: Sequence[str] | None = None,
+        column_labels: Sequence[str] | None = None,
+        color: str = INK,
+        label_color: str = MUTED,
+        h_buff: float = 0.28,
+        v_buff: float = 0.16,
+        label_size: float = LABEL_SIZE,
+    ) -> None:
+        super().__init__()
+        rows = len(entries)
+        columns = len(entries[0]) if rows else 0
+        cell_w = max(e.width for row in entries for e in row) + h_buff
+        cell_h = max(e.height for row in entries for e in row) + v_buff
+        cell_h = max(cell_h, 0.42)
+        self.cells: list[list[Text]] = []
+        body = VGroup()
+        for i, row in enumerate(entries):
+            cell_row = []
+            for j, entry in enumerate(row):
+                entry.set_color(color)
+                entry.move_to(np.array([j * cell_w, -i * cell_h, 0.0]))
+                # right-align numbers so decimal points line up
+                entry.align_to(np.array([j * cell_w + cell_w / 2 - h_buff / 2, 0.0, 0.0]), RIGHT)
+                cell_row.append(entry)
+                body.add(entry)
+            self.cells.append(cell_row)
+        self.cell_width, self.cell_height = cell_w, cell_h
+        self.body = body
+        self.brackets = Brackets(body, color=label_color)
+        self.add(body, self.brackets)
+        self.row_labels = VGroup()
+        if row_labels is not None:
+            for i, label in enumerate(row_labels):
+                mob = text(shorten_token(label), size=label_size, color=label_color)
+                mob.move_to(np.array([0.0, -i * cell_h, 0.0]))
+                mob.next_to(self.brackets, LEFT, buff=0.2).set_y(-i * cell_h)
+                self.row_labels.add(mob)
+            self.add(self.row_labels)
+        self.column_labels = VGroup()
+        if column_labels is not None:
+            for j, label in enumerate(column_labels):
+                mob = text(label, size=label_size * 0.85, color=label_color)
+                mob.move_to(np.array([j * cell_w, 0.0, 0.0]))
+                mob.next_to(self.brackets, UP, buff=0.12).set_x(j * cell_w)
+                self.column_labels.add(mob)
+            self.add(self.column_labels)
+        self.shape = (rows, columns)
+
+    def row(self, i: int) -> VGroup:
+        """The numbers of row ``i``."""
+        return VGroup(*self.cells[i])
+
+    def column(self, j: int) -> VGroup:
+        """The numbers of column ``j``."""
+        return VGroup(*(row[j] for row in self.cells))
+
+    def row_box(self, i: int, *, color: str = HIGHLIGHT, buff: float = 0.08) -> RoundedRectangle:
+        """A rounded outline around row ``i`` (numbers only)."""
+        return _outline(self.row(i), color=color, buff=buff)
+
+    def column_box(self, j: int, *, color: str = HIGHLIGHT, buff: float = 0.08) -> RoundedRectangle:
+        """A rounded outline around column ``j``."""
+        return _outline(self.column(j), color=color, buff=buff)
+
+
+def _outline(mob: VMobject, *, color: str, buff: float) -> RoundedRectangle:
+    box = RoundedRectangle(
+        width=mob.width + 2 * buff, height=mob.height + 2 * buff, corner_radius=0.08,
+        stroke_color=color, stroke_width=3,
+    )
+    return box.move_to(mob)
+
+
+class TokenBox(VGroup):
+    """A token in a rounded box, as tokens appear everywhere in the lecture."""
+
+    def __init__(self, token: str, *, color: str = MUTED, size: float = LABEL_SIZE) -> None:
+        label = text(shorten_token(token), size=size)
+        box = RoundedRectangle(
+            width=label.width + 0.3, height=max(label.height, 0.3) + 0.24, corner_radius=0.1,
+            stroke_color=color, stroke_width=2,
+        )
+        super().__init__(box.move_to(label), label)
+        self.label, self.box = label, box
+
+
+def arrange_row(mobs: Sequence[VMobject], buff: float = 0.3) -> VGroup:
+    """Left-to-right with a gap, vertically centred."""
+    return VGroup(*mobs).arrange(RIGHT, buff=buff)
+
+
+def below(mob: VMobject, anchor: VMobject, buff: float = 0.25) -> VMobject:
+    """Place ``mob`` under ``anchor``, left-aligned."""
+    return mob.next_to(anchor, DOWN, buff=buff, aligned_edge=LEFT)
+
+
+
+class AttentionFormula(VGroup):
+    """softmax(Q Kᵀ / √d_k) V, with each part addressable so a scene can light it up.
+
+    Parts: ``softmax``, ``query``, ``key``, ``scale``, ``close``, ``value``.
+    """
+
+    PARTS = ("softmax", "query", "key", "scale", "close", "value")
+
+    def __init__(self, *, font_size: float = 34) -> None:
+        from manim import MathTex
+
+        tex = MathTex(
+            r"\mathrm{softmax}\Big(", "Q", r"K^{\top}", r"/\sqrt{d_k}", r"\Big)", "V",
+            font_size=font_size, color=INK,
+        )
+        super().__init__(tex)
+        self.tex = tex
+        self.part = dict(zip(self.PARTS, tex, strict=True))
+        self.part["query"].set_color(QUERY)
+        self.part["key"].set_color(KEY)
+        self.part["value"].set_color(VALUE)
