@@ -30,9 +30,12 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install -q -e ".[dev]"
 	@touch $(STAMP)
 
-# The default explainer, rendered into media/.
+QUALITY ?= m
+
+# The default explainer: its walkthrough, then the whole lecture as one video in media/.
 render: setup
 	$(PYTHON) -m attention_math
+	$(VENV)/bin/manim render -q$(QUALITY) scenes/lecture.py Explainer
 
 numbers: setup
 	$(PYTHON) -m attention_math

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import importlib
 
-from manim import Scene
+from manim import FadeOut, Group, Scene
 
-__all__ = ["LECTURE", "lecture_scenes"]
+from scenes.base import ExplainerScene
+
+__all__ = ["LECTURE", "Explainer", "lecture_scenes"]
 
 LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.raw_dot_products", "RawDotProducts"),
@@ -27,3 +29,22 @@ LECTURE: tuple[tuple[str, str], ...] = (
 def lecture_scenes() -> list[type[Scene]]:
     """The scene classes of the lecture, in order."""
     return [getattr(importlib.import_module(module), name) for module, name in LECTURE]
+
+
+class Explainer(ExplainerScene):
+    """The whole lecture as one video: every scene of ``LECTURE`` in order.
+
+    Each scene's ``construct`` runs on a view of this scene that shares its state (renderer,
+    mobjects, recorded numbers, beats) but has the scene's own methods, so scenes need no
+    changes to be chained.
+    """
+
+    def construct(self) -> None:
+        for scene_class in lecture_scenes():
+            view = scene_class.__new__(scene_class)
+            view.__dict__ = self.__dict__  # one state, the scene's own methods
+            scene_class.construct(view)
+            # -- a calm cut to the next scene
+            if self.mobjects:
+                self.play(FadeOut(Group(*self.mobjects)), run_time=0.6)
+            self.clear()
