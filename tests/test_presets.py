@@ -1,0 +1,179 @@
+"""The lecture's presets reproduce the numbers on its slides, to the decimals shown."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
+from attention_math.presets import DOG_CHASED_BALL
+
+MATRICES = ("embeddings", "w_query", "w_key", "w_value")
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "find_default_preset.py"
+
+
+def rounds_to(value: float, target: float, decimals: int) -> bool:
+    return round(float(value), decimals) == target
+
+
+# -- raw-dot-product ---------------------------------------------------------------------------
+
+
+def test_raw_dot_product_embeddings_tie_before_projection() -> None:
+    scenario = preset("raw-dot-product")
+    assert scenario.tokens == ("it", "dog", "ball")
+    assert scenario.embeddings.tolist() == [[0.5, 0.5, 0.1], [0.9, 0.1, 0.1], [0.1, 0.9, 0.1]]
+    x = scenario.embeddings
+    raw = x @ x.T
+    it, dog, ball = x
+    assert (it * dog).round(2).tolist() == [0.45, 0.05, 0.01]
+    assert (it * ball).round(2).tolist() == [0.05, 0.45, 0.01]
+    assert round(float(raw[0, 1]), 2) == 0.51
+    assert round(float(raw[0, 2]), 2) == 0.51
+    assert raw[0, 1] == pytest.approx(raw[0, 2], abs=1e-12)  # "it" cannot tell dog from ball
+
+
+def test_raw_dot_product_keys_break_the_tie() -> None:
+    scenario = preset("raw-dot-product")
+    assert scenario.w_key.tolist() == np.diag([1.0, 2.0, 1.0]).tolist()
+    assert scenario.w_query.tolist() == np.eye(3).tolist()
+    assert scenario.w_value.tolist() == np.eye(3).tolist()
+    trace = scenario.trace()
+    assert trace.keys.round(2).tolist() == [[0.5, 1.0, 0.1], [0.9, 0.2, 0.1], [0.1, 1.8, 0.1]]
+    assert np.array_equal(trace.queries, scenario.embeddings)
+    assert scenario.query == 0 and scenario.query_token == "it"
+    step = scenario.query_step()
+    assert step.scores.round(2).tolist() == [0.76, 0.56, 0.96]
+    assert step.products[1].round(2).tolist() == [0.45, 0.1, 0.01]
+    assert step.products[2].round(2).tolist() == [0.05, 0.9, 0.01]
+    assert step.weights[2] > step.weights[1]  # now "it" prefers "ball"
+
+
+# -- dog-chased-ball -----------------------------------------------------------------------------
+
+
+def test_dog_chased_ball_is_the_default() -> None:
+    assert DEFAULT_PRESET == "dog-chased-ball"
+    assert preset(DEFAULT_PRESET) is DOG_CHASED_BALL
+
+
+def test_dog_chased_ball_shapes_and_tokens() -> None:
+    scenario = preset("dog-chased-ball")
+    assert scenario.tokens == ("The", "dog", "chased", "the", "ball")
+    assert scenario.embeddings.shape == (5, 3)
+    for name in MATRICES[1:]:
+        assert getattr(scenario, name).shape == (3, 2), name
+    assert (scenario.d_k, scenario.scaled, scenario.precision) == (2, True, 2)
+    assert scenario.query == 4 and scenario.query_token == "ball"
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_input_has_one_decimal(name: str) -> None:
+    scenario = preset(name)
+    for matrix_name in MATRICES:
+        tenths = getattr(scenario, matrix_name) * 10
+        assert np.all(np.abs(tenths - np.round(tenths)) < 1e-9), matrix_name
+        assert all(len(f"{v}".split(".")[1]) == 1 for v in getattr(scenario, matrix_name).ravel()), matrix_name
+
+
+def test_dog_chased_ball_reproduces_the_slide() -> None:
+    step = preset("dog-chased-ball").query_step()
+    assert step.index == 4
+    for score, target in zip(step.scores[:3], (2.89, 2.82, 3.42), strict=True):
+        assert rounds_to(score, target, 2), (score, target)
+    assert step.sqrt_d_k == pytest.approx(math.sqrt(2))
+    for weight, target in zip(step.weights, (0.17, 0.16, 0.25, 0.10, 0.31), strict=True):
+        assert rounds_to(weight, target, 2), (weight, target)
+    assert step.weights.round(2).tolist() == [0.17, 0.16, 0.25, 0.1, 0.31]
+    assert step.weights.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_dog_chased_ball_slide_numbers_are_not_on_a_rounding_boundary() -> None:
+    # The numbers were chosen so float noise cannot flip a rounded digit.
+    step = preset("dog-chased-ball").query_step()
+    for value in [*step.scores[:3], *step.weights]:
+        hundredths = float(value) * 100
+        assert abs(hundredths - math.floor(hundredths) - 0.5) > 0.01, value
+
+
+def test_the_and_The_are_different_tokens_with_different_rows() -> None:
+    scenario = preset("dog-chased-ball")
+    trace = scenario.trace()
+    first, fourth = scenario.tokens.index("The"), scenario.tokens.index("the")
+    assert (first, fourth) == (0, 3)
+    assert not np.allclose(scenario.embeddings[first], scenario.embeddings[fourth])
+    assert not np.allclose(trace.weights[first], trace.weights[fourth])
+    assert not np.allclose(trace.context[first], trace.context[fourth])
+    assert scenario.with_query("The").query == 0 and scenario.with_query("the").query == 3
+
+
+def test_find_default_preset_reproduces_the_matrices() -> None:
+    module = _load_tool()
+    found = module.search()
+    found["w_value"] = module.pick_w_value(found["embeddings"])
+    assert set(found) == set(MATRICES)
+    for name in MATRICES:
+        matrix = np.asarray(found[name], dtype=np.float64)
+        assert matrix.shape == getattr(DOG_CHASED_BALL, name).shape, name
+        assert np.array_equal(matrix, getattr(DOG_CHASED_BALL, name)), name
+
+
+def _load_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("find_default_preset", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- softmax-saturation ------------------------------------------------------------------------
+
+
+def test_softmax_saturation_rows() -> None:
+    scenario = preset("softmax-saturation")
+    assert scenario.tokens == ("small", "large")
+    assert not scenario.scaled and scenario.precision == 3
+    trace = scenario.trace()
+    assert trace.scores.tolist() == [[5.0, 6.0], [500.0, 505.0]]
+    assert np.array_equal(trace.scaled_scores, trace.scores)
+    assert trace.weights[0].round(2).tolist() == [0.27, 0.73]
+    assert trace.weights[1].round(3).tolist() == [0.007, 0.993]
+    assert scenario.query == 1
+    assert scenario.query_step().weights.round(3).tolist() == [0.007, 0.993]
+    # The same scores, scaled by √2, would saturate less: the reason the lecture divides.
+    assert Scenario(**{**_arguments(scenario), "scaled": True}).trace().weights[1, 1] < trace.weights[1, 1]
+
+
+def _arguments(scenario: Scenario) -> dict[str, object]:
+    data = scenario.to_dict()
+    data["query"] -= 1
+    return data
+
+
+# -- the registry ------------------------------------------------------------------------------
+
+
+def test_presets_by_name() -> None:
+    assert sorted(PRESETS) == ["dog-chased-ball", "raw-dot-product", "softmax-saturation"]
+    for name, scenario in PRESETS.items():
+        assert preset(name) is scenario
+        assert isinstance(scenario, Scenario)
+    with pytest.raises(TypeError):
+        PRESETS["mine"] = DOG_CHASED_BALL  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["no-such-preset", "Dog-Chased-Ball", "", None, ["dog-chased-ball"]])
+def test_unknown_preset_lists_the_known_ones(name: object) -> None:
+    with pytest.raises(ScenarioError) as info:
+        preset(name)  # type: ignore[arg-type]
+    assert isinstance(info.value, ValueError)
+    message = str(info.value)
+    assert message.startswith("preset: unknown name")
+    assert repr(name) in message
+    for known in PRESETS:
+        assert known in message
