@@ -8,6 +8,7 @@ weight matrix is ``d_in × d_k`` (``d_in × d_v`` for values), so ``Q = X @ W_Q`
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,9 +31,21 @@ def _frozen(array: npt.ArrayLike) -> FloatArray:
 
 def _as_matrix(name: str, value: Any) -> FloatArray:
     try:
-        matrix = np.array(value, dtype=np.float64, copy=True)
+        raw = np.array(value, copy=True)
     except (TypeError, ValueError) as error:
         raise ScenarioError(f"{name}: expected a matrix of numbers ({error})") from None
+    # Strings and booleans are not numbers, though numpy would turn "0.5" and True into floats.
+    if raw.dtype.kind == "O":
+        if not all(
+            isinstance(entry, numbers.Real) and not isinstance(entry, (bool, np.bool_)) for entry in raw.flat
+        ):
+            raise ScenarioError(f"{name}: expected a matrix of numbers")
+    elif raw.dtype.kind not in "iuf":
+        raise ScenarioError(f"{name}: expected numbers, got an array of {raw.dtype}")
+    try:
+        matrix = raw.astype(np.float64)
+    except OverflowError:  # a Python int beyond float64
+        raise ScenarioError(f"{name}: expected finite numbers, found one too large for float64") from None
     if matrix.ndim != 2 or 0 in matrix.shape:
         raise ScenarioError(
             f"{name}: expected a non-empty 2-d matrix, got shape {matrix.shape}"
@@ -82,7 +95,9 @@ def softmax(scores: npt.ArrayLike, axis: int = -1) -> FloatArray:
     peak = np.max(values, axis=axis, keepdims=True)
     if np.any(peak == -np.inf):
         raise ScenarioError("scores: every entry of a row is -inf; nothing to attend to")
-    exps = np.exp(values - peak)
+    # Scores further apart than float64 can hold differ by -inf: exp gives 0, as it should.
+    with np.errstate(over="ignore"):
+        exps = np.exp(values - peak)
     weights: FloatArray = exps / np.sum(exps, axis=axis, keepdims=True)
     return weights
 
@@ -329,6 +344,14 @@ def self_attention(
             )
     d_k = int(wk.shape[1])
     scaled_scores = scores / math.sqrt(d_k) if scaled else scores.copy()
+    # The walkthrough shows every scaled score minus its row's largest; that must be finite too.
+    with np.errstate(over="ignore"):
+        spread = np.max(scaled_scores, axis=1) - np.min(scaled_scores, axis=1)
+    if not np.all(np.isfinite(spread)):
+        raise ScenarioError(
+            "embeddings: numbers too large, the scores of one query differ by more than float64 "
+            "holds (keep embeddings and weights far below 1e100)"
+        )
     if causal:
         above_diagonal = np.triu(np.ones(scores.shape, dtype=bool), k=1)
         scaled_scores[above_diagonal] = -np.inf

@@ -77,7 +77,11 @@ def _matrix(name: str, value: object) -> FloatArray:
                 raise ScenarioError(
                     f"{name}: expected a number at row {r}, column {c}, got {entry!r}"
                 )
-            if not math.isfinite(float(entry)):  # type: ignore[arg-type]
+            try:
+                finite = math.isfinite(float(entry))  # type: ignore[arg-type]
+            except OverflowError:  # a Python int beyond float64
+                finite = False
+            if not finite:
                 raise ScenarioError(
                     f"{name}: expected a finite number at row {r}, column {c}, got {entry!r}"
                 )
@@ -119,8 +123,10 @@ def resolve_query(tokens: Sequence[str], spec: int | str) -> int:
     n = len(tokens)
     expected = f"a token number from 1 to {n} or the text of a token"
     if isinstance(spec, str):
-        if spec.strip().isdigit():
-            return resolve_query(tokens, int(spec.strip()))
+        digits = spec.strip()
+        # ASCII only: "²" is a digit to str.isdigit but not to int().
+        if digits.isascii() and digits.isdigit():
+            return resolve_query(tokens, int(digits))
         places = [i for i, token in enumerate(tokens) if token == spec]
         if len(places) == 1:
             return places[0]
