@@ -12,7 +12,7 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
 from .presets import DEFAULT_PRESET, PRESETS, preset
-from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping
+from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
 from .walkthrough import format_walkthrough, walkthrough_data
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "preset",
     "resolve_query",
     "scenario_from_mapping",
+    "scenario_to_toml",
     "self_attention",
     "softmax",
     "walkthrough_data",

@@ -30,6 +30,7 @@ __all__ = [
     "load_scenario",
     "resolve_query",
     "scenario_from_mapping",
+    "scenario_to_toml",
 ]
 
 MAX_RANDOM_SIZE = 64
@@ -369,6 +370,45 @@ class Scenario:
             "precision": self.precision,
             "scaled": self.scaled,
         }
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        # TOML basic string: escape quote, backslash and every control character.
+        out = []
+        for ch in value:
+            if ch in '"\\':
+                out.append("\\" + ch)
+            elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+                out.append(f"\\u{ord(ch):04X}")
+            else:
+                out.append(ch)
+        return '"' + "".join(out) + '"'
+    if isinstance(value, list):
+        if value and isinstance(value[0], list):
+            return "[\n" + "".join(f"  {_toml_value(row)},\n" for row in value) + "]"
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+def scenario_to_toml(scenario: Scenario) -> str:
+    """The scenario as a scenario file that :func:`load_scenario` reads back exactly.
+
+    Examples
+    --------
+    >>> from attention_math import preset
+    >>> s = preset("dog-chased-ball")
+    >>> back = scenario_from_mapping(tomllib.loads(scenario_to_toml(s)))
+    >>> bool(np.all(back.w_value == s.w_value)), back.tokens == s.tokens, back.query
+    (True, True, 4)
+    """
+    return "".join(f"{key} = {_toml_value(value)}\n" for key, value in scenario.to_dict().items())
 
 
 def _suggest(key: str) -> str:
