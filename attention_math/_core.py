@@ -87,7 +87,12 @@ def softmax(scores: npt.ArrayLike, axis: int = -1) -> FloatArray:
     >>> softmax([1e6, 0.0])
     array([1., 0.])
     """
-    values = np.array(scores, dtype=np.float64, copy=True)
+    try:
+        values = np.array(scores, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as error:
+        raise ScenarioError(f"scores: expected real numbers ({error})") from None
+    if values.size == 0:
+        raise ScenarioError("scores: expected at least one score, got none")
     if np.any(np.isnan(values)):
         raise ScenarioError("scores: expected real numbers, found NaN")
     if np.any(values == np.inf):

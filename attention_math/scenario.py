@@ -58,6 +58,8 @@ def _matrix(name: str, value: object) -> FloatArray:
     elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         rows = []
         for r, row in enumerate(value, start=1):
+            if isinstance(row, np.ndarray) and row.ndim == 1:
+                row = row.tolist()
             if not isinstance(row, Sequence) or isinstance(row, (str, bytes)):
                 raise ScenarioError(
                     f"{name}: expected a list of rows (lists of numbers); row {r} is {row!r}"
