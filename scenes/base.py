@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import UL, UR, Animation, Mobject, Scene, Text, VGroup
+from manim import UL, UR, Animation, Mobject, Scene, Text, VGroup, config
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, load_scenario, preset
 
@@ -45,6 +45,16 @@ SCENE_LIMITS: dict[str, tuple[int, int]] = {
 
 AFTER_PLAY_HOOKS: list[Callable[[ExplainerScene], None]] = []
 """Called with the scene after every ``play`` (layout tests add a probe here)."""
+
+
+def _report_progress(scene: ExplainerScene) -> None:
+    # One machine-readable line per play, read by the bundle command's progress display.
+    step = scene.current_step.replace("\n", " ")
+    print(f"ATTENTION-PROGRESS {scene.renderer.num_plays} {step}", file=sys.stderr, flush=True)
+
+
+if os.environ.get("ATTENTION_PROGRESS") == "1":
+    AFTER_PLAY_HOOKS.append(_report_progress)
 
 
 @dataclass(frozen=True)
@@ -150,6 +160,7 @@ class ExplainerScene(Scene):
         self.step = scenario.query_step()
         self.shown: list[Shown] = []
         self.beats: list[Beat] = []
+        self.current_step = ""
         self.sources: dict[str, tuple[Any, int]] = {}
         self.add_source("trace", self.trace, scenario.precision)
         self.add_source("step", self.step, scenario.precision)
@@ -248,6 +259,7 @@ class ExplainerScene(Scene):
         are made in one place.
         """
         start = self.renderer.time
+        self.current_step = caption
         if animations:
             self.play(*animations, **kwargs)
         if wait > 0:
@@ -255,8 +267,20 @@ class ExplainerScene(Scene):
         end = self.renderer.time
         self.add_subcaption(caption, duration=end - start, offset=start - end)
         self.beats.append(Beat(len(self.beats) + 1, caption, start, end))
+        # As a manim-slides Slide (scenes/slides.py), every beat is one slide step.
+        next_slide = getattr(self, "next_slide", None)
+        if next_slide is not None:
+            next_slide()
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         super().play(*args, **kwargs)
         for hook in AFTER_PLAY_HOOKS:
             hook(self)
+
+    def add_subcaption(self, content: str, duration: float = 1, offset: float = 0) -> None:
+        # manim 0.21 writes the .srt beside config.output_file, which a dry run leaves empty
+        # (ValueError "PosixPath('.') has an empty name" at the end of render): a dry run keeps
+        # its captions in self.beats only.
+        if config.dry_run:
+            return
+        super().add_subcaption(content, duration=duration, offset=offset)

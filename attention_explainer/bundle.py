@@ -1,0 +1,531 @@
+"""From a scenario to a lecture-ready bundle: clips, full video, subtitles, stills, handout.
+
+The scenes render with the ``manim render`` command in parallel processes (one per scene, each
+with its own media folder so TeX caches never race); everything else is assembled here. Every
+file is written under a temporary name and renamed into place, so an interrupted run never
+leaves a truncated file under a final name, and the previous bundle stays whole until each
+of its files is replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import srt
+
+import attention_math
+from attention_math import Scenario, scenario_to_toml
+
+from .handout import handout_files
+from .media import contact_sheet, join_videos, last_frame, probe
+
+__all__ = [
+    "FORMATS",
+    "QUALITIES",
+    "SCENES",
+    "BundleError",
+    "BundleSettings",
+    "SceneSpec",
+    "atomic_write",
+    "build_bundle",
+    "default_out_dir",
+    "select_scenes",
+    "slug",
+]
+
+QUALITIES = ("l", "m", "h", "p", "k")
+FORMATS = ("mp4", "webm", "gif", "mov")
+MANIFEST = "manifest.json"
+_PROGRESS = re.compile(r"^ATTENTION-PROGRESS (\d+) (.*)$")
+_RUNNING: set[subprocess.Popen[str]] = set()  # manim processes to stop if we are interrupted
+_RUNNING_LOCK = threading.Lock()
+
+
+class BundleError(Exception):
+    """A failure to report in one line; ``status`` is the exit code (2 bad input, 1 internal)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class SceneSpec:
+    """One scene of the lecture, as the bundle names and renders it."""
+
+    number: int
+    name: str  # the class name
+    module: str  # e.g. "scenes.scores"
+    uses_scenario: bool = True  # scene 1 always shows its own preset
+
+    @property
+    def file(self) -> Path:
+        package = Path(sys.modules["scenes"].__file__ or "").parent if "scenes" in sys.modules else _scenes_dir()
+        return package / (self.module.rsplit(".", 1)[1] + ".py")
+
+    @property
+    def stem(self) -> str:
+        """``NN-kebab-name``, the file name of its clip without extension."""
+        words = re.sub(r"(?<!^)(?=[A-Z])", "-", self.name).lower()
+        return f"{self.number:02d}-{words}"
+
+
+def _scenes_dir() -> Path:
+    import scenes
+
+    return Path(scenes.__file__ or "").parent
+
+
+def _lecture_specs() -> tuple[SceneSpec, ...]:
+    from scenes.lecture import LECTURE
+
+    return tuple(
+        SceneSpec(number, name, module, uses_scenario=name != "RawDotProducts")
+        for number, (module, name) in enumerate(LECTURE, start=1)
+    )
+
+
+SCENES: tuple[SceneSpec, ...] = _lecture_specs()
+
+
+def select_scenes(names: str | None) -> list[SceneSpec]:
+    """The scenes a ``--scenes`` list asks for (class names, file names or numbers), in order."""
+    if not names:
+        return list(SCENES)
+    chosen: set[int] = set()
+    for raw in names.split(","):
+        word = raw.strip()
+        if not word:
+            continue
+        for spec in SCENES:
+            aliases = {spec.name.lower(), spec.module.rsplit(".", 1)[1], str(spec.number), spec.stem[3:]}
+            if word.lower().replace("_", "-") in {a.replace("_", "-") for a in aliases}:
+                chosen.add(spec.number)
+                break
+        else:
+            known = ", ".join(spec.name for spec in SCENES)
+            raise BundleError(f"--scenes: unknown scene {word!r}; expected names from {known} (or 1-{len(SCENES)})", 2)
+    if not chosen:
+        raise BundleError("--scenes: expected at least one scene name", 2)
+    return [spec for spec in SCENES if spec.number in chosen]
+
+
+def slug(title: str) -> str:
+    """A folder name for a scenario title: lower-case ASCII words joined by dashes.
+
+    >>> slug("The dog chased the ball")
+    'the-dog-chased-the-ball'
+    >>> slug("犬がボールを追った")
+    'scenario'
+    """
+    ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
+    return "-".join(words)[:60].strip("-") or "scenario"
+
+
+def default_out_dir(scenario: Scenario, root: Path | None = None) -> Path:
+    """``media/<scenario-slug>/`` under ``root`` (default: the working folder)."""
+    return (root or Path.cwd()) / "media" / slug(scenario.title)
+
+
+@dataclass(frozen=True)
+class BundleSettings:
+    """How to render: quality flag, container format, transparency, parallel jobs, slides."""
+
+    quality: str = "l"
+    fmt: str = "mp4"
+    transparent: bool = False
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    slides: bool = False
+
+    @property
+    def extension(self) -> str:
+        # manim writes transparent mp4 as .mov (QuickTime Animation keeps alpha)
+        return "mov" if self.transparent and self.fmt == "mp4" else self.fmt
+
+    def key(self) -> dict[str, Any]:
+        return {"quality": self.quality, "format": self.fmt, "transparent": self.transparent}
+
+
+@contextmanager
+def atomic_write(path: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it into place only on success."""
+    # keep the real suffix last: PyAV and PIL choose the format from it
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _write_text(path: Path, content: str) -> None:
+    with atomic_write(path) as tmp:
+        tmp.write_text(content, encoding="utf-8")
+
+
+def _code_version() -> str:
+    """A hash of the scenes' and the math's source, so a code change re-renders."""
+    digest = hashlib.sha256()
+    for folder in (_scenes_dir(), Path(attention_math.__file__).parent):
+        for source in sorted(folder.glob("*.py")):
+            digest.update(source.name.encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _hash(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, code: str) -> str:
+    """What a clip depends on: the scene, its scenario (if it uses one), settings and code."""
+    return _hash(
+        {
+            "scene": spec.name,
+            "scenario": scenario.to_dict() if spec.uses_scenario else None,
+            "settings": settings.key(),
+            "code": code,
+        }
+    )
+
+
+@contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    import fcntl
+
+    handle = open(out / ".lock", "w")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BundleError(f"--out: another render is writing into {out}; wait for it to finish", 2) from None
+        yield
+    finally:
+        handle.close()
+
+
+def prepare_out_dir(out: Path) -> Path:
+    """Create the bundle folder, or say in one line why it cannot be used."""
+    if out.exists() and not out.is_dir():
+        raise BundleError(f"--out: {out} is a file, expected a folder", 2)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe_file = out / f".write-test-{os.getpid()}"
+        probe_file.write_bytes(b"")
+        probe_file.unlink()
+    except OSError as error:
+        raise BundleError(f"--out: cannot write into {out} ({error.strerror or error})", 2) from None
+    return out
+
+
+@dataclass
+class _Job:
+    spec: SceneSpec
+    status: str = "waiting"
+    step: str = ""
+    plays: int = 0
+    started: float = 0.0
+
+
+ProgressCallback = Callable[[list[_Job]], None]
+
+
+def _render_scene(
+    job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None]
+) -> Path:
+    """Run ``manim render`` for one scene; return the clip it wrote."""
+    spec = job.spec
+    media = work / "media" / spec.name
+    command = [
+        sys.executable,
+        "-m",
+        "manim",
+        "render",
+        f"-q{settings.quality}",
+        "--format",
+        settings.fmt,
+        "--media_dir",
+        str(media),
+        "--progress_bar",
+        "none",
+        "-v",
+        "WARNING",
+    ]
+    if settings.transparent:
+        command.append("--transparent")
+    command += [str(spec.file), spec.name]
+    env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file), ATTENTION_PROGRESS="1")
+    env.pop("ATTENTION_QUERY", None)  # the scenario file carries the query
+    job.status, job.started = "rendering", time.monotonic()
+    on_change()
+    process = subprocess.Popen(
+        command,
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+    with _RUNNING_LOCK:
+        _RUNNING.add(process)
+    tail: list[str] = []
+    assert process.stderr is not None
+    for line in process.stderr:
+        match = _PROGRESS.match(line.rstrip("\n"))
+        if match:
+            job.plays, job.step = int(match.group(1)), match.group(2)
+            on_change()
+        elif line.strip():
+            tail = [*tail[-19:], line.rstrip()]
+    status = process.wait()
+    with _RUNNING_LOCK:
+        _RUNNING.discard(process)
+    if status != 0:
+        job.status = "failed"
+        on_change()
+        reason = next((t for t in reversed(tail) if "Error" in t or "error" in t), tail[-1] if tail else "no output")
+        raise BundleError(f"scene {spec.name}: manim render failed (exit {status}): {reason.strip()}", 1)
+    clips = sorted(media.glob(f"videos/*/*/{spec.name}.{settings.extension}"))
+    if not clips:
+        job.status = "failed"
+        raise BundleError(f"scene {spec.name}: manim wrote no .{settings.extension} file", 1)
+    job.status = "done"
+    on_change()
+    return clips[0]
+
+
+def _shifted_subtitles(parts: Sequence[tuple[Path, float]]) -> list[srt.Subtitle]:
+    from datetime import timedelta
+
+    merged: list[srt.Subtitle] = []
+    for path, offset in parts:
+        if not path.exists():
+            continue
+        for sub in srt.parse(path.read_text(encoding="utf-8")):
+            merged.append(
+                srt.Subtitle(
+                    index=len(merged) + 1,
+                    start=sub.start + timedelta(seconds=offset),
+                    end=sub.end + timedelta(seconds=offset),
+                    content=sub.content,
+                )
+            )
+    return merged
+
+
+def _timestamp(seconds: float) -> str:
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes):02d}:{rest:04.1f}"
+
+
+def _narration(scenario: Scenario, scenes: Sequence[tuple[SceneSpec, Path, float]]) -> str:
+    lines = [f"# Narration: {scenario.title}", "", "Timestamps are in the full lecture video.", ""]
+    for spec, srt_path, offset in scenes:
+        lines.append(f"## {spec.number}. {spec.name} (starts at {_timestamp(offset)})")
+        lines.append("")
+        if srt_path.exists():
+            for sub in srt.parse(srt_path.read_text(encoding="utf-8")):
+                start = offset + sub.start.total_seconds()
+                lines.append(f"- [{_timestamp(start)}] {sub.content}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def build_bundle(
+    scenario: Scenario,
+    out: Path,
+    settings: BundleSettings,
+    scenes: Sequence[SceneSpec] | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict[str, Any]:
+    """Render what changed and (re)assemble the bundle in ``out``; return the manifest."""
+    chosen = list(scenes or SCENES)
+    out = prepare_out_dir(out)
+    with _lock(out):
+        return _build(scenario, out, settings, chosen, progress)
+
+
+def _build(
+    scenario: Scenario,
+    out: Path,
+    settings: BundleSettings,
+    chosen: list[SceneSpec],
+    progress: ProgressCallback | None,
+) -> dict[str, Any]:
+    work = out / ".work"
+    work.mkdir(exist_ok=True)
+    scenario_file = work / "scenario.toml"
+    _write_text(scenario_file, scenario_to_toml(scenario))
+    code = _code_version()
+    old = _read_manifest(out)
+    old_scenes = {entry["name"]: entry for entry in old.get("scenes", [])}
+    ext = settings.extension
+
+    keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in chosen}
+    clip_paths = {spec.name: out / f"{spec.stem}.{ext}" for spec in chosen}
+    to_render = [
+        spec
+        for spec in chosen
+        if old_scenes.get(spec.name, {}).get("key") != keys[spec.name] or not clip_paths[spec.name].exists()
+    ]
+
+    # -- render the scenes that changed, in parallel --------------------------------------
+    jobs = [_Job(spec) for spec in chosen]
+    for job in jobs:
+        if job.spec not in to_render:
+            job.status = "cached"
+    lock = threading.Lock()
+
+    def changed() -> None:
+        if progress is not None:
+            with lock:
+                progress(jobs)
+
+    changed()
+    rendered: dict[str, Path] = {}
+    pending = [job for job in jobs if job.status == "waiting"]
+    if pending:
+        pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
+        try:
+            futures = {
+                job.spec.name: pool.submit(_render_scene, job, settings, work, scenario_file, changed)
+                for job in pending
+            }
+            errors = []
+            for name, future in futures.items():
+                try:
+                    rendered[name] = future.result()
+                except BundleError as error:
+                    errors.append(error)
+            if errors:
+                raise errors[0]
+        except BaseException:
+            # interrupted or failed: stop every manim still running, keep nothing half-done
+            with _RUNNING_LOCK:
+                for process in _RUNNING:
+                    process.terminate()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        # -- move the new clips into place (temp name, then rename) ---------------------------
+        for spec in chosen:
+            if spec.name in rendered:
+                clip = rendered[spec.name]
+                with atomic_write(clip_paths[spec.name]) as tmp:
+                    shutil.copyfile(clip, tmp)
+                subtitles = clip.with_suffix(".srt")
+                srt_path = out / f"{spec.stem}.srt"
+                with atomic_write(srt_path) as tmp:
+                    if subtitles.exists():
+                        shutil.copyfile(subtitles, tmp)
+                    else:
+                        tmp.write_text("", encoding="utf-8")
+
+    # -- stills, the full lecture, subtitles, narration, handout ------------------------------
+    stills = out / "stills"
+    stills.mkdir(exist_ok=True)
+    infos = {}
+    for spec in chosen:
+        clip = clip_paths[spec.name]
+        infos[spec.name] = probe(clip)
+        still = stills / f"{spec.stem}.png"
+        if spec.name in rendered or not still.exists():
+            with atomic_write(still) as tmp:
+                last_frame(clip, tmp)
+    anything_new = (
+        bool(rendered)
+        or not (out / f"lecture.{ext}").exists()
+        or old.get("scenes_in_lecture") != [s.name for s in chosen]
+    )
+    lecture = out / f"lecture.{ext}"
+    if anything_new:
+        with atomic_write(lecture) as tmp:
+            join_videos([clip_paths[s.name] for s in chosen], tmp)
+        with atomic_write(stills / "contact-sheet.png") as tmp:
+            contact_sheet([(f"{s.number}. {s.name}", stills / f"{s.stem}.png") for s in chosen], tmp)
+    offsets, total = {}, 0.0
+    for spec in chosen:
+        offsets[spec.name] = total
+        total += infos[spec.name].duration
+    parts = [(out / f"{s.stem}.srt", offsets[s.name]) for s in chosen]
+    _write_text(out / "lecture.srt", srt.compose(_shifted_subtitles(parts)))
+    _write_text(
+        out / "narration.md", _narration(scenario, [(s, out / f"{s.stem}.srt", offsets[s.name]) for s in chosen])
+    )
+    handout = out / "handout"
+    handout.mkdir(exist_ok=True)
+    for name, content in handout_files(scenario).items():
+        _write_text(handout / name, content)
+    _write_text(out / "scenario.toml", scenario_to_toml(scenario))
+
+    # -- the manifest, last: it vouches for everything above -----------------------------------
+    files: list[dict[str, Any]] = []
+
+    def add(path: Path, kind: str, scene: str | None = None) -> None:
+        entry: dict[str, Any] = {"path": path.relative_to(out).as_posix(), "kind": kind, "scene": scene}
+        if kind in {"clip", "lecture"}:
+            info = probe(path)
+            entry.update(duration=info.duration, width=info.width, height=info.height, fps=info.fps)
+        entry["bytes"] = path.stat().st_size
+        files.append(entry)
+
+    for spec in chosen:
+        add(clip_paths[spec.name], "clip", spec.name)
+        add(out / f"{spec.stem}.srt", "subtitles", spec.name)
+        add(stills / f"{spec.stem}.png", "still", spec.name)
+    add(lecture, "lecture")
+    add(out / "lecture.srt", "subtitles")
+    add(out / "narration.md", "narration")
+    add(stills / "contact-sheet.png", "contact-sheet")
+    for name in sorted(handout_files(scenario)):
+        add(handout / name, "handout")
+    add(out / "scenario.toml", "scenario")
+    manifest = {
+        "tool": "attention-explainer",
+        "scenario": {"title": scenario.title, "hash": _hash(scenario.to_dict())},
+        "settings": settings.key(),
+        "settings_hash": _hash(settings.key()),
+        "code": code,
+        "scenes_in_lecture": [s.name for s in chosen],
+        "rendered": sorted(rendered),
+        "scenes": [
+            {
+                "number": s.number,
+                "name": s.name,
+                "key": keys[s.name],
+                "clip": clip_paths[s.name].name,
+                "duration": infos[s.name].duration,
+            }
+            for s in chosen
+        ],
+        "files": files,
+    }
+    _write_text(out / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return manifest
+
+
+def _read_manifest(out: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,210 @@
+"""``attention-explainer``: a scenario in, a lecture-ready bundle out.
+
+Subcommands: ``render`` (the bundle), ``numbers`` (the by-hand walkthrough, as
+``python -m attention_math``) and ``presets``. Every error is one line on stderr: exit 2 for
+bad input, 1 for an internal failure; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from attention_math import PRESETS, ScenarioError
+from attention_math.__main__ import add_scenario_arguments, scenario_from_args
+from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
+from attention_math.walkthrough import format_walkthrough
+
+__all__ = ["main"]
+
+PROG = "attention-explainer"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .bundle import FORMATS, QUALITIES
+
+    parser = _Parser(prog=PROG, description="Animated, hand-checkable explainers of self-attention.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    render = commands.add_parser("render", help="render a scenario into a lecture bundle")
+    add_scenario_arguments(render)
+    render.add_argument("--quality", choices=QUALITIES, default="l", help="manim quality flag (default l: 480p15)")
+    render.add_argument("--out", metavar="DIR", help="bundle folder (default media/<scenario-slug>/)")
+    render.add_argument("--format", choices=FORMATS, default="mp4", help="video format (default mp4)")
+    render.add_argument("--transparent", action="store_true", help="transparent background (mov or webm)")
+    render.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scenes rendered at once")
+    render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
+    render.add_argument("--slides", action="store_true", help="also write an HTML slide deck (manim-slides)")
+    render.add_argument("--debug", action="store_true", help="show tracebacks")
+
+    numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
+    add_scenario_arguments(numbers)
+    numbers.add_argument("--format", choices=NUMBER_FORMATS, default="text")
+    numbers.add_argument("--debug", action="store_true", help="show tracebacks")
+
+    presets = commands.add_parser("presets", help="list the presets")
+    presets.add_argument("--debug", action="store_true", help="show tracebacks")
+    return parser
+
+
+def _cmd_presets() -> int:
+    width = max(len(name) for name in PRESETS)
+    for name, scenario in PRESETS.items():
+        shape = f"{scenario.n_tokens} tokens, d_in {scenario.d_in}, d_k {scenario.d_k}"
+        print(f"{name.ljust(width)}  {scenario.title} ({shape}; query '{scenario.query_token}')")
+    return 0
+
+
+def _cmd_numbers(args: argparse.Namespace) -> int:
+    scenario = scenario_from_args(args)
+    sys.stdout.write(format_walkthrough(scenario, args.format))
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from scenes.base import check_scene_limits
+
+    from .bundle import BundleError, BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
+
+    scenario = check_scene_limits(scenario_from_args(args))
+    if args.jobs < 1:
+        raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
+    if args.transparent and args.format == "gif":
+        raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
+    chosen = select_scenes(args.scenes)
+    out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario))
+    settings = BundleSettings(
+        quality=args.quality,
+        fmt=args.format,
+        transparent=args.transparent,
+        jobs=args.jobs,
+        slides=args.slides,
+    )
+    console = Console(stderr=True)
+    started = time.monotonic()
+    with _ProgressDisplay(console, len(chosen), started) as display:
+        manifest = build_bundle(scenario, out, settings, chosen, progress=display.update)
+    rendered = manifest["rendered"]
+    elapsed = time.monotonic() - started
+    summary = f"{len(rendered)} of {len(chosen)} scenes rendered" if rendered else "nothing changed, no scene rendered"
+    console.print(f"[bold]{out}[/bold]: {summary} in {elapsed:.1f} s")
+    if args.slides:
+        from .slides import build_slides
+
+        deck = build_slides(scenario, out, settings, chosen, console=console)
+        console.print(f"slides: {deck}")
+    return 0
+
+
+class _ProgressDisplay:
+    """Progress of the render: scenes done of total, each scene's current step, elapsed time.
+
+    A live table on a terminal; one plain line per change of a scene's state otherwise (logs, CI).
+    """
+
+    def __init__(self, console: Any, total: int, started: float) -> None:
+        self.console = console
+        self.total = total
+        self.started = started
+        self.seen: dict[str, str] = {}
+        self.live = None
+        if console.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(self._table([]), console=console, refresh_per_second=4)
+
+    def _table(self, jobs: Sequence[Any]) -> Any:
+        from rich.table import Table
+
+        done = sum(1 for job in jobs if job.status in {"done", "cached"})
+        table = Table.grid(padding=(0, 2))
+        table.add_row(f"[bold]scenes {done}/{self.total}[/bold]", f"elapsed {self._elapsed():5.1f} s")
+        for job in jobs:
+            detail = f"animation {job.plays}: {job.step}" if job.status == "rendering" else ""
+            table.add_row(f"{job.spec.number}. {job.spec.name}", f"{job.status:9} {detail[:70]}")
+        return table
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def update(self, jobs: Sequence[Any]) -> None:
+        if self.live is not None:
+            self.live.update(self._table(jobs))
+            return
+        done = sum(1 for job in jobs if job.status in {"done", "cached"})
+        for job in jobs:
+            if self.seen.get(job.spec.name) != job.status:
+                self.seen[job.spec.name] = job.status
+                if job.status != "waiting":
+                    self.console.print(
+                        f"[{self._elapsed():6.1f} s] scenes {done}/{self.total}  {job.spec.number}. {job.spec.name}: "
+                        f"{job.status}",
+                        highlight=False,
+                    )
+
+    def __enter__(self) -> _ProgressDisplay:
+        if self.live is not None:
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.__exit__(None, None, None)
+
+
+def _on_terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    parser = _parser()
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _on_terminate)
+    from .bundle import BundleError
+
+    try:
+        if args.command == "presets":
+            return _cmd_presets()
+        if args.command == "numbers":
+            return _cmd_numbers(args)
+        return _cmd_render(args)
+    except (ScenarioError, BundleError) as error:
+        if debug:
+            raise
+        status = getattr(error, "status", 2)
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return status
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; finished files are intact, nothing half-written was kept", file=sys.stderr)
+        return 130
+    except Exception as error:  # an internal failure: one line unless --debug
+        if debug:
+            raise
+        print(
+            f"{PROG}: internal error: {type(error).__name__}: {error} (run with --debug for details)", file=sys.stderr
+        )
+        return 1
+
+
+def entry_point() -> None:
+    """The console script."""
+    sys.exit(main())

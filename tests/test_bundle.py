@@ -1,0 +1,250 @@
+"""The ``attention-explainer`` command: a scenario in, a lecture bundle out."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+import srt
+
+from attention_explainer.bundle import SCENES
+from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
+from attention_explainer.media import probe
+from attention_math import Scenario, preset
+
+pytestmark = pytest.mark.render
+
+SENTENCE = "the cat sat"
+SEED = 4
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "attention_explainer", *args], cwd=cwd, capture_output=True, text=True, timeout=900
+    )
+
+
+@pytest.fixture(scope="module")
+def scenario() -> Scenario:
+    return Scenario.from_sentence(SENTENCE, seed=SEED)
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bundle") / "cat"
+    result = _cli("render", "--sentence", SENTENCE, "--seed", str(SEED), "--quality", "l", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def _manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_every_promised_file_exists_and_is_not_empty(bundle: Path) -> None:
+    expected = ["lecture.mp4", "lecture.srt", "narration.md", "manifest.json", "stills/contact-sheet.png"]
+    for spec in SCENES:
+        expected += [f"{spec.stem}.mp4", f"{spec.stem}.srt", f"stills/{spec.stem}.png"]
+    for stem, *_ in HANDOUT_MATRICES:
+        expected += [f"handout/{stem}.csv", f"handout/{stem}.tex"]
+    expected.append("handout/walkthrough.md")
+    for name in expected:
+        path = bundle / name
+        assert path.is_file() and path.stat().st_size > 0, name
+    listed = {entry["path"] for entry in _manifest(bundle)["files"]}
+    assert set(expected) <= listed
+    # nothing left under a temporary name
+    assert not [p for p in bundle.rglob("*.tmp-*")]
+
+
+def test_clips_and_lecture_have_the_quality_and_the_lecture_is_their_sum(bundle: Path) -> None:
+    total = 0.0
+    for spec in SCENES:
+        info = probe(bundle / f"{spec.stem}.mp4")
+        assert (info.width, info.height) == (854, 480)
+        assert info.fps == pytest.approx(15, abs=0.01)
+        assert info.duration > 1
+        total += info.duration
+    lecture = probe(bundle / "lecture.mp4")
+    assert (lecture.width, lecture.height) == (854, 480)
+    assert lecture.fps == pytest.approx(15, abs=0.01)
+    assert lecture.duration == pytest.approx(total, abs=1 / 15)
+    for entry in _manifest(bundle)["files"]:
+        if entry["kind"] in {"clip", "lecture"}:
+            assert entry["width"] == 854 and entry["height"] == 480 and entry["duration"] > 0
+
+
+def _shown_numbers(scenario: Scenario) -> set[str]:
+    """Every number the trace (and the scene-1 and aside presets) can show, as on screen."""
+    values: list[float] = []
+    sources = [(scenario, scenario.precision), (preset("raw-dot-product"), 2), (preset("softmax-saturation"), 3)]
+    for source, _ in sources:
+        trace = source.trace()
+        for name in (
+            "embeddings",
+            "w_query",
+            "w_key",
+            "w_value",
+            "queries",
+            "keys",
+            "values",
+            "scores",
+            "scaled_scores",
+            "weights",
+            "context",
+        ):
+            values += np.asarray(getattr(trace, name)).ravel().tolist()
+        for i in range(trace.n_tokens):
+            step = trace.query_step(i)
+            values += step.products.ravel().tolist() + step.exps.tolist() + step.weighted_values.ravel().tolist()
+            values += [step.sqrt_d_k, step.exp_sum, step.max_score, float(np.sum(step.weights))]
+    texts = set()
+    for value in values:
+        for precision in range(0, 4):
+            texts.add(f"{abs(value):.{precision}f}")
+    return texts
+
+
+def test_subtitles_parse_and_their_numbers_come_from_the_trace(bundle: Path, scenario: Scenario) -> None:
+    known = _shown_numbers(scenario)
+    lecture = list(srt.parse((bundle / "lecture.srt").read_text(encoding="utf-8")))
+    clips = []
+    for spec in SCENES:
+        subs = list(srt.parse((bundle / f"{spec.stem}.srt").read_text(encoding="utf-8")))
+        assert subs, spec.name
+        clips += subs
+    assert [s.content for s in lecture] == [s.content for s in clips]
+    decimals = re.compile(r"\d+\.\d+")
+    found = 0
+    for sub in lecture:
+        for number in decimals.findall(sub.content):
+            found += 1
+            assert number in known, f"{number!r} in {sub.content!r} is not a trace number"
+    assert found >= 5
+    weights = {f"{w:.{scenario.precision}f}" for w in scenario.query_step().weights}
+    assert weights & {n for sub in lecture for n in decimals.findall(sub.content)}
+
+
+def test_handout_csvs_round_trip_to_the_trace(bundle: Path, scenario: Scenario) -> None:
+    trace = scenario.trace()
+    for stem, field, _, tokens_as_rows, _ in HANDOUT_MATRICES:
+        labels, _, values = read_matrix_csv((bundle / "handout" / f"{stem}.csv").read_text(encoding="utf-8"))
+        np.testing.assert_array_equal(np.array(values), getattr(trace, field))
+        if tokens_as_rows:
+            assert labels == list(scenario.tokens)
+    assert "\\begin{tabular}" in (bundle / "handout" / "weights.tex").read_text(encoding="utf-8")
+
+
+def test_narration_has_every_caption_with_a_timestamp(bundle: Path) -> None:
+    narration = (bundle / "narration.md").read_text(encoding="utf-8")
+    for sub in srt.parse((bundle / "lecture.srt").read_text(encoding="utf-8")):
+        assert sub.content.replace("\n", " ") in narration
+    assert re.search(r"\[\d\d:\d\d\.\d\]", narration)
+
+
+def test_a_second_run_with_nothing_changed_renders_nothing(bundle: Path) -> None:
+    before = (bundle / "lecture.mp4").stat().st_mtime_ns
+    result = _cli("render", "--sentence", SENTENCE, "--seed", str(SEED), "--quality", "l", "--out", str(bundle))
+    assert result.returncode == 0, result.stderr
+    manifest = _manifest(bundle)
+    assert manifest["rendered"] == []
+    assert (bundle / "lecture.mp4").stat().st_mtime_ns == before
+
+
+def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp_path: Path) -> None:
+    result = _cli(
+        "render",
+        "--sentence",
+        SENTENCE,
+        "--seed",
+        str(SEED),
+        "--query",
+        "1",
+        "--out",
+        str(bundle),
+        "--scenes",
+        "RawDotProducts,Scores",
+    )
+    assert result.returncode == 0, result.stderr
+    assert _manifest(bundle)["rendered"] == ["Scores"]
+
+
+def test_transparent_webm_has_alpha(tmp_path: Path) -> None:
+    out = tmp_path / "alpha"
+    result = _cli(
+        "render", "--sentence", SENTENCE, "--scenes", "scores", "--transparent", "--format", "webm", "--out", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    clip = out / "03-scores.webm"
+    assert probe(clip).has_alpha
+    with av.open(str(clip)) as container:
+        stream = container.streams.video[0]
+        codec = av.CodecContext.create("libvpx-vp9", "r")
+        frame = next(f for packet in container.demux(stream) for f in codec.decode(packet))
+        assert frame.format.name == "yuva420p"
+        alpha = frame.to_ndarray(format="rgba")[..., 3]
+    assert alpha.min() == 0  # the background is see-through
+    assert alpha.max() == 255
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scenes", "NoSuchScene"], "--scenes: unknown scene 'NoSuchScene'"),
+        (["--preset", "no-such"], "preset: unknown name 'no-such'"),
+        (["--sentence", "a b c", "--d-k", "0"], "d_k: expected a whole number"),
+        (["--sentence", "one two three four five six seven eight nine"], "tokens: the scenes draw 2 to 8"),
+        (["--scenario", "/no/such/file.toml"], "scenario: no such file"),
+        (["--jobs", "0"], "--jobs"),
+        (["--format", "avi"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    result = _cli("render", "--out", str(tmp_path / "out"), *args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_an_out_that_is_a_file_or_unwritable_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("mine", encoding="utf-8")
+    for out, message in ((blocker, "is a file"), (blocker / "below", "cannot write into")):
+        result = _cli("render", "--scenes", "scores", "--out", str(out))
+        assert result.returncode == 2
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert message in result.stderr
+    assert blocker.read_text(encoding="utf-8") == "mine"
+
+
+def test_presets_and_numbers_commands() -> None:
+    listed = _cli("presets")
+    assert listed.returncode == 0
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == sorted(
+        ["dog-chased-ball", "raw-dot-product", "softmax-saturation"],
+        key=["dog-chased-ball", "raw-dot-product", "softmax-saturation"].index,
+    )
+    numbers = _cli("numbers")
+    assert numbers.returncode == 0
+    reference = subprocess.run([sys.executable, "-m", "attention_math"], capture_output=True, text=True, cwd=ROOT)
+    assert numbers.stdout == reference.stdout
+
+
+def test_slides_deck_has_one_slide_per_step(tmp_path: Path) -> None:
+    out = tmp_path / "deck"
+    result = _cli("render", "--sentence", SENTENCE, "--scenes", "scores", "--slides", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    html = (out / "slides.html").read_text(encoding="utf-8")
+    subtitles = list(srt.parse((out / "03-scores.srt").read_text(encoding="utf-8")))
+    slides = re.findall(r"<section\b", html)
+    assert len(slides) == len(subtitles)
+    assert (out / "slides_assets").is_dir()
