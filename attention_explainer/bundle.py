@@ -426,62 +426,64 @@ def _build(
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
-        # -- move the new clips into place (temp name, then rename) ---------------------------
-        for spec in chosen:
-            if spec.name in rendered:
-                clip = rendered[spec.name]
-                with atomic_write(clip_paths[spec.name]) as tmp:
-                    shutil.copyfile(clip, tmp)
-                subtitles = clip.with_suffix(".srt")
-                srt_path = out / f"{spec.stem}.srt"
-                with atomic_write(srt_path) as tmp:
-                    if subtitles.exists():
-                        shutil.copyfile(subtitles, tmp)
-                    else:
-                        tmp.write_text("", encoding="utf-8")
 
-    # -- stills, the full lecture, subtitles, narration, handout ------------------------------
-    stills = out / "stills"
-    stills.mkdir(exist_ok=True)
+    # -- assemble every new file in a staging folder, then move them all into place ----------
+    # Until the final renames the previous bundle is untouched; the renames take milliseconds.
+    staging = work / "next"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    staged: dict[str, Path] = {}
+
+    def stage(rel: str) -> Path:
+        path = staging / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staged[rel] = path
+        return path
+
+    def current(rel: str) -> Path:
+        return staged.get(rel, out / rel)
+
+    for spec in chosen:
+        if spec.name in rendered:
+            clip = rendered[spec.name]
+            shutil.copyfile(clip, stage(f"{spec.stem}.{ext}"))
+            subtitles = clip.with_suffix(".srt")
+            target = stage(f"{spec.stem}.srt")
+            if subtitles.exists():
+                shutil.copyfile(subtitles, target)
+            else:
+                target.write_text("", encoding="utf-8")
     infos = {}
     for spec in chosen:
-        clip = clip_paths[spec.name]
-        infos[spec.name] = probe(clip)
-        still = stills / f"{spec.stem}.png"
-        if spec.name in rendered or not still.exists():
-            with atomic_write(still) as tmp:
-                last_frame(clip, tmp)
-    anything_new = (
-        bool(rendered)
-        or not (out / f"lecture.{ext}").exists()
-        or old.get("scenes_in_lecture") != [s.name for s in chosen]
-    )
-    lecture = out / f"lecture.{ext}"
-    if anything_new:
-        with atomic_write(lecture) as tmp:
-            join_videos([clip_paths[s.name] for s in chosen], tmp)
-        with atomic_write(stills / "contact-sheet.png") as tmp:
-            contact_sheet([(f"{s.number}. {s.name}", stills / f"{s.stem}.png") for s in chosen], tmp)
+        infos[spec.name] = probe(current(f"{spec.stem}.{ext}"))
+        still = f"stills/{spec.stem}.png"
+        if spec.name in rendered or not (out / still).exists():
+            last_frame(current(f"{spec.stem}.{ext}"), stage(still))
+    lecture_rel = f"lecture.{ext}"
+    if rendered or not (out / lecture_rel).exists() or old.get("scenes_in_lecture") != [s.name for s in chosen]:
+        join_videos([current(f"{s.stem}.{ext}") for s in chosen], stage(lecture_rel))
+        contact_sheet(
+            [(f"{s.number}. {s.name}", current(f"stills/{s.stem}.png")) for s in chosen],
+            stage("stills/contact-sheet.png"),
+        )
     offsets, total = {}, 0.0
     for spec in chosen:
         offsets[spec.name] = total
         total += infos[spec.name].duration
-    parts = [(out / f"{s.stem}.srt", offsets[s.name]) for s in chosen]
-    _write_text(out / "lecture.srt", srt.compose(_shifted_subtitles(parts)))
-    _write_text(
-        out / "narration.md", _narration(scenario, [(s, out / f"{s.stem}.srt", offsets[s.name]) for s in chosen])
-    )
-    handout = out / "handout"
-    handout.mkdir(exist_ok=True)
+    parts = [(current(f"{s.stem}.srt"), offsets[s.name]) for s in chosen]
+    stage("lecture.srt").write_text(srt.compose(_shifted_subtitles(parts)), encoding="utf-8")
+    narration = _narration(scenario, [(s, current(f"{s.stem}.srt"), offsets[s.name]) for s in chosen])
+    stage("narration.md").write_text(narration, encoding="utf-8")
     for name, content in handout_files(scenario).items():
-        _write_text(handout / name, content)
-    _write_text(out / "scenario.toml", scenario_to_toml(scenario))
+        stage(f"handout/{name}").write_text(content, encoding="utf-8")
+    stage("scenario.toml").write_text(scenario_to_toml(scenario), encoding="utf-8")
 
-    # -- the manifest, last: it vouches for everything above -----------------------------------
+    # -- the manifest: it vouches for every file, and is moved into place last -----------------
     files: list[dict[str, Any]] = []
 
-    def add(path: Path, kind: str, scene: str | None = None) -> None:
-        entry: dict[str, Any] = {"path": path.relative_to(out).as_posix(), "kind": kind, "scene": scene}
+    def add(rel: str, kind: str, scene: str | None = None) -> None:
+        path = current(rel)
+        entry: dict[str, Any] = {"path": rel, "kind": kind, "scene": scene}
         if kind in {"clip", "lecture"}:
             info = probe(path)
             entry.update(duration=info.duration, width=info.width, height=info.height, fps=info.fps)
@@ -489,16 +491,16 @@ def _build(
         files.append(entry)
 
     for spec in chosen:
-        add(clip_paths[spec.name], "clip", spec.name)
-        add(out / f"{spec.stem}.srt", "subtitles", spec.name)
-        add(stills / f"{spec.stem}.png", "still", spec.name)
-    add(lecture, "lecture")
-    add(out / "lecture.srt", "subtitles")
-    add(out / "narration.md", "narration")
-    add(stills / "contact-sheet.png", "contact-sheet")
+        add(f"{spec.stem}.{ext}", "clip", spec.name)
+        add(f"{spec.stem}.srt", "subtitles", spec.name)
+        add(f"stills/{spec.stem}.png", "still", spec.name)
+    add(lecture_rel, "lecture")
+    add("lecture.srt", "subtitles")
+    add("narration.md", "narration")
+    add("stills/contact-sheet.png", "contact-sheet")
     for name in sorted(handout_files(scenario)):
-        add(handout / name, "handout")
-    add(out / "scenario.toml", "scenario")
+        add(f"handout/{name}", "handout")
+    add("scenario.toml", "scenario")
     manifest = {
         "tool": "attention-explainer",
         "scenario": {"title": scenario.title, "hash": _hash(scenario.to_dict())},
@@ -519,7 +521,11 @@ def _build(
         ],
         "files": files,
     }
-    _write_text(out / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for rel in sorted(staged, key=lambda r: r == MANIFEST):  # the manifest last
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged[rel], target)
     return manifest
 
 
