@@ -1,0 +1,515 @@
+"""Shared machinery of the scene tests: scenarios, one dry run per (scene, scenario), checkers.
+
+A scene is built once per test session and scenario (:func:`build_scene`), as a dry run with
+``skip_animations`` (every animation jumps to its end state: the same states as a full dry run,
+without drawing intermediate frames). A probe hooked into :data:`scenes.base.AFTER_PLAY_HOOKS`
+looks at the screen after every ``play``: mobjects outside the frame, text that overlaps,
+numbers drawn without being recorded, and every mobject ever on screen. The number checks
+(:func:`number_problems`) re-derive each recorded number from the trace, independently of the
+scene's own formatting.
+
+The checkers are plain functions so that ``test_scenes_layout`` and ``test_scenes_numbers`` can
+prove they catch deliberately broken scenes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from manim import (
+    DecimalNumber,
+    MarkupText,
+    Mobject,
+    Paragraph,
+    SingleStringMathTex,
+    Text,
+    VMobject,
+    config,
+    tempconfig,
+)
+
+from attention_math import DEFAULT_PRESET, Scenario, preset
+from scenes.base import AFTER_PLAY_HOOKS, ExplainerScene, Shown
+from scenes.lecture import LECTURE
+
+REPO = Path(__file__).resolve().parents[1]
+
+# -- scenarios ------------------------------------------------------------------------------
+
+
+def _eight_narrow() -> Scenario:
+    """8 tokens, d_in 2, d_k 1, d_v 1: the most rows and the thinnest vectors the scenes accept."""
+    rng = np.random.default_rng(8)
+
+    def draw(rows: int, columns: int) -> np.ndarray:
+        return np.round(rng.uniform(-1.0, 1.0, size=(rows, columns)), 1) + 0.0
+
+    tokens = ("a", "quick", "brown", "fox", "extraordinarily", "jumps", "over", "dogs")
+    return Scenario(
+        title="eight narrow tokens",
+        tokens=tokens,
+        embeddings=draw(8, 2),
+        w_query=draw(2, 1),
+        w_key=draw(2, 1),
+        w_value=draw(2, 1),
+        query=5,
+    )
+
+
+SCENARIOS: dict[str, Callable[[], Scenario]] = {
+    "default": lambda: preset(DEFAULT_PRESET),
+    "three": lambda: Scenario.from_sentence("the cat sat", seed=1),
+    "seven": lambda: Scenario.from_sentence("one two three four five six seven", seed=3, d_model=6, d_k=4),
+    "eight-narrow": _eight_narrow,
+}
+"""Scenarios every scene is built with, by test id."""
+
+NUMBER_SCENARIOS = ("default", "three", "seven")
+LAYOUT_SCENARIOS = ("default", "three", "seven", "eight-narrow")
+
+SCENES: tuple[tuple[str, str], ...] = LECTURE
+"""(module, class) of every scene under test, in lecture order."""
+
+
+ALLOW_MISSING_SCENES = True
+"""While the lecture's scenes are being written, tests of a scene whose module does not exist
+yet skip. Once every module of LECTURE exists, delete this flag and the skip below."""
+
+
+def load_scene_class(module: str, name: str) -> type[ExplainerScene]:
+    try:
+        imported = importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if ALLOW_MISSING_SCENES and error.name == module:
+            pytest.skip(f"{module} is not written yet")
+        raise
+    cls = getattr(imported, name)
+    assert isinstance(cls, type) and issubclass(cls, ExplainerScene), f"{module}.{name} is not an ExplainerScene"
+    return cls
+
+
+def with_scenario(cls: type[ExplainerScene], scenario: Scenario) -> type[ExplainerScene]:
+    """``cls`` showing ``scenario`` whatever the environment says (same name, same module)."""
+    return type(cls.__name__, (cls,), {"scenario_override": scenario, "__module__": cls.__module__})
+
+
+def clean_environment() -> dict[str, str]:
+    """The environment for a subprocess render (``manim render``): no scenario chosen from outside."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTENTION_")}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def manim_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "manim", "render", *args]
+
+
+# -- what is on screen ---------------------------------------------------------------------
+
+TEXT_TYPES: tuple[type[Mobject], ...] = (Text, MarkupText, Paragraph, SingleStringMathTex, DecimalNumber)
+"""Text-like mobjects: checked as wholes (never letter by letter) for overlaps."""
+
+FRAME_TOLERANCE = 0.05
+OVERLAP_TOLERANCE = 0.02
+_DECIMAL = re.compile(r"\d\.\d|∞")
+
+
+def on_screen(scene: Any) -> list[Mobject]:
+    """Every mobject in the families of what the scene shows, once each, in drawing order."""
+    seen: dict[int, Mobject] = {}
+    for top in [*scene.mobjects, *getattr(scene, "foreground_mobjects", [])]:
+        for mob in top.get_family():
+            seen.setdefault(id(mob), mob)
+    return list(seen.values())
+
+
+def _alpha_max(rgbas: Any) -> float:
+    array = np.asarray(rgbas, dtype=float)
+    return float(array[..., 3].max()) if array.size else 0.0
+
+
+def is_visible(mob: Mobject) -> bool:
+    """Does the mobject itself (not its children) draw anything?"""
+    if len(mob.points) == 0:
+        return False
+    if isinstance(mob, VMobject):
+        fill = _alpha_max(mob.fill_rgbas)
+        stroke = _alpha_max(mob.stroke_rgbas) if mob.stroke_width > 0 else 0.0
+        background = (
+            _alpha_max(mob.background_stroke_rgbas) if getattr(mob, "background_stroke_width", 0) > 0 else 0.0
+        )
+        return max(fill, stroke, background) > 0
+    opacity = getattr(mob, "opacity", None)  # images, point clouds: assume drawn unless transparent
+    return opacity is None or opacity > 0
+
+
+def curve_box(mob: Mobject) -> tuple[float, float, float, float] | None:
+    """(left, right, bottom, top) of what the mobject's own points draw.
+
+    Bézier control points can stick out of the curve (a circle's do, by 8 %), so the cubic
+    curves are sampled rather than their control points taken.
+    """
+    points = np.asarray(mob.points, dtype=float)
+    if len(points) == 0:
+        return None
+    per_curve = getattr(mob, "n_points_per_cubic_curve", 4)
+    if isinstance(mob, VMobject) and per_curve == 4 and len(points) % 4 == 0:
+        curves = points.reshape(-1, 4, 3)
+        t = np.linspace(0.0, 1.0, 9)[:, None, None]
+        a, b, c, d = (curves[None, :, k, :] for k in range(4))
+        samples = ((1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t**2 * c + t**3 * d).reshape(-1, 3)
+    else:
+        samples = points
+    return (
+        float(samples[:, 0].min()),
+        float(samples[:, 0].max()),
+        float(samples[:, 1].min()),
+        float(samples[:, 1].max()),
+    )
+
+
+def family_box(mob: Mobject) -> tuple[float, float, float, float] | None:
+    """The box of the visible parts of ``mob``'s family (None when nothing is visible)."""
+    boxes = [box for part in mob.get_family() if is_visible(part) and (box := curve_box(part)) is not None]
+    if not boxes:
+        return None
+    array = np.array(boxes)
+    return (array[:, 0].min(), array[:, 1].max(), array[:, 2].min(), array[:, 3].max())
+
+
+def text_of(mob: Mobject) -> str:
+    """What a text-like mobject says, as written in the scene's code."""
+    if isinstance(mob, DecimalNumber):
+        return f"{mob.get_value():.{mob.num_decimal_places}f}"
+    if isinstance(mob, Paragraph):
+        return " / ".join(text_of(line) for line in mob.submobjects)
+    if isinstance(mob, SingleStringMathTex):
+        return mob.get_tex_string()
+    original = getattr(mob, "original_text", None)
+    return str(original if original is not None else getattr(mob, "text", ""))
+
+
+def describe(mob: Mobject, box: tuple[float, float, float, float] | None = None) -> str:
+    box = box or family_box(mob) or curve_box(mob)
+    where = "" if box is None else f" at x {box[0]:.2f}..{box[1]:.2f}, y {box[2]:.2f}..{box[3]:.2f}"
+    if isinstance(mob, TEXT_TYPES):
+        return f"{type(mob).__name__} {text_of(mob)!r}{where}"
+    return f"{type(mob).__name__}{where}"
+
+
+def outermost_texts(mobjects: Iterable[Mobject]) -> list[Mobject]:
+    """Text-like mobjects that are not inside another text-like mobject, once each."""
+    found: dict[int, Mobject] = {}
+
+    def walk(mob: Mobject) -> None:
+        if isinstance(mob, TEXT_TYPES):
+            found.setdefault(id(mob), mob)
+            return
+        for sub in mob.submobjects:
+            walk(sub)
+
+    for mob in mobjects:
+        walk(mob)
+    return list(found.values())
+
+
+def outside_frame(
+    scene_mobjects: Iterable[Mobject], half_width: float, half_height: float, tolerance: float = FRAME_TOLERANCE
+) -> list[str]:
+    """Visible mobjects that leave the frame; a text-like mobject is judged (and named) as a whole."""
+    problems: list[str] = []
+    seen: set[int] = set()
+
+    def outside(box: tuple[float, float, float, float]) -> bool:
+        left, right, bottom, top = box
+        return (
+            left < -half_width - tolerance
+            or right > half_width + tolerance
+            or bottom < -half_height - tolerance
+            or top > half_height + tolerance
+        )
+
+    def walk(mob: Mobject) -> None:
+        if id(mob) in seen:
+            return
+        seen.add(id(mob))
+        if isinstance(mob, TEXT_TYPES):
+            box = family_box(mob)
+        elif is_visible(mob):
+            box = curve_box(mob)
+        else:
+            box = None
+        if box is not None and outside(box):
+            problems.append(f"outside the frame (±{half_width:.2f}, ±{half_height:.2f}): {describe(mob, box)}")
+        if not isinstance(mob, TEXT_TYPES):
+            for sub in mob.submobjects:
+                walk(sub)
+
+    for mob in scene_mobjects:
+        walk(mob)
+    return problems
+
+
+def overlapping_texts(scene_mobjects: Iterable[Mobject], tolerance: float = OVERLAP_TOLERANCE) -> list[str]:
+    """Pairs of visible text-like mobjects whose boxes overlap by more than ``tolerance`` both ways.
+
+    A text lying exactly on an identical copy of itself draws the same pixels and is not counted.
+    """
+    texts = []
+    for mob in outermost_texts(scene_mobjects):
+        box = family_box(mob)
+        if box is not None:
+            texts.append((mob, box))
+    problems = []
+    for k, (first, a) in enumerate(texts):
+        for second, b in texts[k + 1 :]:
+            dx = min(a[1], b[1]) - max(a[0], b[0])
+            dy = min(a[3], b[3]) - max(a[2], b[2])
+            if dx <= tolerance or dy <= tolerance:
+                continue
+            if text_of(first) == text_of(second) and np.allclose(a, b, atol=1e-3):
+                continue
+            problems.append(f"texts overlap ({dx:.2f} × {dy:.2f}): {describe(first, a)} and {describe(second, b)}")
+    return problems
+
+
+def unrecorded_numbers(scene_mobjects: Iterable[Mobject], recorded: set[int]) -> list[str]:
+    """Text on screen showing a decimal number (or ∞) that was not made by ``scene.number``."""
+    problems = []
+    for mob in outermost_texts(scene_mobjects):
+        if id(mob) in recorded or family_box(mob) is None:
+            continue
+        if isinstance(mob, DecimalNumber) or _DECIMAL.search(text_of(mob)):
+            problems.append(f"a number on screen not recorded in scene.shown: {describe(mob)}")
+    return problems
+
+
+@dataclass
+class PlayReport:
+    """What the probe found at the end of one ``play``."""
+
+    number: int
+    beat: str
+    outside: list[str]
+    overlaps: list[str]
+    unrecorded: list[str]
+
+    def where(self, label: str) -> str:
+        beat = f" (beat: {self.beat!r})" if self.beat else ""
+        return f"{label}, play {self.number}{beat}"
+
+
+def _animated(animations: Iterable[Any]) -> Iterator[Mobject]:
+    """The mobjects animations draw, into groups (whose own group leaves out FadeIn and the like)."""
+    for animation in animations:
+        yield animation.mobject
+        yield from _animated(getattr(animation, "animations", []))
+
+
+@dataclass
+class Probe:
+    """Called after every play (via AFTER_PLAY_HOOKS) and once at the end of the scene."""
+
+    target: type[ExplainerScene]
+    plays: list[PlayReport] = field(default_factory=list)
+    ever_on_screen: dict[int, Mobject] = field(default_factory=dict)  # keeps them alive: ids stay unique
+
+    def __call__(self, scene: ExplainerScene) -> None:
+        if not isinstance(scene, self.target):
+            return
+        # What an animation drew during the play counts as on screen even if it is gone at the
+        # end (FadeIn(..., remover=True)). Transform(a, b) draws a, never b.
+        for mob in _animated(scene.animations or []):
+            for part in mob.get_family():
+                self.ever_on_screen.setdefault(id(part), part)
+        self.look(scene, len(self.plays) + 1)
+
+    def look(self, scene: ExplainerScene, number: int) -> None:
+        for mob in on_screen(scene):
+            self.ever_on_screen.setdefault(id(mob), mob)
+        top = [*scene.mobjects, *scene.foreground_mobjects]
+        recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
+        beats = getattr(scene, "beats", [])
+        beat = getattr(scene, "current_step", "") or (beats[-1].caption if beats else "")
+        self.plays.append(
+            PlayReport(
+                number=number,
+                beat=beat,
+                outside=outside_frame(top, config.frame_width / 2, config.frame_height / 2),
+                overlaps=overlapping_texts(top),
+                unrecorded=unrecorded_numbers(top, recorded),
+            )
+        )
+
+
+@dataclass
+class Build:
+    """One dry run of one scene with one scenario: what the tests need of it, not the scene.
+
+    (A whole scene, its camera and its mobjects are large; the session keeps 28 of these.)
+    """
+
+    label: str
+    scenario: Scenario
+    shown: list[Shown] = field(default_factory=list)
+    sources: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    on_screen: list[bool] = field(default_factory=list)  # per shown: was its mobject ever on screen?
+    plays: list[PlayReport] = field(default_factory=list)
+    error: str | None = None  # the formatted traceback of a failed dry run
+
+
+DRY_RUN_SETTINGS = {
+    "dry_run": True,
+    "disable_caching": True,
+    "progress_bar": "none",
+    "verbosity": "WARNING",
+    # -ql's pixels: the same 14.2 × 8 frame, a camera a fifth of -qh's size
+    "pixel_width": 854,
+    "pixel_height": 480,
+    "frame_rate": 15,
+}
+
+
+def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "") -> Build:
+    """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised."""
+    build = Build(label or cls.__name__, scenario)
+    tested = with_scenario(cls, scenario)
+    probe = Probe(tested)
+    AFTER_PLAY_HOOKS.append(probe)
+    scene = None
+    try:
+        with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(media_dir)}):
+            scene = tested(skip_animations=True)
+            scene.render()
+            probe.look(scene, len(probe.plays) + 1)  # what stays on screen at the end
+            probe.plays[-1].beat = "end of scene"
+    except BaseException as error:  # SystemExit included: a scene must not exit the test run
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        build.error = "".join(traceback.format_exception(error))
+    finally:
+        AFTER_PLAY_HOOKS.remove(probe)
+    build.plays = probe.plays
+    if scene is not None:
+        build.shown = list(getattr(scene, "shown", []))
+        build.sources = dict(getattr(scene, "sources", {}))
+        build.on_screen = [id(s.mobject) in probe.ever_on_screen for s in build.shown]
+    return build
+
+
+# -- numbers -------------------------------------------------------------------------------
+
+
+def expected_text(value: float, precision: int) -> str:
+    """The on-screen form of ``value``, derived here without the scenes' formatter.
+
+    Fixed decimals (round half to even on the exact binary value, as Python's own formatting
+    does), U+2212 for minus, no "−0.00", and "−∞" for a masked score.
+    """
+    if np.isnan(value):
+        raise ValueError("NaN is never a displayable number")
+    if np.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    quantum = Decimal(1).scaleb(-precision)
+    rounded = Decimal(float(value)).quantize(quantum, rounding=ROUND_HALF_EVEN)
+    digits = f"{abs(rounded):f}"
+    return "−" + digits if rounded < 0 else digits
+
+
+def squeeze(text: str) -> str:
+    """Text with no whitespace: manim's Text.text drops spaces."""
+    return "".join(text.split())
+
+
+STEP_TO_TRACE = {
+    "query": "queries",
+    "scores": "scores",
+    "scaled_scores": "scaled_scores",
+    "weights": "weights",
+    "context": "context",
+}
+"""QueryStep fields that are one row of a trace field (the query's row)."""
+
+
+def canonical(source: str, field_name: str, index: tuple[int, ...], query: int) -> tuple[str, str, tuple[int, ...]]:
+    """step.weights[j] and trace.weights[q, j] are the same number: name both the trace way."""
+    if source == "step" and field_name in STEP_TO_TRACE and len(index) == 1:
+        return "trace", STEP_TO_TRACE[field_name], (query, *index)
+    if source == "step" and field_name in ("keys", "values"):
+        return "trace", field_name, index
+    return source, field_name, index
+
+
+def number_problems(build: Build) -> list[str]:
+    """Every recorded number against the trace, its precision, its mobject and the screen."""
+    scenario = build.scenario
+    independent = {"trace": (scenario.trace(), scenario.precision), "step": (scenario.query_step(), scenario.precision)}
+    problems = []
+    for k, shown in enumerate(build.shown):
+        name = f"shown[{k}] {shown.source}.{shown.field}{list(shown.index)}" + (
+            f" ({shown.reduce})" if shown.reduce else ""
+        )
+        if shown.source in independent:
+            obj, precision = independent[shown.source]
+        elif shown.source in build.sources:
+            obj, precision = build.sources[shown.source]
+        else:
+            problems.append(f"{name}: unknown source {shown.source!r}")
+            continue
+        if shown.precision != precision:
+            problems.append(f"{name}: recorded precision {shown.precision}, the scenario shows {precision} decimals")
+        try:
+            value = np.asarray(getattr(obj, shown.field), dtype=float)
+            if shown.index:
+                value = value[tuple(shown.index)]
+            if shown.reduce == "sum":
+                value = np.sum(value)
+            elif shown.reduce is not None:
+                raise ValueError(f"unknown reduce {shown.reduce!r}")
+            if np.ndim(value) != 0:
+                raise ValueError(f"names {np.size(value)} numbers, not one")
+            expected = expected_text(float(value), precision)
+        except (AttributeError, IndexError, ValueError, TypeError) as error:
+            problems.append(f"{name}: cannot resolve it in the trace: {error}")
+            continue
+        if shown.text != expected:
+            problems.append(f"{name}: recorded text {shown.text!r}, the trace says {expected!r} ({float(value)!r})")
+        mob = shown.mobject
+        if mob is None:
+            problems.append(f"{name}: no mobject recorded")
+            continue
+        drawn = text_of(mob)
+        # (Glyph counts prove nothing: a Transform pads its target with extra copies of glyphs.)
+        if squeeze(drawn) != squeeze(expected):
+            problems.append(f"{name}: the mobject says {drawn!r}, the trace says {expected!r}")
+        if not build.on_screen[k]:
+            problems.append(
+                f"{name} {shown.text!r}: recorded, but its mobject was never on screen (made and not used? "
+                "or shown through Transform(other, it), which draws other: use ReplacementTransform)"
+            )
+    return problems
+
+
+def shown_keys(build: Build) -> set[tuple[str, str, tuple[int, ...]]]:
+    """What the scene shows, by canonical (source, field, index); sums are left out."""
+    query = build.scenario.query
+    return {
+        canonical(s.source, s.field, tuple(int(i) for i in s.index), query)
+        for s, seen in zip(build.shown, build.on_screen, strict=True)
+        if s.reduce is None and seen
+    }
+
+
+def every_index(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    return (tuple(int(i) for i in index) for index in np.ndindex(*shape))

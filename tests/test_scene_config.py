@@ -1,0 +1,186 @@
+"""How a scene picks its scenario: ATTENTION_SCENARIO / ATTENTION_QUERY, manim.cfg, the default.
+
+And what happens when the scenario is too big to draw: a one-line error before anything is
+drawn, also from ``manim render`` itself.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scene_helpers import REPO, clean_environment, manim_command
+
+from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
+from scenes.base import SCENE_LIMITS, scenario_from_environment
+
+SMALL_TOML = """\
+title = "small"
+tokens = ["red", "green", "blue"]
+embeddings = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
+w_query = [[1.0], [0.0]]
+w_key = [[0.0], [1.0]]
+w_value = [[1.0], [1.0]]
+query = 2
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty working folder (no manim.cfg) and no ATTENTION_* variables."""
+    monkeypatch.delenv("ATTENTION_SCENARIO", raising=False)
+    monkeypatch.delenv("ATTENTION_QUERY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def same(a: Scenario, b: Scenario) -> bool:
+    return (
+        a.tokens == b.tokens
+        and a.query == b.query
+        and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("embeddings", "w_query", "w_key", "w_value"))
+    )
+
+
+def write_cfg(folder: Path, **attention: str) -> None:
+    lines = ["[CLI]", "media_dir = ./media", "", "[attention]", *(f"{k} = {v}" for k, v in attention.items())]
+    (folder / "manim.cfg").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_default_when_nothing_is_set(folder: Path) -> None:
+    scenario = scenario_from_environment(folder)
+    assert same(scenario, preset(DEFAULT_PRESET))
+    assert same(scenario_from_environment(), preset(DEFAULT_PRESET))  # the working folder
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_scenario_by_preset_name(name: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_SCENARIO", name)
+    assert same(scenario_from_environment(folder), preset(name))
+
+
+def test_scenario_from_a_toml_path(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = folder / "small.toml"
+    path.write_text(SMALL_TOML, encoding="utf-8")
+    monkeypatch.setenv("ATTENTION_SCENARIO", str(path))
+    scenario = scenario_from_environment(folder)
+    assert scenario.tokens == ("red", "green", "blue")
+    assert scenario.query == 1  # files count from 1
+
+
+def test_query_by_number(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_QUERY", "2")
+    scenario = scenario_from_environment(folder)
+    assert scenario.query == 1 and scenario.query_token == "dog"
+
+
+def test_query_by_token_text(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_QUERY", "chased")
+    assert scenario_from_environment(folder).query == 2
+
+
+def test_query_and_scenario_together(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_SCENARIO", "raw-dot-product")
+    monkeypatch.setenv("ATTENTION_QUERY", "ball")
+    scenario = scenario_from_environment(folder)
+    assert scenario.tokens == preset("raw-dot-product").tokens and scenario.query_token == "ball"
+
+
+def test_unknown_query_names_the_field(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_QUERY", "cat")
+    with pytest.raises(ScenarioError, match=r"^query: no token 'cat'"):
+        scenario_from_environment(folder)
+
+
+def test_manim_cfg_attention_section(folder: Path) -> None:
+    write_cfg(folder, scenario="raw-dot-product", query="dog")
+    scenario = scenario_from_environment(folder)
+    assert scenario.tokens == preset("raw-dot-product").tokens and scenario.query_token == "dog"
+
+
+def test_manim_cfg_scenario_path(folder: Path) -> None:
+    (folder / "small.toml").write_text(SMALL_TOML, encoding="utf-8")
+    write_cfg(folder, scenario=str(folder / "small.toml"), query="3")
+    scenario = scenario_from_environment(folder)
+    assert scenario.tokens == ("red", "green", "blue") and scenario.query == 2
+
+
+def test_manim_cfg_of_the_working_folder(folder: Path) -> None:
+    write_cfg(folder, scenario="softmax-saturation")
+    assert same(scenario_from_environment(), preset("softmax-saturation"))
+
+
+def test_environment_wins_over_manim_cfg(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_cfg(folder, scenario="softmax-saturation", query="1")
+    monkeypatch.setenv("ATTENTION_SCENARIO", "raw-dot-product")
+    monkeypatch.setenv("ATTENTION_QUERY", "3")
+    scenario = scenario_from_environment(folder)
+    assert scenario.tokens == preset("raw-dot-product").tokens and scenario.query == 2
+
+
+def test_manim_cfg_without_attention_section(folder: Path) -> None:
+    (folder / "manim.cfg").write_text("[CLI]\nmedia_dir = ./media\n", encoding="utf-8")
+    assert same(scenario_from_environment(folder), preset(DEFAULT_PRESET))
+
+
+def test_unknown_scenario_gives_a_clear_message(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_SCENARIO", "dog-chased-bal")
+    with pytest.raises(ScenarioError) as caught:
+        scenario_from_environment(folder)
+    message = str(caught.value)
+    assert message.startswith("ATTENTION_SCENARIO:")
+    assert "'dog-chased-bal'" in message
+    assert all(name in message for name in PRESETS)
+    assert ".toml" in message
+    assert "\n" not in message
+
+
+def test_missing_toml_file_names_it(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTENTION_SCENARIO", str(folder / "nowhere.toml"))
+    with pytest.raises(ScenarioError, match="no such file"):
+        scenario_from_environment(folder)
+
+
+OVER_THE_LIMIT = {
+    # field: a sentence scenario just beyond what the scenes draw in that field only
+    "tokens": 'sentence = "one two three four five six seven eight nine"\nd_model = 3\nd_k = 2\n',
+    "d_in": 'sentence = "a b c"\nd_model = 7\nd_k = 2\n',
+    "d_k": 'sentence = "a b c"\nd_model = 3\nd_k = 5\n',
+}
+
+
+def test_limits_are_the_ones_tested() -> None:
+    assert SCENE_LIMITS["tokens"][1] == 8 and SCENE_LIMITS["d_in"][1] == 6 and SCENE_LIMITS["d_k"][1] == 4
+
+
+@pytest.mark.parametrize("field", sorted(OVER_THE_LIMIT))
+def test_scenario_beyond_scene_limits_names_the_field(
+    field: str, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = folder / f"too-big-{field}.toml"
+    path.write_text(OVER_THE_LIMIT[field], encoding="utf-8")
+    monkeypatch.setenv("ATTENTION_SCENARIO", str(path))
+    with pytest.raises(ScenarioError, match=rf"^{field}: the scenes draw \d+ to \d+, this scenario has \d+"):
+        scenario_from_environment(folder)
+
+
+def test_render_of_a_too_big_scenario_fails_in_one_line(tmp_path: Path) -> None:
+    scenario = tmp_path / "nine.toml"
+    scenario.write_text(OVER_THE_LIMIT["tokens"], encoding="utf-8")
+    media = tmp_path / "media"
+    env = clean_environment()
+    env["ATTENTION_SCENARIO"] = str(scenario)
+    result = subprocess.run(
+        manim_command("-ql", "--media_dir", str(media), "scenes/scores.py", "Scores"),
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith("error: tokens: the scenes draw 2 to 8, this scenario has 9"), errors
+    assert "Traceback" not in output, output
+    videos = list(media.rglob("*.mp4")) if media.exists() else []
+    assert videos == [], videos

@@ -1,0 +1,212 @@
+"""Every number a scene puts on screen is the trace's number, formatted as the lecture formats it.
+
+Each scene of the lecture is dry-run (once per session, shared with the layout tests) with three
+scenarios. For every recorded :class:`scenes.base.Shown` the test resolves
+``sources[source].field[index]`` itself (``trace`` and ``step`` from the scenario, not from the
+scene), formats it independently of ``scenes.common.format_number``, and checks the recorded
+text, the recorded precision, the text the mobject really carries and that the mobject was on
+screen. The table :data:`KEY_NUMBERS` lists what each scene must show at least. The last tests
+prove the checker fails on deliberately wrong scenes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import pytest
+from manim import FadeIn, LaggedStart, Transform, VGroup
+from scene_helpers import (
+    NUMBER_SCENARIOS,
+    SCENES,
+    Build,
+    build_scene,
+    canonical,
+    every_index,
+    expected_text,
+    number_problems,
+    shown_keys,
+)
+
+from attention_math import Scenario
+from scenes.base import ExplainerScene, Shown
+from scenes.common import text
+
+Index = tuple[int, ...]
+Requirement = tuple[str, str, Callable[[Scenario], Iterable[Index]]]
+
+
+def every(*shape: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[Index]]:
+    """Every index of a field whose shape is given by functions of the scenario."""
+    return lambda s: every_index(tuple(size(s) for size in shape))
+
+
+def n(s: Scenario) -> int:
+    return s.n_tokens
+
+
+def d_k(s: Scenario) -> int:
+    return s.d_k
+
+
+def d_v(s: Scenario) -> int:
+    return s.d_v
+
+
+# RawDotProducts always shows the raw-dot-product preset: "it" (row 0) against dog (1) and ball (2).
+IT_AGAINST_DOG_AND_BALL: Callable[[Scenario], Iterable[Index]] = lambda s: [(0, 1), (0, 2)]  # noqa: E731
+
+# CausalMask: the keys after each query, hidden by the mask.
+ABOVE_DIAGONAL: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
+    (i, j) for i in range(s.n_tokens) for j in range(i + 1, s.n_tokens)
+]
+
+KEY_NUMBERS: dict[str, list[Requirement]] = {
+    # scene: [(source, field, indexes that must all be on screen at some point)]
+    "RawDotProducts": [
+        ("raw", "scores", IT_AGAINST_DOG_AND_BALL),  # the tie
+        ("projected", "scores", IT_AGAINST_DOG_AND_BALL),  # broken by W_K
+    ],
+    "Projection": [
+        ("trace", "queries", every(n, d_k)),
+        ("trace", "keys", every(n, d_k)),
+        ("trace", "values", every(n, d_v)),
+    ],
+    "Scores": [("step", "scores", every(n))],
+    "ScaleAndSoftmax": [("step", "weights", every(n))],
+    "WeightedSum": [("step", "context", every(d_v))],
+    "MatrixForm": [("trace", "weights", every(n, n))],
+    "CausalMask": [
+        ("causal", "scaled_scores", ABOVE_DIAGONAL),  # the masked scores, −∞
+        ("causal", "weights", every(n, n)),  # softmax of the masked scores
+    ],
+}
+"""What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
+
+CASES = [
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in NUMBER_SCENARIOS
+]
+
+
+def built(scene_builds, scene: tuple[str, str], scenario: str) -> Build:
+    build = scene_builds.get(*scene, scenario)
+    if build.error is not None:
+        pytest.fail(f"{build.label}: the dry run failed:\n{build.error}", pytrace=False)
+    return build
+
+
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_every_shown_number_matches_the_trace(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    build = built(scene_builds, scene, scenario)
+    assert build.shown, f"{build.label}: records no numbers at all"
+    problems = number_problems(build)
+    assert not problems, f"{build.label}: {len(problems)} wrong number(s):\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_scene_shows_its_key_numbers(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    assert scene[1] in KEY_NUMBERS, f"no KEY_NUMBERS entry for {scene[1]}: say what it must show"
+    build = built(scene_builds, scene, scenario)
+    query = build.scenario.query
+    shown = shown_keys(build)
+    missing = []
+    for source, field, indexes in KEY_NUMBERS[scene[1]]:
+        for index in indexes(build.scenario):
+            if canonical(source, field, tuple(index), query) not in shown:
+                missing.append(f"{source}.{field}{list(index)}")
+    assert not missing, f"{build.label}: never shows {len(missing)} key number(s): {', '.join(missing)}"
+
+
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_every_number_on_screen_is_recorded(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    """A number drawn without ``scene.number`` escapes every check above."""
+    build = built(scene_builds, scene, scenario)
+    problems = sorted({problem for play in build.plays for problem in play.unrecorded})
+    assert not problems, f"{build.label}:\n  " + "\n  ".join(problems)
+
+
+# -- the checker itself ---------------------------------------------------------------------------
+
+
+def test_expected_text_formats_independently() -> None:
+    assert expected_text(0.125, 2) == "0.12"  # half to even, as the exact binary value says
+    assert expected_text(2.675, 2) == "2.67"  # 2.675 is 2.67499999... in binary
+    assert expected_text(-0.004, 2) == "0.00"  # never "−0.00"
+    assert expected_text(-1.5, 1) == "−1.5"  # U+2212
+    assert expected_text(-1.5, 0) == "−2"
+    assert expected_text(3.0, 3) == "3.000"
+    assert expected_text(float("-inf"), 2) == "−∞"
+    assert expected_text(1e-7, 6) == "0.000000"
+
+
+class _Numbers(ExplainerScene):
+    """Draws q·k scores; ``mistake`` says which lie to tell."""
+
+    mistake = "none"
+
+    def construct(self) -> None:
+        precision = self.scenario.precision
+        row = VGroup(*(self.number("step", "scores", j) for j in range(self.scenario.n_tokens)))
+        self.add(row.arrange())
+        if self.mistake == "recorded text":
+            self.shown[0] = Shown("step", "scores", (0,), "9.99", precision, mobject=self.shown[0].mobject)
+        elif self.mistake == "drawn text":
+            liar = text("9.99").move_to(row[0])
+            row.remove(row[0])
+            self.add(liar)
+            self.shown[0] = Shown("step", "scores", (0,), self.shown[0].text, precision, mobject=liar)
+        elif self.mistake == "precision":
+            value = self.value_of("step", "scores", (1,))
+            digits = f"{value:.{precision + 1}f}".replace("-", "−")
+            self.shown[1] = Shown("step", "scores", (1,), digits, precision + 1, mobject=text(digits))
+            self.add(self.shown[1].mobject.next_to(row, direction=[0, -1, 0]))
+        elif self.mistake == "never shown":
+            self.number("step", "weights", 0)
+        elif self.mistake == "unrecorded":
+            self.add(text("0.42").to_edge([0, -1, 0]))
+        elif self.mistake == "bad index":
+            self.shown.append(Shown("step", "scores", (99,), "0.00", precision, mobject=row[0]))
+        elif self.mistake == "transformed into":
+            # row[0] takes the look of the weight; the recorded weight mobject is never drawn
+            self.play(Transform(row[0], self.number("step", "weights", 0).move_to(row[0])))
+        elif self.mistake == "none":
+            # honest: a number shown only during a play (gone at its end) was on screen
+            flash = self.number("step", "weights", 0).to_edge([0, -1, 0])
+            self.play(LaggedStart(FadeIn(flash, remover=True), row.animate.shift([0, -0.1, 0])))
+        self.play(row.animate.shift([0, 0.1, 0]))
+
+
+def _mistake(name: str, tmp_path) -> Build:
+    from attention_math import preset
+
+    cls = type(f"Mistake{name.title().replace(' ', '')}", (_Numbers,), {"mistake": name, "__module__": __name__})
+    build = build_scene(cls, preset("dog-chased-ball"), tmp_path)
+    assert build.error is None, build.error
+    return build
+
+
+def test_checker_passes_an_honest_scene(tmp_path) -> None:
+    build = _mistake("none", tmp_path)
+    assert number_problems(build) == []
+    assert not any(play.unrecorded for play in build.plays)
+
+
+@pytest.mark.parametrize(
+    ("mistake", "message"),
+    [
+        ("recorded text", "recorded text '9.99', the trace says"),
+        ("drawn text", "the mobject says '9.99'"),
+        ("precision", "recorded precision 3, the scenario shows 2 decimals"),
+        ("never shown", "recorded, but its mobject was never on screen"),
+        ("bad index", "cannot resolve it in the trace"),
+        ("transformed into", "step.weights[0] '0.17': recorded, but its mobject was never on screen"),
+    ],
+)
+def test_checker_catches_a_wrong_number(mistake: str, message: str, tmp_path) -> None:
+    problems = number_problems(_mistake(mistake, tmp_path))
+    assert any(message in problem for problem in problems), problems
+
+
+def test_checker_catches_an_unrecorded_number(tmp_path) -> None:
+    build = _mistake("unrecorded", tmp_path)
+    found = [problem for play in build.plays for problem in play.unrecorded]
+    assert found and "'0.42'" in found[0], found
