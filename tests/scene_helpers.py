@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from manim import (
     DecimalNumber,
     MarkupText,
@@ -82,19 +81,9 @@ SCENES: tuple[tuple[str, str], ...] = LECTURE
 """(module, class) of every scene under test, in lecture order."""
 
 
-ALLOW_MISSING_SCENES = True
-"""While the lecture's scenes are being written, tests of a scene whose module does not exist
-yet skip. Once every module of LECTURE exists, delete this flag and the skip below."""
-
-
 def load_scene_class(module: str, name: str) -> type[ExplainerScene]:
-    try:
-        imported = importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        if ALLOW_MISSING_SCENES and error.name == module:
-            pytest.skip(f"{module} is not written yet")
-        raise
-    cls = getattr(imported, name)
+    """The scene class; a missing module or class fails the test (no skips)."""
+    cls = getattr(importlib.import_module(module), name)
     assert isinstance(cls, type) and issubclass(cls, ExplainerScene), f"{module}.{name} is not an ExplainerScene"
     return cls
 
