@@ -152,13 +152,13 @@ _POOL: RenderPool | None = None
 _POOL_DIR: Path | None = None
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Start the renders of the collected render tests right away, in the background."""
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the renders of the selected render tests right away (after -m/-k), in the background."""
     global _POOL, _POOL_DIR
-    if config.option.collectonly or _POOL is not None:
+    if session.config.option.collectonly or _POOL is not None:
         return
     jobs: list[tuple[str, str]] = []
-    for item in items:
+    for item in session.items:
         if item.get_closest_marker("render") is None:
             continue
         callspec = getattr(item, "callspec", None)

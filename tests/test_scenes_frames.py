@@ -14,10 +14,12 @@ once a scene is final, then commit it::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from types import FunctionType, SimpleNamespace
 
 import pytest
-from manim import Scene
+from manim import RIGHT, Scene, Square
 from manim.utils.testing.frames_comparison import frames_comparison
 from scene_helpers import SCENES, load_scene_class, with_scenario
 
@@ -48,4 +50,38 @@ def test_last_frame(scene: tuple[str, str], request: pytest.FixtureRequest, tmp_
 
     draw.__name__ = f"test_{name}"  # frames_comparison names the control file after it: <name>.npz
     compare = frames_comparison(base_scene=with_scenario(cls, preset(DEFAULT_PRESET)))(draw)
-    compare(request=request, tmp_path=tmp_path)
+    try:
+        compare(request=request, tmp_path=tmp_path)
+    except pytest.skip.Exception as skipped:  # the Cairo version check: never skip silently
+        pytest.fail(f"frames_comparison skipped instead of comparing: {skipped}")
+
+
+# -- the comparison itself: it runs here (no Cairo skip) and it fails on a changed frame --------------
+
+
+def _frame_test(folder: Path, draw: Callable[[Scene], None], set_test: bool) -> None:
+    """Run frames_comparison on ``draw`` with control data under ``folder``/control_data/meta/."""
+    options = {"--set_test": set_test, "--show_diff": False}
+    request = SimpleNamespace(config=SimpleNamespace(getoption=options.__getitem__))
+    globals_ = {**draw.__globals__, "__file__": str(folder / "test_meta.py"), "__module_test__": "meta"}
+    test = FunctionType(draw.__code__, globals_, "test_square", None, draw.__closure__)
+    try:
+        frames_comparison(test)(request=request, tmp_path=folder)
+    except pytest.skip.Exception as skipped:  # e.g. the Cairo version check: frame tests must run
+        pytest.fail(f"frames_comparison skipped instead of comparing: {skipped}")
+
+
+def test_frame_comparison_runs_and_catches_a_change(tmp_path: Path) -> None:
+    (tmp_path / "control_data").mkdir()
+
+    def square(scene: Scene) -> None:
+        scene.add(Square(2, fill_opacity=1))
+
+    def moved(scene: Scene) -> None:
+        scene.add(Square(2, fill_opacity=1).shift(0.5 * RIGHT))
+
+    _frame_test(tmp_path, square, set_test=True)
+    assert (tmp_path / "control_data" / "meta" / "square.npz").is_file()
+    _frame_test(tmp_path, square, set_test=False)  # the same frame passes (and is not skipped)
+    with pytest.raises(AssertionError, match="Frame no -1"):
+        _frame_test(tmp_path, moved, set_test=False)
