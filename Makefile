@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev python3-venv python3-dev \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
 
-.PHONY: setup system-packages render numbers test lint typecheck clean
+.PHONY: setup system-packages render stills numbers test lint clean
 
 setup: $(STAMP)
 
@@ -32,10 +32,20 @@ $(STAMP): pyproject.toml
 
 QUALITY ?= m
 
-# The default explainer: its walkthrough, then the whole lecture as one video in media/.
+# The default explainer as a lecture bundle in media/the-dog-chased-the-ball/: one clip per
+# scene, the whole lecture, subtitles, narration, stills, handout tables, manifest.
 render: setup
-	$(PYTHON) -m attention_math
-	$(VENV)/bin/manim render -q$(QUALITY) scenes/lecture.py Explainer
+	$(VENV)/bin/attention-explainer render --quality $(QUALITY)
+
+# The last frame of every scene at 480p, for the README (docs/stills/).
+stills: setup
+	@mkdir -p docs/stills
+	@for entry in raw_dot_products:RawDotProducts projection:Projection scores:Scores softmax:ScaleAndSoftmax \
+		weighted_sum:WeightedSum matrix_form:MatrixForm causal_mask:CausalMask; do \
+		file=$${entry%%:*}; scene=$${entry##*:}; \
+		$(VENV)/bin/manim render -ql -s --media_dir media/stills -o $$scene scenes/$$file.py $$scene -v WARNING || exit 1; \
+		cp media/stills/images/$$file/$$scene.png docs/stills/$$file.png; \
+	done
 
 numbers: setup
 	$(PYTHON) -m attention_math

@@ -106,8 +106,11 @@ def last_frame(video: Path, png: Path) -> None:
             for packet in container.demux(stream):
                 for frame in codec.decode(packet):
                     frame_image = frame.to_image()
-            for frame in codec.decode(None):
-                frame_image = frame.to_image()
+            try:
+                for frame in codec.decode(None):  # flush the decoder's last frames
+                    frame_image = frame.to_image()
+            except EOFError:
+                pass
         else:
             for frame in container.decode(stream):
                 frame_image = frame.to_image()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import UL, UR, Animation, Mobject, Scene, Text, VGroup, config
+from manim import UL, UR, Animation, ManimColor, Mobject, Scene, Text, VGroup, config
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, load_scenario, preset
 
@@ -145,7 +145,7 @@ class ExplainerScene(Scene):
     scenario_override: ClassVar[Scenario | None] = None
 
     def setup(self) -> None:
-        self.camera.background_color = BACKGROUND
+        self.camera.background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
         if self.scenario_override is not None:
             scenario = check_scene_limits(self.scenario_override)
         else:

@@ -116,8 +116,10 @@ class Projection(ExplainerScene):
             previous = stage
 
         # -- Q, K, V side by side -----------------------------------------------------------------------------------
+        mark = len(self.shown)
         final = self._side_by_side(labelled=True)
         if _fit_scale(final) < MIN_SCALE:
+            del self.shown[mark:]  # that layout is dropped: its numbers are never shown
             final = self._side_by_side(labelled=False)  # rows aligned: the token labels on the left name all three
         final.scale(_fit_scale(final)).move_to([0, (TOP + BOTTOM) / 2, 0])
         d_k, d_v = scenario.d_k, scenario.d_v
