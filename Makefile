@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 # Measured on Debian 12: Cairo and Pango headers to build ManimPango and pycairo, TeX for
 # MathTex/Matrix, and Python's venv and headers. No system ffmpeg: manim encodes with PyAV.
-APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev python3-venv python3-dev \
+APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core python3-venv python3-dev \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
 
 .PHONY: setup system-packages render stills numbers test lint clean
