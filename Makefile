@@ -23,7 +23,7 @@ system-packages:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@$(MAKE) --no-print-directory system-packages
 	@test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
@@ -43,8 +43,8 @@ stills: setup
 	@for entry in raw_dot_products:RawDotProducts projection:Projection scores:Scores softmax:ScaleAndSoftmax \
 		weighted_sum:WeightedSum matrix_form:MatrixForm causal_mask:CausalMask; do \
 		file=$${entry%%:*}; scene=$${entry##*:}; \
-		$(VENV)/bin/manim render -ql -s --media_dir media/stills -o $$scene scenes/$$file.py $$scene -v WARNING || exit 1; \
-		cp media/stills/images/$$file/$$scene.png docs/stills/$$file.png; \
+		$(VENV)/bin/manim render -ql -s --media_dir media/stills scenes/$$file.py $$scene -v WARNING || exit 1; \
+		cp media/stills/images/$$file/$${scene}_ManimCE_*.png docs/stills/$$file.png; \
 	done
 
 numbers: setup
