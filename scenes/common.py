@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from manim import (
-    DOWN,
     LEFT,
     RIGHT,
     UP,
@@ -30,7 +29,6 @@ __all__ = [
     "KEY",
     "MUTED",
     "QUERY",
-    "ROLE_COLORS",
     "VALUE",
     "WEIGHT",
     "AttentionFormula",
@@ -54,13 +52,9 @@ MUTED = "#9AA3AF"  # labels and shapes of matrices
 BACKGROUND = "#0F1115"
 DIM = 0.3  # opacity of what is not being explained
 
-ROLE_COLORS = {"query": QUERY, "key": KEY, "value": VALUE, "weight": WEIGHT, "embedding": EMBEDDING}
-
 FONT = "DejaVu Sans"
 NUMBER_SIZE = 26  # reads at 480p: about 14 px tall digits
 LABEL_SIZE = 24
-CAPTION_SIZE = 28
-TITLE_SIZE = 36
 MAX_TOKEN_CHARS = 10
 
 
@@ -205,17 +199,6 @@ class TokenBox(VGroup):
         )
         super().__init__(box.move_to(label), label)
         self.label, self.box = label, box
-
-
-def arrange_row(mobs: Sequence[VMobject], buff: float = 0.3) -> VGroup:
-    """Left-to-right with a gap, vertically centred."""
-    return VGroup(*mobs).arrange(RIGHT, buff=buff)
-
-
-def below(mob: VMobject, anchor: VMobject, buff: float = 0.25) -> VMobject:
-    """Place ``mob`` under ``anchor``, left-aligned."""
-    return mob.next_to(anchor, DOWN, buff=buff, aligned_edge=LEFT)
-
 
 
 class AttentionFormula(VGroup):
