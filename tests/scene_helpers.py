@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from manim import (
     DecimalNumber,
     MarkupText,
@@ -502,3 +503,11 @@ def shown_keys(build: Build) -> set[tuple[str, str, tuple[int, ...]]]:
 
 def every_index(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     return (tuple(int(i) for i in index) for index in np.ndindex(*shape))
+
+
+def built(scene_builds: Any, scene: tuple[str, str], scenario: str) -> Build:
+    """The session's dry run of ``scene`` for ``scenario``; the test fails if the dry run did."""
+    build = scene_builds.get(*scene, scenario)
+    if build.error is not None:
+        pytest.fail(f"{build.label}: the dry run failed:\n{build.error}", pytrace=False)
+    return build

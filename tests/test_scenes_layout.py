@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Square, VGroup
-from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene
+from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene, built
 
 from attention_math import preset
 from scenes.base import ExplainerScene
@@ -21,13 +21,6 @@ from scenes.common import text
 CASES = [
     pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in LAYOUT_SCENARIOS
 ]
-
-
-def built(scene_builds, scene: tuple[str, str], scenario: str) -> Build:
-    build = scene_builds.get(*scene, scenario)
-    if build.error is not None:
-        pytest.fail(f"{build.label}: the dry run failed:\n{build.error}", pytrace=False)
-    return build
 
 
 def _report(build: Build, kind: str) -> list[str]:

@@ -20,6 +20,7 @@ from scene_helpers import (
     SCENES,
     Build,
     build_scene,
+    built,
     canonical,
     every_index,
     expected_text,
@@ -85,13 +86,6 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
 CASES = [
     pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in NUMBER_SCENARIOS
 ]
-
-
-def built(scene_builds, scene: tuple[str, str], scenario: str) -> Build:
-    build = scene_builds.get(*scene, scenario)
-    if build.error is not None:
-        pytest.fail(f"{build.label}: the dry run failed:\n{build.error}", pytrace=False)
-    return build
 
 
 @pytest.mark.parametrize(("scene", "scenario"), CASES)
