@@ -359,7 +359,8 @@ def build_bundle(
 ) -> dict[str, Any]:
     """Render what changed and (re)assemble the bundle in ``out``; return the manifest."""
     chosen = list(scenes or SCENES)
-    out = prepare_out_dir(out)
+    # absolute: the manim processes run inside out/.work and are given paths below it
+    out = prepare_out_dir(out).absolute()
     with _lock(out):
         return _build(scenario, out, settings, chosen, progress)
 
