@@ -37,6 +37,7 @@ def build_slides(
     scenario: Scenario, out: Path, settings: BundleSettings, chosen: Sequence[SceneSpec], console: Any = None
 ) -> Path:
     """Render the chosen scenes as slides and write ``out/slides.html``; return its path."""
+    out = out.absolute()  # manim-slides runs inside out/.work/slides and is given paths below it
     deck = out / "slides.html"
     assets = out / "slides_assets"
     names = [spec.name for spec in chosen]

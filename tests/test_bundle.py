@@ -241,7 +241,8 @@ def test_presets_and_numbers_commands() -> None:
 
 def test_slides_deck_has_one_slide_per_step(tmp_path: Path) -> None:
     out = tmp_path / "deck"
-    result = _cli("render", "--sentence", SENTENCE, "--scenes", "scores", "--slides", "--out", str(out))
+    # a relative --out: manim and manim-slides run in folders of their own, and must still find it
+    result = _cli("render", "--sentence", SENTENCE, "--scenes", "scores", "--slides", "--out", "deck", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     html = (out / "slides.html").read_text(encoding="utf-8")
     subtitles = list(srt.parse((out / "03-scores.srt").read_text(encoding="utf-8")))
