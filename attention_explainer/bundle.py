@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -253,6 +254,16 @@ def _render_scene(
     """Run ``manim render`` for one scene; return the clip it wrote."""
     spec = job.spec
     media = work / "media" / spec.name
+    # manim reuses whatever its caches hold (partial movies, TeX and text SVGs) without checking
+    # them, and a render killed mid-way leaves some of them truncated: keep the caches only when
+    # the last render into this folder finished. Old clips go, so the glob below finds this one.
+    finished = media / ".finished"
+    if finished.exists():
+        finished.unlink()
+        for old in media.glob(f"videos/*/*/{spec.name}.*"):
+            old.unlink()
+    else:
+        shutil.rmtree(media, ignore_errors=True)
     command = [
         sys.executable,
         "-m",
@@ -265,6 +276,10 @@ def _render_scene(
         str(media),
         "--progress_bar",
         "none",
+        # Manim's partial-movie cache hashes every mobject of every play (a third of a scene's
+        # render time, by profile) and rarely hits: a changed number changes every later hash.
+        # The bundle keeps whole clips by its own scene keys instead.
+        "--disable_caching",
         "-v",
         "WARNING",
     ]
@@ -308,6 +323,7 @@ def _render_scene(
     if not clips:
         job.status = "failed"
         raise BundleError(f"scene {spec.name}: manim wrote no .{settings.extension} file", 1)
+    finished.touch()
     job.status = "done"
     on_change()
     return clips[0]
@@ -523,11 +539,30 @@ def _build(
         "files": files,
     }
     stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    for rel in sorted(staged, key=lambda r: r == MANIFEST):  # the manifest last
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staged[rel], target)
+    with _signals_deferred():  # Ctrl-C or SIGTERM waits for the last rename (SIGKILL cannot)
+        for rel in sorted(staged, key=lambda r: r == MANIFEST):  # the manifest last
+            target = out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged[rel], target)
     return manifest
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block is done, then deliver them (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    for signum in dict.fromkeys(caught):
+        signal.raise_signal(signum)
 
 
 def _read_manifest(out: Path) -> dict[str, Any]:

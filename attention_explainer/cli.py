@@ -168,8 +168,12 @@ class _ProgressDisplay:
             self.live.__exit__(None, None, None)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (stop, keep the previous bundle) but reported as such."""
+
+
 def _on_terminate(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+    raise _Terminated
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -193,9 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = getattr(error, "status", 2)
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return status
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; finished files are intact, nothing half-written was kept", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        # the shell's convention: 128 + the signal's number (SIGINT 2, SIGTERM 15)
+        what, status = ("terminated", 143) if isinstance(stop, _Terminated) else ("interrupted", 130)
+        print(f"{PROG}: {what}; finished files are intact, nothing half-written was kept", file=sys.stderr)
+        return status
     except Exception as error:  # an internal failure: one line unless --debug
         if debug:
             raise
