@@ -216,7 +216,11 @@ def _lock(out: Path) -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise BundleError(f"--out: another render is writing into {out}; wait for it to finish", 2) from None
+            raise BundleError(
+                f"--out: another render is writing into {out} (it holds {out / '.lock'}); "
+                "wait for it to finish or choose another folder",
+                2,
+            ) from None
         yield
     finally:
         handle.close()

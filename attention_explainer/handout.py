@@ -45,7 +45,7 @@ _LATEX_SPECIALS = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
-    '"': r"\textquotedbl{}",
+    '"': r"\texttt{\char34}",  # \textquotedbl needs T1; the default OT1 roman has no straight quote
 }
 
 

@@ -34,6 +34,11 @@ __all__ = [
     "scenario_from_environment",
 ]
 
+# TeX typesets only the scenes' own formulas (user text is drawn with Pango, never TeX), and it
+# never runs programs: TeX Live's default is a restricted \write18; kpathsea takes this variable
+# from the environment before texmf.cnf, and the latex processes manim starts inherit it.
+os.environ["shell_escape"] = "f"
+
 SCENE_LIMITS: dict[str, tuple[int, int]] = {
     "tokens": (2, 8),
     "d_in": (2, 6),

@@ -1,0 +1,281 @@
+"""A bundle survives what happens to a render, and keeps user text whole.
+
+* A render stopped mid-way (SIGKILL while manim renders or while the bundle is assembled,
+  SIGINT, SIGTERM) leaves the previous manifest and every file byte for byte, adds nothing under
+  a final name, and the next render into the folder succeeds (even when the kill cut one of
+  manim's cached text pictures short).
+* Two renders at once: into two folders both succeed; into one folder the second refuses in one
+  line, naming the lock, and the first is unharmed.
+* Long and hostile tokens are whole in the handout and the subtitles (shortened only on screen),
+  and the handout's LaTeX prints them literally.
+
+Every render here is one scene (Scores) at -ql.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import av
+import pytest
+from scene_helpers import clean_environment
+
+from attention_explainer.handout import latex_escape, read_matrix_csv
+from attention_math import Scenario, load_scenario
+
+pytestmark = pytest.mark.render
+
+TOKENS = ["the", "supercalifragilisticexpialidocious", r"\input{/etc/hostname}", '$&#^_%~<>|"{}', "cat"]
+SENTENCE = " ".join(TOKENS)  # tokens are the whitespace-separated words
+QUERY = "2"  # the long token
+PROG = "attention-explainer"
+TIMEOUT = 600
+PARTIAL_MOVIES = ".work/media/Scores/videos/*/*/partial_movie_files/Scores/*.mp4"
+TEXT_PICTURES = ".work/media/Scores/texts/*.svg"
+
+
+def _command(out: Path | str, seed: int) -> list[str]:
+    return [
+        sys.executable, "-m", "attention_explainer", "render", "--sentence", SENTENCE, "--seed", str(seed),
+        "--query", QUERY, "--scenes", "scores", "--out", str(out),
+    ]
+
+
+def _render(out: Path | str, seed: int, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _command(out, seed), cwd=cwd, env=clean_environment(), capture_output=True, text=True, timeout=TIMEOUT
+    )
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished one-scene bundle (seed 4), rendered into a relative --out."""
+    root = tmp_path_factory.mktemp("base")
+    result = _render("bundle", 4, cwd=root)
+    assert result.returncode == 0, result.stderr
+    return root / "bundle"
+
+
+def _final_files(out: Path) -> dict[str, str]:
+    """Every file under a final name (not the lock, not the work folder) and its hash."""
+    files = {}
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if path.is_file() and rel != ".lock" and not rel.startswith(".work/"):
+            files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return files
+
+
+def _manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+
+
+def _assert_manifest_holds(out: Path) -> None:
+    """The manifest lists every file of the bundle, each there at its listed size."""
+    listed = {entry["path"]: entry["bytes"] for entry in _manifest(out)["files"]}
+    for rel, size in listed.items():
+        assert (out / rel).is_file() and (out / rel).stat().st_size == size, rel
+    assert set(_final_files(out)) - {"manifest.json"} == set(listed)
+
+
+def _frames(clip: Path) -> int:
+    with av.open(str(clip)) as container:
+        return sum(1 for _ in container.decode(video=0))
+
+
+def _written_since(out: Path, pattern: str, since_ns: int) -> list[Path]:
+    """Files matching ``pattern`` written at or after ``since_ns``, newest last."""
+    found = [(path.stat().st_mtime_ns, path) for path in out.glob(pattern)]
+    return [path for mtime, path in sorted(found) if mtime >= since_ns]
+
+
+def _group_gone(pgid: int, timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# -- stopped mid-way ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("signame", "moment"),
+    [("SIGKILL", "rendering"), ("SIGKILL", "assembling"), ("SIGINT", "rendering"), ("SIGTERM", "rendering")],
+)
+def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
+    base: Path, tmp_path: Path, signame: str, moment: str
+) -> None:
+    out = tmp_path / "bundle"
+    shutil.copytree(base, out)
+    before = _final_files(out)
+    old_manifest = _manifest(out)
+    log = tmp_path / "stderr.txt"
+    started = time.time_ns()
+
+    def reached() -> bool:
+        if moment == "rendering":  # manim has written some of the new scene's pieces, not all
+            return len(_written_since(out, PARTIAL_MOVIES, started)) >= 2
+        return any(path.is_file() for path in (out / ".work" / "next").rglob("*"))  # files are being staged
+
+    with log.open("w", encoding="utf-8") as stderr:
+        process = subprocess.Popen(
+            _command(out, 5), cwd=tmp_path, env=clean_environment(), stdout=subprocess.DEVNULL, stderr=stderr,
+            start_new_session=True,  # its own process group: the CLI and the manim processes it starts
+        )
+        try:
+            deadline = time.monotonic() + TIMEOUT
+            while not reached():
+                assert process.poll() is None, f"the render ended before it was {moment}:\n{log.read_text()}"
+                assert time.monotonic() < deadline, f"never {moment}"
+                time.sleep(0.01)
+            if signame == "SIGTERM":
+                os.kill(process.pid, signal.SIGTERM)  # as a service manager would: the CLI alone
+            else:
+                os.killpg(process.pid, getattr(signal, signame))  # Ctrl-C and kill -9 reach the whole group
+            status = process.wait(timeout=120)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+    assert _group_gone(process.pid), "manim processes outlived the render"
+    messages = log.read_text(encoding="utf-8")
+
+    if signame == "SIGKILL":
+        assert status == -signal.SIGKILL
+    else:
+        expected_status, word = {"SIGINT": (130, "interrupted"), "SIGTERM": (143, "terminated")}[signame]
+        assert status == expected_status, messages
+        assert "Traceback" not in messages
+        lines = [line for line in messages.splitlines() if line.startswith(f"{PROG}:")]
+        assert lines == [f"{PROG}: {word}; finished files are intact, nothing half-written was kept"], messages
+        assert messages.strip().splitlines()[-1] == lines[0]
+
+    # the previous bundle, byte for byte, and nothing new under a final name
+    assert _final_files(out) == before
+    assert _manifest(out) == old_manifest
+    _assert_manifest_holds(out)
+
+    if signame != "SIGKILL":
+        return
+    # The next render of the stopped scenario succeeds, whatever the kill left in the work folder.
+    if moment == "rendering":
+        # A kill can land while manim writes a text's SVG, which manim reuses by name as it is:
+        # make sure one the stopped render wrote is cut short, as it then is.
+        newest = _written_since(out, TEXT_PICTURES, started)[-1]
+        newest.write_bytes(newest.read_bytes()[: newest.stat().st_size // 2])
+    result = _render(out, 5, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    manifest = _manifest(out)
+    assert manifest["rendered"] == ["Scores"]
+    assert manifest["scenario"]["hash"] != old_manifest["scenario"]["hash"]
+    _assert_manifest_holds(out)
+    assert _frames(out / "03-scores.mp4") == _frames(base / "03-scores.mp4")  # every frame of the scene
+    assert not [path for path in out.rglob("*.tmp-*")]
+    assert not [path for path in (out / ".work" / "next").rglob("*") if path.is_file()]
+
+
+# -- two at once -----------------------------------------------------------------------------
+
+
+def test_two_renders_at_once_into_two_folders_both_succeed_into_one_the_second_refuses(
+    base: Path, tmp_path: Path
+) -> None:
+    first, other = tmp_path / "first", tmp_path / "other"
+    shutil.copytree(base, first)
+    started = time.time_ns()
+    env = clean_environment()
+    with (tmp_path / "first.txt").open("w") as first_log, (tmp_path / "other.txt").open("w") as other_log:
+        one = subprocess.Popen(_command(first, 5), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=first_log)
+        two = subprocess.Popen(_command(other, 6), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=other_log)
+        try:
+            deadline = time.monotonic() + TIMEOUT
+            while not _written_since(first, PARTIAL_MOVIES, started):  # under way, holding its lock
+                assert one.poll() is None, (tmp_path / "first.txt").read_text()
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+            refused = _render(first, 7, cwd=tmp_path)
+            assert one.wait(timeout=TIMEOUT) == 0, (tmp_path / "first.txt").read_text()
+            assert two.wait(timeout=TIMEOUT) == 0, (tmp_path / "other.txt").read_text()
+        finally:
+            for process in (one, two):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"{PROG}: error: --out: another render is writing into {first} (it holds {first / '.lock'}); "
+        "wait for it to finish or choose another folder"
+    ]
+    for out, seed in ((first, 5), (other, 6)):
+        _assert_manifest_holds(out)
+        assert load_scenario(out / "scenario.toml").to_dict() == Scenario.from_sentence(
+            SENTENCE, seed=seed, query=QUERY
+        ).to_dict()
+
+
+# -- long and hostile tokens ---------------------------------------------------------------------
+
+
+def test_long_and_hostile_tokens_are_whole_in_the_handout(base: Path) -> None:
+    assert list(load_scenario(base / "scenario.toml").tokens) == TOKENS
+    handout = base / "handout"
+    labels, _, _ = read_matrix_csv((handout / "X.csv").read_text(encoding="utf-8"))
+    assert labels == TOKENS
+    _, columns, _ = read_matrix_csv((handout / "weights.csv").read_text(encoding="utf-8"))
+    assert columns == TOKENS
+    table = (handout / "X.tex").read_text(encoding="utf-8")
+    rows = [line.split(" & ")[0] for line in table.splitlines() if line.endswith(r"\\")][1:]
+    assert rows == [latex_escape(token) for token in TOKENS]
+    walkthrough = (handout / "walkthrough.md").read_text(encoding="utf-8")
+    assert f"context vector for '{TOKENS[1]}'" in walkthrough
+    assert TOKENS[2] in walkthrough
+    assert "…" not in walkthrough
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="scenes/scores.py writes its captions with the on-screen name shorten_token(tokens[i]); "
+    "captions (subtitles, narration) should say tokens[i] whole",
+)
+def test_long_tokens_are_whole_in_the_subtitles(base: Path) -> None:
+    for name in ("03-scores.srt", "lecture.srt", "narration.md"):
+        content = (base / name).read_text(encoding="utf-8")
+        assert TOKENS[1] in content, name
+        assert "…" not in content, name
+
+
+def test_the_handout_latex_prints_tokens_literally_and_reads_no_file(base: Path, tmp_path: Path) -> None:
+    def compile_latex(body: str) -> tuple[int, str]:
+        doc = tmp_path / "doc.tex"
+        doc.write_text(
+            "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n"
+            f"\\begin{{document}}\n{body}\n\\end{{document}}\n",
+            encoding="utf-8",
+        )
+        result = subprocess.run(
+            ["pdflatex", "-interaction=batchmode", "-halt-on-error", "-no-shell-escape", doc.name],
+            cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT,
+        )
+        return result.returncode, doc.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+
+    tables = "\n".join(f"\\input{{{base / 'handout' / name}}}\n" for name in ("X.tex", "weights.tex", "Z.tex"))
+    status, log = compile_latex(tables)
+    assert status == 0, "\n".join(line for line in log.splitlines() if line.startswith("!"))
+    assert "(/etc/hostname" not in log  # TeX logs every file it opens as "(path"
+    assert (tmp_path / "doc.pdf").stat().st_size > 0
+    if Path("/etc/hostname").is_file():  # the log check sees a file TeX does read
+        _, control = compile_latex(TOKENS[2])
+        assert "(/etc/hostname" in control
