@@ -93,10 +93,10 @@ def _scenes_dir() -> Path:
 
 
 def _lecture_specs() -> tuple[SceneSpec, ...]:
-    from scenes.lecture import LECTURE
+    from scenes.plan import LECTURE, OWN_PRESET
 
     return tuple(
-        SceneSpec(number, name, module, uses_scenario=name != "RawDotProducts")
+        SceneSpec(number, name, module, uses_scenario=name not in OWN_PRESET)
         for number, (module, name) in enumerate(LECTURE, start=1)
     )
 
@@ -196,11 +196,17 @@ def _hash(data: Any) -> str:
 
 
 def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, code: str) -> str:
-    """What a clip depends on: the scene, its scenario (if it uses one), settings and code."""
+    """What a clip depends on: the scene, what it shows of the scenario, settings and code.
+
+    A scenario change that leaves everything a scene shows bit-equal (say a value weight, for
+    the scores scene) keeps that scene's clip.
+    """
+    from scenes.plan import scene_view
+
     return _hash(
         {
             "scene": spec.name,
-            "scenario": scenario.to_dict() if spec.uses_scenario else None,
+            "view": scene_view(spec.name, scenario),
             "settings": settings.key(),
             "code": code,
         }
@@ -290,7 +296,9 @@ def _render_scene(
     if settings.transparent:
         command.append("--transparent")
     command += [str(spec.file), spec.name]
-    env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file), ATTENTION_PROGRESS="1")
+    env = dict(
+        os.environ, ATTENTION_SCENARIO=str(scenario_file), ATTENTION_PROGRESS="1", ATTENTION_TEX_DIR=str(work / "tex")
+    )
     env.pop("ATTENTION_QUERY", None)  # the scenario file carries the query
     job.status, job.started = "rendering", time.monotonic()
     on_change()
@@ -424,7 +432,13 @@ def _build(
     changed()
     rendered: dict[str, Path] = {}
     pending = [job for job in jobs if job.status == "waiting"]
+    # One TeX cache for every scene (scenes.base shares it): kept only while no render that
+    # wrote into it was interrupted, since an interrupted compile can leave a truncated SVG.
+    tex_complete = work / "tex.complete"  # not inside: manim clears the TeX folder
     if pending:
+        if not tex_complete.exists():
+            shutil.rmtree(work / "tex", ignore_errors=True)
+        tex_complete.unlink(missing_ok=True)
         pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
         try:
             futures = {
@@ -447,6 +461,7 @@ def _build(
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+        tex_complete.touch()
 
     # -- assemble every new file in a staging folder, then move them all into place ----------
     # Until the final renames the previous bundle is untouched; the renames take milliseconds.

@@ -62,6 +62,41 @@ if os.environ.get("ATTENTION_PROGRESS") == "1":
     AFTER_PLAY_HOOKS.append(_report_progress)
 
 
+def _share_tex_cache(folder: Path) -> None:
+    """Compile TeX into ``folder``, shared by the bundle's parallel manim processes.
+
+    Each formula is then compiled once per bundle, not once per scene. Manim checks only that
+    a cached SVG exists and clears the folder's other files after each compile, so processes
+    take turns (a file lock beside the folder) to compile or reuse; each then reads its own
+    copy of the SVG (manim writes a scratch file beside the SVG it loads).
+    """
+    import fcntl
+    import shutil
+
+    from manim.mobject.text import tex_mobject
+
+    own = config.get_dir("tex_dir")  # this process's media folder
+    own.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    config.tex_dir = str(folder)
+    compile_one = tex_mobject.tex_to_svg_file
+
+    def shared(*args: Any, **kwargs: Any) -> Path:
+        with open(folder.with_name(folder.name + ".lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+            svg = Path(compile_one(*args, **kwargs))
+            copy = own / svg.name
+            if not copy.exists():
+                shutil.copyfile(svg, copy)
+        return copy
+
+    tex_mobject.tex_to_svg_file = shared
+
+
+if os.environ.get("ATTENTION_TEX_DIR"):
+    _share_tex_cache(Path(os.environ["ATTENTION_TEX_DIR"]))
+
+
 @dataclass(frozen=True)
 class Shown:
     """One number on screen and where it comes from: ``sources[source].field[index]``.

@@ -12,18 +12,9 @@ import importlib
 from manim import FadeOut, Group, Scene
 
 from scenes.base import ExplainerScene
+from scenes.plan import LECTURE
 
 __all__ = ["LECTURE", "Explainer", "lecture_scenes"]
-
-LECTURE: tuple[tuple[str, str], ...] = (
-    ("scenes.raw_dot_products", "RawDotProducts"),
-    ("scenes.projection", "Projection"),
-    ("scenes.scores", "Scores"),
-    ("scenes.softmax", "ScaleAndSoftmax"),
-    ("scenes.weighted_sum", "WeightedSum"),
-    ("scenes.matrix_form", "MatrixForm"),
-    ("scenes.causal_mask", "CausalMask"),
-)
 
 
 def lecture_scenes() -> list[type[Scene]]:

@@ -357,6 +357,32 @@ class Build:
     on_screen: list[bool] = field(default_factory=list)  # per shown: was its mobject ever on screen?
     plays: list[PlayReport] = field(default_factory=list)
     error: str | None = None  # the formatted traceback of a failed dry run
+    reads: set[tuple[str, str]] = field(default_factory=set)  # (scenario|trace|step, attribute) read
+
+
+class _Reads:
+    """Stands in for a scenario, trace or query step and notes every attribute the scene reads."""
+
+    def __init__(self, wrapped: Any, source: str, log: set[tuple[str, str]]) -> None:
+        self._wrapped, self._source, self._log = wrapped, source, log
+
+    def __getattr__(self, name: str) -> Any:
+        self._log.add((self._source, name))
+        return getattr(self._wrapped, name)
+
+
+def _recording(cls: type[ExplainerScene], log: set[tuple[str, str]]) -> type[ExplainerScene]:
+    """``cls`` whose scenario, trace and query step note what the scene reads of them."""
+
+    def setup(self: Any) -> None:
+        cls.setup(self)
+        self.scenario = _Reads(self.scenario, "scenario", log)
+        self.trace = _Reads(self.trace, "trace", log)
+        self.step = _Reads(self.step, "step", log)
+        self.sources["trace"] = (self.trace, self.sources["trace"][1])
+        self.sources["step"] = (self.step, self.sources["step"][1])
+
+    return type(cls.__name__, (cls,), {"setup": setup, "__module__": cls.__module__})
 
 
 DRY_RUN_SETTINGS = {
@@ -374,7 +400,7 @@ DRY_RUN_SETTINGS = {
 def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "") -> Build:
     """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised."""
     build = Build(label or cls.__name__, scenario)
-    tested = with_scenario(cls, scenario)
+    tested = _recording(with_scenario(cls, scenario), build.reads)
     probe = Probe(tested)
     AFTER_PLAY_HOOKS.append(probe)
     scene = None

@@ -1,0 +1,110 @@
+"""The lecture's scenes in order, and which numbers of the trace each one shows.
+
+No manim here: the bundle command reads this to decide which clips a changed scenario
+invalidates, and it should start quickly. ``tests/test_scene_plan.py`` builds every scene and
+checks that it reads nothing outside what :data:`SHOWS` declares.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["INPUTS", "LECTURE", "OWN_PRESET", "SHOWS", "STRUCTURE", "depends_on", "scene_view"]
+
+LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.raw_dot_products", "RawDotProducts"),
+    ("scenes.projection", "Projection"),
+    ("scenes.scores", "Scores"),
+    ("scenes.softmax", "ScaleAndSoftmax"),
+    ("scenes.weighted_sum", "WeightedSum"),
+    ("scenes.matrix_form", "MatrixForm"),
+    ("scenes.causal_mask", "CausalMask"),
+)
+"""``(module, class)`` of every scene, in lecture order."""
+
+INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
+"""The scenario's numbers; everything else in a trace is computed from them."""
+
+STRUCTURE = ("tokens", "query", "precision", "scaled", "d_in", "d_k", "d_v")
+"""What shapes every scene's layout and captions: a change re-renders every scene."""
+
+OWN_PRESET = frozenset({"RawDotProducts"})
+"""Scenes that always show their own preset, whatever the scenario."""
+
+SHOWS: dict[str, frozenset[str]] = {
+    "RawDotProducts": frozenset(),
+    "Projection": INPUTS | {"queries", "keys", "values"},
+    "Scores": frozenset({"queries", "keys", "scores"}),
+    "ScaleAndSoftmax": frozenset({"scores", "scaled_scores", "weights"}),
+    "WeightedSum": frozenset({"weights", "values", "context"}),
+    "MatrixForm": frozenset({"scores", "scaled_scores", "weights", "values", "context"}),
+    # the causal trace is computed afresh from the inputs
+    "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
+}
+"""The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
+
+_STEP = {
+    "index": set(),
+    "d_k": set(),
+    "sqrt_d_k": set(),
+    "query": {"queries"},
+    "keys": {"keys"},
+    "products": {"queries", "keys"},
+    "scores": {"scores"},
+    "scaled_scores": {"scaled_scores"},
+    "max_score": {"scaled_scores"},
+    "exps": {"scaled_scores"},
+    "exp_sum": {"scaled_scores"},
+    "weights": {"weights"},
+    "values": {"values"},
+    "weighted_values": {"weights", "values"},
+    "context": {"context"},
+}
+_TRACE_STRUCTURE = {"d_k", "scaled", "causal", "n_tokens", "sqrt_d_k"}
+_ALL_TRACE = frozenset(INPUTS | {"queries", "keys", "values", "scores", "scaled_scores", "weights", "context"})
+
+
+def depends_on(source: str, name: str) -> frozenset[str]:
+    """The trace fields that ``source.name`` is computed from.
+
+    ``source`` is ``"scenario"``, ``"trace"`` or ``"step"`` (a query step); ``name`` an
+    attribute or method of it. Layout structure (tokens, sizes, the query) depends on nothing
+    here: it is always part of a scene's view.
+
+    >>> sorted(depends_on("step", "weighted_values"))
+    ['values', 'weights']
+    >>> sorted(depends_on("scenario", "w_key"))
+    ['w_key']
+    """
+    if source == "step":
+        return frozenset(_STEP[name]) if name in _STEP else _ALL_TRACE
+    if source == "trace":
+        if name in _TRACE_STRUCTURE:
+            return frozenset()
+        return frozenset({name}) if name in _ALL_TRACE else _ALL_TRACE  # query_step(...) and such
+    if source == "scenario":
+        if name in STRUCTURE or name in {"n_tokens", "query_token", "title"}:
+            return frozenset()
+        return frozenset({name}) if name in INPUTS else frozenset(INPUTS)  # trace(), query_step()
+    raise ValueError(f"unknown source {source!r}")
+
+
+def scene_view(name: str, scenario: Any) -> dict[str, Any] | None:
+    """Everything scene ``name`` shows of ``scenario``, as plain data (``None``: nothing).
+
+    Two scenarios with equal views give the same clip, so the bundle keeps the clip it has.
+    """
+    if name in OWN_PRESET:
+        return None
+    trace = scenario.trace()
+    view: dict[str, Any] = {key: _plain(getattr(scenario, key)) for key in STRUCTURE}
+    for field in sorted(SHOWS[name]):
+        # repr of every float: equal views mean bit-equal numbers
+        view[field] = [[repr(float(x)) for x in row] for row in getattr(trace, field).tolist()]
+    return view
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    return value
