@@ -1,0 +1,453 @@
+"""``python -m bench``: what a render costs on this machine, and how the math core compares.
+
+Measures (median of ``--runs``, each cold run in a fresh temporary folder):
+
+1. a cold render of the whole default lecture bundle at each quality: wall and CPU time, peak
+   memory, seconds of video, wall seconds per video second;
+2. the floor: one static shape rendered for the same clips' durations, at the same quality and
+   parallelism, joined the same way, and the ratio lecture / floor;
+3. a warm re-render with nothing changed, and after changing one number of the scenario
+   (which scenes re-rendered);
+4. TeX: the .tex files a cold render makes, the latex/dvisvgm calls and the time they take;
+5. ``attention_math.self_attention`` against a one-line numpy formula, d = 64;
+6. the peer, LLManim (``pip install llmanim==0.1.3``): its three attention demo scenes at -ql,
+   as wall seconds per video second (skipped with a note when it is not installed).
+
+Writes ``bench/results/latest.json`` and ``latest.md`` (``--readme`` also puts the table in
+README.md). ``--quick`` is a smoke run for CI: one run, -ql, small n. No test asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import importlib.util
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .measure import run_measured
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+README_START = "<!-- bench:start -->"
+README_END = "<!-- bench:end -->"
+PEER_SCENES = (
+    ("llmanim.attention.qkv_projection", "DemoQKV"),
+    ("llmanim.attention.attention_score", "DemoScene"),
+    ("llmanim.attention.attention_output", "DemoScene"),
+)
+TARGETS = {
+    "cold_l_wall_s": 60.0,
+    "cold_h_wall_s": 480.0,
+    "floor_ratio_h": 2.0,
+    "warm_unchanged_s": 3.0,
+    "math_ratio_4096": 1.2,
+}
+
+
+def _log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _median(values: Sequence[float]) -> float:
+    return float(statistics.median(values))
+
+
+# -- TeX: shims on PATH that time every latex and dvisvgm call --------------------------------
+def _tex_shims(folder: Path) -> Path:
+    shims = folder / "tex-shims"
+    shims.mkdir(parents=True, exist_ok=True)
+    for tool in ("latex", "dvisvgm"):
+        real = shutil.which(tool)
+        if real is None:
+            continue
+        script = shims / tool
+        # bash's EPOCHREALTIME: no extra process per call, so the shim costs nothing to speak of
+        script.write_text(
+            "#!/bin/bash\n"
+            "start=$EPOCHREALTIME\n"
+            f'"{real}" "$@"\n'
+            "status=$?\n"
+            f'echo "{tool} $start $EPOCHREALTIME" >> "$BENCH_TEX_LOG"\n'
+            "exit $status\n",
+            encoding="utf-8",
+        )
+        script.chmod(0o755)
+    return shims
+
+
+def _tex_time(log: Path) -> tuple[int, float]:
+    if not log.exists():
+        return 0, 0.0
+    calls = [line.split() for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return len(calls), sum(float(end) - float(start) for _, start, end in calls)
+
+
+# -- 1, 3, 4: the lecture bundle ---------------------------------------------------------------
+def _render_command(out: Path, quality: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "attention_explainer", "render", "--quality", quality, "--out", str(out), *extra]
+
+
+def _manifest(out: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _lecture_seconds(manifest: dict[str, Any]) -> float:
+    return float(next(f["duration"] for f in manifest["files"] if f["kind"] == "lecture"))
+
+
+def cold_render(quality: str, runs: int, scratch: Path) -> tuple[dict[str, Any], Path]:
+    """Cold renders of the default bundle; returns the medians and the last run's bundle."""
+    shims = _tex_shims(scratch)
+    reports = []
+    out = scratch
+    for run in range(runs):
+        folder = scratch / f"cold-{quality}-{run}"
+        out = folder / "bundle"
+        log = folder / "tex.log"
+        folder.mkdir(parents=True)
+        env = dict(os.environ, PATH=f"{shims}{os.pathsep}{os.environ.get('PATH', '')}", BENCH_TEX_LOG=str(log))
+        _log(f"cold render -q{quality}, run {run + 1} of {runs}")
+        report = run_measured(_render_command(out, quality), env=env)
+        manifest = _manifest(out)
+        report["video_s"] = _lecture_seconds(manifest)
+        report["clip_durations"] = [scene["duration"] for scene in manifest["scenes"]]
+        report["tex_files"] = len(list((out / ".work").rglob("*.tex")))
+        report["tex_calls"], report["tex_s"] = _tex_time(log)
+        _log(f"  {report['wall_s']:.1f} s wall for {report['video_s']:.1f} s of video")
+        reports.append(report)
+    summary = {
+        key: _median([r[key] for r in reports])
+        for key in ("wall_s", "cpu_s", "peak_rss_mib", "video_s", "tex_files", "tex_calls", "tex_s")
+    }
+    summary["wall_per_video_s"] = summary["wall_s"] / summary["video_s"]
+    summary["runs"] = [{k: v for k, v in r.items() if k != "stderr_tail"} for r in reports]
+    summary["clip_durations"] = reports[-1]["clip_durations"]
+    return summary, out
+
+
+def warm_render(out: Path, quality: str, runs: int, scratch: Path) -> dict[str, Any]:
+    """Re-render into ``out`` with nothing changed, then with one number of W_V changed."""
+    from attention_math import DEFAULT_PRESET, preset, scenario_to_toml
+
+    unchanged = []
+    for run in range(runs):
+        _log(f"warm re-render, nothing changed, run {run + 1} of {runs}")
+        report = run_measured(_render_command(out, quality))
+        report["rendered"] = _manifest(out)["rendered"]
+        unchanged.append(report)
+    base = preset(DEFAULT_PRESET)
+    w_value = [list(row) for row in base.w_value]
+    w_value[0][0] = round(w_value[0][0] + 0.1, 10)
+    changed = dataclasses.replace(base, w_value=w_value)
+    scenario_file = scratch / "one-number-changed.toml"
+    scenario_file.write_text(scenario_to_toml(changed), encoding="utf-8")
+    _log("warm re-render, W_V[1][1] changed by 0.1")
+    one = run_measured(_render_command(out, quality, "--scenario", str(scenario_file)))
+    return {
+        "unchanged_s": _median([r["wall_s"] for r in unchanged]),
+        "unchanged_rendered": unchanged[-1]["rendered"],
+        "one_number_s": one["wall_s"],
+        "one_number_change": "W_V[1][1] + 0.1",
+        "one_number_rendered": _manifest(out)["rendered"],
+    }
+
+
+# -- 2 and 6: several manim renders at once --------------------------------------------------
+def _parallel(renders: list[dict[str, Any]], quality: str, folder: Path, joined: Path | None) -> dict[str, Any]:
+    spec = {"quality": quality, "jobs": os.cpu_count() or 1, "renders": renders, "joined": str(joined or "")}
+    spec_file = folder / "renders.json"
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
+    return run_measured([sys.executable, "-m", "bench.measure", "--parallel-renders", str(spec_file)])
+
+
+def floor_render(quality: str, durations: Sequence[float], runs: int, scratch: Path) -> dict[str, Any]:
+    """The floor: a static square for each clip's duration, rendered and joined like the bundle."""
+    from attention_explainer.media import probe
+
+    reports = []
+    for run in range(runs):
+        folder = scratch / f"floor-{quality}-{run}"
+        folder.mkdir(parents=True)
+        renders = [
+            {
+                "file": str(ROOT / "bench" / "floor.py"),
+                "scene": "Floor",
+                "media_dir": str(folder / f"media-{i}"),
+                "env": {"FLOOR_SECONDS": repr(seconds)},
+            }
+            for i, seconds in enumerate(durations)
+        ]
+        _log(f"floor -q{quality}, run {run + 1} of {runs}")
+        report = _parallel(renders, quality, folder, folder / "floor.mp4")
+        report["video_s"] = probe(folder / "floor.mp4").duration
+        reports.append(report)
+    return {
+        "wall_s": _median([r["wall_s"] for r in reports]),
+        "cpu_s": _median([r["cpu_s"] for r in reports]),
+        "video_s": reports[-1]["video_s"],
+    }
+
+
+def peer_render(quality: str, runs: int, scratch: Path) -> dict[str, Any]:
+    """LLManim's three attention demo scenes, at the same quality and parallelism as ours."""
+    from attention_explainer.media import probe
+
+    if importlib.util.find_spec("llmanim") is None:
+        return {"skipped": "llmanim is not installed (`pip install llmanim==0.1.3`; `make bench` does)"}
+    files = []
+    for module, scene in PEER_SCENES:
+        found = importlib.util.find_spec(module)
+        if found is None or found.origin is None:
+            return {"skipped": f"llmanim has no {module}"}
+        files.append((found.origin, scene))
+    reports = []
+    for run in range(runs):
+        folder = scratch / f"peer-{quality}-{run}"
+        folder.mkdir(parents=True)
+        renders = [
+            {"file": origin, "scene": scene, "media_dir": str(folder / f"media-{i}")}
+            for i, (origin, scene) in enumerate(files)
+        ]
+        _log(f"LLManim -q{quality}, run {run + 1} of {runs}")
+        report = _parallel(renders, quality, folder, None)
+        report["video_s"] = sum(probe(next((folder / f"media-{i}").glob("videos/**/*.mp4"))).duration for i in range(3))
+        reports.append(report)
+    wall = _median([r["wall_s"] for r in reports])
+    video = reports[-1]["video_s"]
+    return {"quality": quality, "wall_s": wall, "video_s": video, "wall_per_video_s": wall / video}
+
+
+# -- 5: the math core against the one-liner ------------------------------------------------
+def _one_liner(x: Any, w_q: Any, w_k: Any, w_v: Any) -> Any:
+    s = (x @ w_q) @ (x @ w_k).T / math.sqrt(w_k.shape[1])
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)) @ (x @ w_v)
+
+
+def _time_call(function: Callable[[], Any], min_runs: int, budget_s: float) -> float:
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < budget_s:
+        begin = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - begin)
+    return _median(times)
+
+
+def math_core(sizes: Sequence[int], runs: int, d: int = 64) -> list[dict[str, Any]]:
+    from attention_math import self_attention
+
+    rng = np.random.default_rng(2024)  # fixed: the same inputs on every machine
+    rows = []
+    for n in sizes:
+        x = rng.standard_normal((n, d))
+        weights = [rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3)]
+        assert np.allclose(self_attention(x, *weights).context, _one_liner(x, *weights))
+        _log(f"attention_math n = {n}")
+        budget = 0.5 if n <= 512 else 0.0
+        ours, numpy_line = [], []
+        for _ in range(max(runs, 3)):  # interleaved, so a busy moment hits both alike
+            ours.append(_time_call(lambda: self_attention(x, *weights), 3, budget))  # noqa: B023
+            numpy_line.append(_time_call(lambda: _one_liner(x, *weights), 3, budget))  # noqa: B023
+        rows.append(
+            {
+                "n": n,
+                "d": d,
+                "attention_math_ms": _median(ours) * 1e3,
+                "numpy_one_liner_ms": _median(numpy_line) * 1e3,
+                "ratio": _median(ours) / _median(numpy_line),
+            }
+        )
+    return rows
+
+
+# -- the report ------------------------------------------------------------------------------
+def machine() -> dict[str, Any]:
+    import manim
+
+    cpu = "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [line.split(":", 1)[1] for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
+        cpu = names[0].strip() if names else cpu
+    memory = ""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        kib = int(meminfo.read_text().split()[1])
+        memory = f"{kib / 2**20:.0f} GiB"
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "os": platform.platform(),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory": memory,
+        "python": platform.python_version(),
+        "manim": manim.__version__,
+        "numpy": np.__version__,
+    }
+
+
+def _mark(value: float, target: float) -> str:
+    return "✓" if value <= target else "✗"
+
+
+def markdown(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    lines = [
+        f"Measured {m['date']} on {m['cpu']}, {m['cores']} cores, {m['memory']}; Python {m['python']}, "
+        f"Manim {m['manim']}, numpy {m['numpy']}. Median of {results['runs']} run(s)"
+        + (" (quick mode: a smoke run, not a measurement)" if results["quick"] else "")
+        + ".",
+        "",
+        "| the default lecture, cold | " + " | ".join(f"-q{q}" for q in results["cold"]) + " |",
+        "|---|" + "---:|" * len(results["cold"]),
+    ]
+    rows = [
+        ("wall time (s)", "wall_s", "{:.1f}"),
+        ("CPU time (s)", "cpu_s", "{:.1f}"),
+        ("peak memory, largest process (MiB)", "peak_rss_mib", "{:.0f}"),
+        ("video produced (s)", "video_s", "{:.1f}"),
+        ("wall s per video s", "wall_per_video_s", "{:.2f}"),
+        ("floor: static shape, same frames (s)", "floor_wall_s", "{:.1f}"),
+        ("lecture / floor", "floor_ratio", "{:.2f}"),
+        ("TeX files made", "tex_files", "{:.0f}"),
+        ("latex + dvisvgm calls", "tex_calls", "{:.0f}"),
+        ("time in TeX (s, summed over processes)", "tex_s", "{:.1f}"),
+    ]
+    for label, key, form in rows:
+        cells = [form.format(c[key]) if key in c else "–" for c in results["cold"].values()]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    warm = results.get("warm")
+    if warm:
+        lines += [
+            "",
+            "| re-render at -ql | wall (s) | scenes re-rendered |",
+            "|---|---:|---|",
+            f"| nothing changed | {warm['unchanged_s']:.1f} | {', '.join(warm['unchanged_rendered']) or 'none'} |",
+            f"| one number changed ({warm['one_number_change']}) | {warm['one_number_s']:.1f} | "
+            f"{', '.join(warm['one_number_rendered']) or 'none'} |",
+        ]
+    lines += [
+        "",
+        "| attention_math, d = 64 | n | self_attention (ms) | numpy one-liner (ms) | ratio |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in results["math"]:
+        lines.append(
+            f"| trace with every intermediate | {row['n']} | {row['attention_math_ms']:.3f} | "
+            f"{row['numpy_one_liner_ms']:.3f} | {row['ratio']:.2f} |"
+        )
+    peer = results["peer"]
+    lines += [""]
+    if "skipped" in peer:
+        lines.append(f"LLManim comparison skipped: {peer['skipped']}.")
+    else:
+        ours = results["cold"].get(peer["quality"], {})
+        lines += [
+            f"| wall s per video s at -q{peer['quality']} | video (s) | wall (s) | wall / video |",
+            "|---|---:|---:|---:|",
+            f"| LLManim 0.1.3, its three attention demo scenes | {peer['video_s']:.1f} | {peer['wall_s']:.1f} | "
+            f"{peer['wall_per_video_s']:.2f} |",
+        ]
+        if ours:
+            lines.append(
+                f"| this project, the whole lecture bundle | {ours['video_s']:.1f} | {ours['wall_s']:.1f} | "
+                f"{ours['wall_per_video_s']:.2f} |"
+            )
+    lines += ["", "Targets (issue 6): " + ", ".join(_targets(results)) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _targets(results: dict[str, Any]) -> list[str]:
+    out = []
+    cold = results["cold"]
+    if "l" in cold:
+        out.append(f"cold -ql ≤ 60 s {_mark(cold['l']['wall_s'], TARGETS['cold_l_wall_s'])}")
+    if "h" in cold:
+        out.append(f"cold -qh ≤ 8 min {_mark(cold['h']['wall_s'], TARGETS['cold_h_wall_s'])}")
+        if "floor_ratio" in cold["h"]:
+            out.append(f"lecture / floor at -qh ≤ 2.0 {_mark(cold['h']['floor_ratio'], TARGETS['floor_ratio_h'])}")
+    if results.get("warm"):
+        out.append(f"nothing changed ≤ 3 s {_mark(results['warm']['unchanged_s'], TARGETS['warm_unchanged_s'])}")
+    biggest = max(results["math"], key=lambda row: row["n"])
+    out.append(f"attention_math at n = {biggest['n']} ≤ 1.2× {_mark(biggest['ratio'], TARGETS['math_ratio_4096'])}")
+    peer = results["peer"]
+    if "skipped" not in peer and peer["quality"] in cold:
+        ours = cold[peer["quality"]]["wall_per_video_s"]
+        out.append(f"wall/video ≤ LLManim's {_mark(ours, peer['wall_per_video_s'])}")
+    return out
+
+
+def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
+    """Put ``table`` between the bench markers of ``readme``."""
+    text = readme.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise SystemExit(f"bench: {readme} has no {README_START} … {README_END} block")
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    readme.write_text(f"{head}{README_START}\n{table}{README_END}{tail}", encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: one run, -ql, small n (CI)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (median; default 3)")
+    parser.add_argument("--qualities", default="l,h", help="comma-separated manim qualities (default l,h)")
+    parser.add_argument("--sizes", default="8,512,4096", help="token counts for attention_math (default 8,512,4096)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and latest.md")
+    parser.add_argument("--readme", action="store_true", help="also put the table in README.md")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.qualities, args.sizes = 1, "l", "8,64,256"
+    qualities = [q for q in args.qualities.split(",") if q]
+    if args.runs < 1 or not qualities or not set(qualities) <= set("lmhpk"):
+        parser.error("--runs must be ≥ 1 and --qualities a list of l, m, h, p, k")
+    sizes = [int(n) for n in args.sizes.split(",")]
+
+    results: dict[str, Any] = {"machine": machine(), "quick": args.quick, "runs": args.runs, "cold": {}}
+    scratch = Path(tempfile.mkdtemp(prefix="attention-bench-"))
+    try:
+        results["math"] = math_core(sizes, args.runs)
+        for quality in qualities:
+            cold, last_bundle = cold_render(quality, args.runs, scratch)
+            floor = floor_render(quality, cold["clip_durations"], args.runs, scratch)
+            cold["floor_wall_s"] = floor["wall_s"]
+            cold["floor_video_s"] = floor["video_s"]
+            cold["floor_ratio"] = cold["wall_s"] / floor["wall_s"]
+            results["cold"][quality] = cold
+            if quality == "l":
+                results["warm"] = warm_render(last_bundle, quality, args.runs, scratch)
+        results["peer"] = peer_render("l", args.runs, scratch)
+    finally:
+        if args.keep:
+            _log(f"render folders kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    table = markdown(results)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "latest.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    (args.out / "latest.md").write_text(table, encoding="utf-8")
+    if args.readme:
+        update_readme(table)
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

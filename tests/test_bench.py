@@ -1,0 +1,74 @@
+"""The bench's report: its table and the README block it fills (the timing itself runs in CI
+as `make bench-quick`; no test asserts a time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_math import self_attention
+from bench.__main__ import README_END, README_START, _one_liner, markdown, math_core, update_readme
+
+
+def _results(peer: dict | None = None) -> dict:
+    cold = {
+        "wall_s": 40.0, "cpu_s": 75.0, "peak_rss_mib": 300.0, "video_s": 160.0, "wall_per_video_s": 0.25,
+        "floor_wall_s": 20.0, "floor_ratio": 2.0, "tex_files": 20, "tex_calls": 40, "tex_s": 9.5,
+    }
+    return {
+        "machine": {
+            "date": "2026-11-29 12:00 UTC", "cpu": "Test CPU", "cores": 2, "memory": "24 GiB",
+            "python": "3.11.7", "manim": "0.21.0", "numpy": "2.3.0",
+        },
+        "quick": False,
+        "runs": 3,
+        "cold": {"l": cold, "h": {**cold, "wall_s": 500.0, "floor_ratio": 2.5}},
+        "warm": {
+            "unchanged_s": 1.2, "unchanged_rendered": [], "one_number_s": 20.0,
+            "one_number_change": "W_V[1][1] + 0.1", "one_number_rendered": ["Projection", "WeightedSum"],
+        },
+        "math": [{"n": 4096, "d": 64, "attention_math_ms": 110.0, "numpy_one_liner_ms": 100.0, "ratio": 1.1}],
+        "peer": peer or {"skipped": "llmanim is not installed"},
+    }
+
+
+def test_the_table_reports_every_measure_and_marks_each_target() -> None:
+    table = markdown(_results({"quality": "l", "wall_s": 30.0, "video_s": 50.0, "wall_per_video_s": 0.6}))
+    for expected in (
+        "| wall time (s) | 40.0 | 500.0 |",
+        "| lecture / floor | 2.00 | 2.50 |",
+        "| nothing changed | 1.2 | none |",
+        "| one number changed (W_V[1][1] + 0.1) | 20.0 | Projection, WeightedSum |",
+        "| trace with every intermediate | 4096 | 110.000 | 100.000 | 1.10 |",
+        "| LLManim 0.1.3, its three attention demo scenes | 50.0 | 30.0 | 0.60 |",
+        "cold -ql ≤ 60 s ✓",
+        "cold -qh ≤ 8 min ✗",
+        "lecture / floor at -qh ≤ 2.0 ✗",
+        "wall/video ≤ LLManim's ✓",
+    ):
+        assert expected in table, expected
+
+
+def test_a_missing_peer_is_a_note_not_a_row() -> None:
+    assert "LLManim comparison skipped: llmanim is not installed." in markdown(_results())
+
+
+def test_the_readme_block_is_replaced_and_nothing_else(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{README_START}\nold table\n{README_END}\nafter\n", encoding="utf-8")
+    update_readme("| new |\n", readme)
+    assert readme.read_text(encoding="utf-8") == f"before\n{README_START}\n| new |\n{README_END}\nafter\n"
+    readme.write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="bench:start"):
+        update_readme("| new |\n", readme)
+
+
+def test_the_math_rows_compare_equal_results() -> None:
+    rng = np.random.default_rng(0)
+    x, *w = (rng.standard_normal(shape) for shape in ((6, 4), (4, 3), (4, 3), (4, 5)))
+    np.testing.assert_allclose(self_attention(x, *w).context, _one_liner(x, *w))
+    rows = math_core([4, 16], runs=1, d=8)
+    assert [row["n"] for row in rows] == [4, 16]
+    assert all(row["ratio"] > 0 for row in rows)
