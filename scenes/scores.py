@@ -49,7 +49,7 @@ class Scores(ExplainerScene):
     def construct(self) -> None:
         step, tokens = self.step, self.scenario.tokens
         i, n, d_k = step.index, self.scenario.n_tokens, self.scenario.d_k
-        name = shorten_token(tokens[i])
+        name, whole = shorten_token(tokens[i]), tokens[i]  # on screen, and in captions
         self.header(3, "Scores: the query asks every key", "query", "key")
 
         # -- build the whole board once: K, Q beside it, the query above, products and scores
@@ -110,7 +110,7 @@ class Scores(ExplainerScene):
         others_in_q = VGroup(*(queries.row(j) for j in range(n) if j != i))
         self.play(others_in_q.animate.set_opacity(DIM), queries.brackets.animate.set_stroke(opacity=DIM), run_time=0.6)
         self.beat(
-            f"q{i + 1}, the query of '{name}', lifts out of Q; the keys K stay.",
+            f"q{i + 1}, the query of '{whole}', lifts out of Q; the keys K stay.",
             *(ReplacementTransform(q.copy(), entry) for q, entry in zip(queries.row(i), query, strict=True)),
             FadeIn(query_label, query_brackets),
             run_time=1.5, wait=1.3,
@@ -170,7 +170,7 @@ class Scores(ExplainerScene):
         title = text(f"scores for '{name}'", size=28, color=INK).next_to(row, DOWN, buff=0.6)
         self.play(FadeOut(keys, keys_title, query_line, *products, *pluses, equals), run_time=0.7)
         self.beat(
-            f"Higher score, better match between what '{name}' asks and what each token offers.",
+            f"Higher score, better match between what '{whole}' asks and what each token offers.",
             *(score.animate.become(target) for score, target in zip(scores, row, strict=True)),
             FadeIn(labels, shift=DOWN * 0.2), FadeIn(title, shift=UP * 0.2),
             run_time=1.5, wait=2.5,

@@ -245,11 +245,6 @@ def test_long_and_hostile_tokens_are_whole_in_the_handout(base: Path) -> None:
     assert "…" not in walkthrough
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scenes/scores.py writes its captions with the on-screen name shorten_token(tokens[i]); "
-    "captions (subtitles, narration) should say tokens[i] whole",
-)
 def test_long_tokens_are_whole_in_the_subtitles(base: Path) -> None:
     for name in ("03-scores.srt", "lecture.srt", "narration.md"):
         content = (base / name).read_text(encoding="utf-8")
