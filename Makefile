@@ -8,7 +8,10 @@ STAMP := $(VENV)/.installed
 
 # Measured on Debian 12: Cairo and Pango headers to build ManimPango and pycairo, TeX for
 # MathTex/Matrix, and Python's venv and headers. No system ffmpeg: manim encodes with PyAV.
+# DejaVu Sans draws the scenes' text; fontconfig falls back to Noto (CJK, Hebrew, Arabic, ...)
+# and Symbola (emoji as outlines: colour emoji fonts are bitmaps, which manim's SVG route drops).
 APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core python3-venv python3-dev \
+	fonts-noto-core fonts-noto-cjk fonts-symbola \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
 
 .PHONY: setup system-packages render stills numbers test lint clean

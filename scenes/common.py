@@ -7,6 +7,7 @@ need no TeX compile. Formulas, fixed strings of our own, use ``MathTex``.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -71,18 +72,72 @@ def format_number(value: float, precision: int) -> str:
     return text
 
 
+BLANK_CHARACTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\ufffc\U0001d159")
+"""Printable characters that draw nothing: the Hangul fillers, the blank braille pattern, the
+object replacement character, the null notehead (every printable character was rendered alone
+in the fonts of ``make setup``; these, and some combining marks, came out empty)."""
+
+
+def _escape(ch: str) -> str:
+    """A character as Python writes it in a string literal (the space as itself)."""
+    if ch == " ":
+        return ch
+    if not ch.isprintable():
+        return repr(ch)[1:-1]
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+def _draws(ch: str) -> bool:
+    """Does the character draw something of its own (not a space, a mark, a blank, a control)?"""
+    marks = ("Mn", "Me")
+    return ch.isprintable() and ch != " " and ch not in BLANK_CHARACTERS and unicodedata.category(ch) not in marks
+
+
 def shorten_token(token: str, limit: int = MAX_TOKEN_CHARS) -> str:
     """A token as shown on screen: whole if short, else its start and an ellipsis.
 
-    Control characters become visible escapes, so an on-screen label is never blank.
+    Control, format and separator characters (but the space) and :data:`BLANK_CHARACTERS`
+    become escapes as Python writes them (``\\n``, ``\\u200b``), and so does every character of
+    a token with nothing but marks (which need a letter to sit on) and spaces: a label is never
+    blank. The limit counts characters (code points) of this visible form.
+
+    >>> shorten_token("ball"), shorten_token("extraordinarily"), shorten_token("a\\tb\\u2800")
+    ('ball', 'extraordi…', 'a\\\\tb\\\\u2800')
+    >>> shorten_token("\\u0301"), shorten_token("e\\u0301") == "e\\u0301"
+    ('\\\\u0301', True)
     """
-    visible = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in token)
+    bare = not any(_draws(ch) for ch in token)
+    visible = "".join(_escape(ch) if bare or not ch.isprintable() or ch in BLANK_CHARACTERS else ch for ch in token)
     return visible if len(visible) <= limit else visible[: limit - 1] + "…"
+
+
+_LEFT_TO_RIGHT_SAFE = frozenset(("L", "EN", "ES", "ET", "CS", "WS", "ON", "B", "S"))
+
+
+class _PangoText(Text):
+    """manim's ``Text``, with right-to-left text kept on the canvas.
+
+    manimpango lays each line out in a paragraph as wide as the frame, and Pango aligns a
+    paragraph it takes for right to left (Hebrew, Arabic, a lone mark of an RTL script) to the
+    right edge, off the SVG canvas: a token such as "שלום" came out with no glyphs at all. A
+    left-to-right mark and a first-strong isolate around each such line keep it left-aligned;
+    inside the isolate Pango's bidi still orders the text right to left (and an override a
+    title may hold ends there). The marks go to Pango only, not to ``text``.
+    """
+
+    def _text2svg(self, color: object) -> str:
+        given = self.text
+        if any(unicodedata.bidirectional(ch) not in _LEFT_TO_RIGHT_SAFE for ch in given):
+            self.text = "\n".join(f"\u200e\u2068{line}\u2069" for line in given.split("\n"))
+        try:
+            return str(super()._text2svg(color))  # type: ignore[arg-type]
+        finally:
+            self.text = given
 
 
 def text(content: str, *, size: float = LABEL_SIZE, color: str = INK, **kwargs: object) -> Text:
     """Pango text in the project's font (never TeX: safe for user text)."""
-    return Text(content, font=FONT, font_size=size, color=color, **kwargs)  # type: ignore[arg-type]
+    return _PangoText(content, font=FONT, font_size=size, color=color, **kwargs)  # type: ignore[arg-type]
 
 
 class Brackets(VGroup):
