@@ -14,7 +14,7 @@ APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core 
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
 
-.PHONY: setup system-packages render stills numbers test lint clean
+.PHONY: setup system-packages render stills numbers test fuzz lint clean
 
 setup: $(STAMP)
 
@@ -55,6 +55,12 @@ numbers: setup
 
 test: setup
 	$(PYTHON) -m pytest
+
+# The fuzz test of tests/test_fuzz.py on many cases (the suite runs 80): random scenario
+# files, sentences and tokens through load, trace and a scene; prints how each case ended.
+FUZZ_EXAMPLES ?= 1000
+fuzz: setup
+	$(PYTHON) tools/fuzz.py --examples $(FUZZ_EXAMPLES)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -413,6 +413,17 @@ def scenario_to_toml(scenario: Scenario) -> str:
     return "".join(f"{key} = {_toml_value(value)}\n" for key, value in scenario.to_dict().items())
 
 
+def _key_name(key: object) -> str:
+    """A key as a message names it: as written when plain, else quoted and escaped (one line).
+
+    >>> print(_key_name("sentense"), _key_name("a\\nb"), _key_name("two words"))
+    sentense 'a\\nb' 'two words'
+    """
+    name = str(key)
+    plain = bool(name) and name.isprintable() and not any(ch.isspace() for ch in name)
+    return name if plain else repr(name)
+
+
 def _suggest(key: str) -> str:
     close = difflib.get_close_matches(key, _ALL_KEYS, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -436,11 +447,11 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
     """
     for key in data:
         if key not in _ALL_KEYS:
-            raise ScenarioError(f"{key}: unknown key{_suggest(str(key))}")
+            raise ScenarioError(f"{_key_name(key)}: unknown key{_suggest(str(key))}")
     if "sentence" in data:
         for key in data:
             if key not in _SENTENCE_KEYS:
-                raise ScenarioError(f"{key}: not allowed with 'sentence' (the numbers are drawn)")
+                raise ScenarioError(f"{_key_name(key)}: not allowed with 'sentence' (the numbers are drawn)")
         title = data.get("title")
         scenario = Scenario.from_sentence(
             data["sentence"],
@@ -454,7 +465,7 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
         return replace(scenario, scaled=data.get("scaled", True))
     for key in data:
         if key not in _EXPLICIT_KEYS:
-            raise ScenarioError(f"{key}: only allowed together with 'sentence'")
+            raise ScenarioError(f"{_key_name(key)}: only allowed together with 'sentence'")
     missing = [key for key in ("tokens", *_MATRIX_FIELDS) if key not in data]
     if missing:
         raise ScenarioError(
