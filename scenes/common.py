@@ -140,9 +140,21 @@ class _PangoText(Text):
             self.text = given
 
 
+_TEXTS: dict[tuple[object, ...], Text] = {}
+
+
 def text(content: str, *, size: float = LABEL_SIZE, color: str = INK, **kwargs: object) -> Text:
-    """Pango text in the project's font (never TeX: safe for user text)."""
-    return drop_svg_paths(_PangoText(content, font=FONT, font_size=size, color=color, **kwargs))  # type: ignore[arg-type]
+    """Pango text in the project's font (never TeX: safe for user text).
+
+    Made once per process for each content, size, colour and options (Pango, an SVG file and
+    its parsing cost 30 times a copy); every call returns a fresh copy.
+    """
+    key = (content, size, color, *sorted((name, repr(value)) for name, value in kwargs.items()))
+    made = _TEXTS.get(key)
+    if made is None:
+        made = drop_svg_paths(_PangoText(content, font=FONT, font_size=size, color=color, **kwargs))  # type: ignore[arg-type]
+        _TEXTS[key] = made
+    return made.copy()
 
 
 def drop_svg_paths(mob: M) -> M:
