@@ -14,7 +14,7 @@ APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core 
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
 
-.PHONY: setup system-packages render stills numbers test fuzz lint clean
+.PHONY: setup system-packages render stills numbers test fuzz bench bench-quick lint clean
 
 setup: $(STAMP)
 
@@ -61,6 +61,17 @@ test: setup
 FUZZ_EXAMPLES ?= 1000
 fuzz: setup
 	$(PYTHON) tools/fuzz.py --examples $(FUZZ_EXAMPLES)
+
+# What a render costs here (bench/): cold and warm renders of the default lecture at -ql and
+# -qh, the floor, TeX, attention_math against numpy and LLManim beside us; median of 3 runs
+# (about 40 minutes). Writes bench/results/latest.{json,md} and the table in README.md.
+bench: setup
+	$(PYTHON) -m pip install -q llmanim==0.1.3
+	$(PYTHON) -m bench --readme
+
+# The same, once, at -ql, with small n: proves the bench still runs (CI); measures nothing.
+bench-quick: setup
+	$(PYTHON) -m bench --quick --out $${TMPDIR:-/tmp}/attention-bench-quick
 
 lint: setup
 	$(VENV)/bin/ruff check .
