@@ -522,5 +522,9 @@ def load_scenario(path: str | Path) -> Scenario:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(f"scenario: invalid TOML in {source}: {error}") from None
+        message = str(error)
+        if message.endswith("(at end of document)"):  # tomllib gives no line and column for these
+            lines = text.split("\n")
+            message = message[: -len(")")] + f", line {len(lines)}, column {len(lines[-1]) + 1})"
+        raise ScenarioError(f"scenario: invalid TOML in {source}: {message}") from None
     return scenario_from_mapping(data)

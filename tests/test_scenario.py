@@ -435,6 +435,15 @@ def test_invalid_toml_reports_line_and_column(tmp_path: Path) -> None:
     assert "line 1, column 5" in message
 
 
+def test_invalid_toml_at_the_end_of_the_file_still_has_line_and_column(tmp_path: Path) -> None:
+    # tomllib says only "(at end of document)" for these
+    unclosed = write(tmp_path, 'title = "x"\ntokens = ["a", "b"\n')
+    message = assert_scenario_error(lambda: load_scenario(unclosed), "scenario")
+    assert "Unclosed array (at end of document, line 3, column 1)" in message
+    message = assert_scenario_error(lambda: load_scenario(write(tmp_path, 'title = "x', "b.toml")), "scenario")
+    assert "(at end of document, line 1, column 11)" in message
+
+
 def test_missing_file_directory_and_non_utf8(tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
     assert_scenario_error(lambda: load_scenario(missing), "scenario", "no such file", str(missing))
