@@ -585,8 +585,14 @@ def _signals_deferred() -> Iterator[None]:
 
 
 def _read_manifest(out: Path) -> dict[str, Any]:
+    """The previous run's manifest; anything unreadable or malformed counts as none (re-render)."""
     try:
         data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    scenes = data.get("scenes")
+    scenes = scenes if isinstance(scenes, list) else []
+    data["scenes"] = [entry for entry in scenes if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    return data
