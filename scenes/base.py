@@ -26,6 +26,7 @@ from .common import BACKGROUND, INK, MUTED, NUMBER_SIZE, AttentionFormula, Numbe
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
+    "MAX_SHOWN",
     "SCENE_LIMITS",
     "Beat",
     "ExplainerScene",
@@ -46,6 +47,10 @@ SCENE_LIMITS: dict[str, tuple[int, int]] = {
     "d_v": (1, 4),
 }
 """What the scenes can lay out legibly: a scenario outside these fails before rendering."""
+
+MAX_SHOWN = 1e6
+"""Every number the scenes draw is smaller than this in size (six digits before the point at most):
+far larger numbers no longer fit the frame, and near 1e10 building a scene takes gigabytes."""
 
 
 AFTER_PLAY_HOOKS: list[Callable[[ExplainerScene], None]] = []
@@ -137,6 +142,22 @@ def check_scene_limits(scenario: Scenario) -> Scenario:
             raise ScenarioError(
                 f"{name}: the scenes draw {low} to {high}, this scenario has {size} "
                 "(attention_math itself has no such limit)"
+            )
+    trace, step = scenario.trace(), scenario.query_step()
+    shown = {
+        name: getattr(trace, name)
+        for name in ("embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values", "scores", "context")
+    }
+    shown.update(products=step.products, weighted_values=step.weighted_values)
+    for name, weights in (("queries", trace.w_query), ("keys", trace.w_key), ("values", trace.w_value)):
+        # the terms x_ij · w_jk that scene 2 adds up by hand
+        shown[f"{name} (their terms)"] = trace.embeddings[:, :, None] * weights[None, :, :]
+    for name, values in shown.items():
+        largest = float(np.max(np.abs(values)))
+        if largest >= MAX_SHOWN:
+            raise ScenarioError(
+                f"{name}: the scenes draw numbers below {MAX_SHOWN:,.0f} in size, this scenario's reach "
+                f"{largest:.3g} (use smaller embeddings or weights; attention_math itself has no such limit)"
             )
     return scenario
 

@@ -14,7 +14,7 @@ import pytest
 from scene_helpers import REPO, clean_environment, manim_command
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
-from scenes.base import SCENE_LIMITS, scenario_from_environment
+from scenes.base import MAX_SHOWN, SCENE_LIMITS, check_scene_limits, scenario_from_environment
 
 SMALL_TOML = """\
 title = "small"
@@ -164,6 +164,45 @@ def test_scenario_beyond_scene_limits_names_the_field(
     monkeypatch.setenv("ATTENTION_SCENARIO", str(path))
     with pytest.raises(ScenarioError, match=rf"^{field}: the scenes draw \d+ to \d+, this scenario has \d+"):
         scenario_from_environment(folder)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        pytest.param({"embeddings": [[1e6, 0.0], [0.0, 1.0]]}, "embeddings", id="an embedding"),
+        pytest.param({"w_value": [[1.0, 0.0], [0.0, -2e7]]}, "w_value", id="a weight"),
+        pytest.param({"embeddings": [[1e3, 1e3], [0.5, 1.0]], "w_query": [[1e3, 0.0], [0.0, 1.0]]}, "queries",
+                     id="a query"),
+        # 1000·1000 − 1000·1000 = 0: the sum is small, the terms scene 2 writes out are not
+        pytest.param({"embeddings": [[1e3, 1e3], [0.0, 1.0]], "w_query": [[1e3, 0.0], [-1e3, 1.0]],
+                      "w_key": [[1e-3, 0.0], [0.0, 1e-3]]}, "queries (their terms)", id="a term of a query"),
+        pytest.param({"embeddings": [[1e3, 1e3], [0.0, 1.0]], "w_query": [[1e-3, 0.0], [0.0, 1e-3]],
+                      "w_key": [[1e3, 0.0], [-1e3, 1.0]]}, "keys (their terms)", id="a term of a key"),
+        pytest.param({"embeddings": [[100.0, 0.0], [0.0, 1.0]], "w_query": [[100.0, 0.0], [0.0, 1.0]],
+                      "w_key": [[100.0, 0.0], [0.0, 1.0]]}, "scores", id="a score"),
+    ],
+)
+def test_numbers_too_large_to_draw_name_the_field(changes: dict[str, object], field: str) -> None:
+    given: dict[str, object] = {
+        "embeddings": [[0.5, 0.0], [0.0, 1.0]], "w_query": [[1.0, 0.0], [0.0, 1.0]],
+        "w_key": [[1.0, 0.0], [0.0, 1.0]], "w_value": [[1.0, 0.0], [0.0, 1.0]], **changes,
+    }
+    scenario = Scenario("large", ["a", "b"], **given)  # attention_math itself takes them
+    with pytest.raises(ScenarioError) as info:
+        check_scene_limits(scenario)
+    message = str(info.value)
+    assert message.startswith(f"{field}: the scenes draw numbers below 1,000,000 in size, this scenario's reach ")
+    assert "\n" not in message
+
+
+def test_numbers_just_below_the_limit_are_drawn() -> None:
+    assert MAX_SHOWN == 1e6
+    big = 999_999.99
+    scenario = Scenario("large", ["a", "b"], [[big, 0.0], [0.0, 1.0]], [[1e-6, 0.0], [0.0, 1.0]],
+                        [[1e-6, 0.0], [0.0, 1.0]], [[1e-6, 0.0], [0.0, 1.0]])
+    assert check_scene_limits(scenario) is scenario
+    for scenario in PRESETS.values():
+        check_scene_limits(scenario)
 
 
 def test_render_of_a_too_big_scenario_fails_in_one_line(tmp_path: Path) -> None:
