@@ -27,6 +27,7 @@ from .common import BACKGROUND, INK, MUTED, NUMBER_SIZE, AttentionFormula, Numbe
 __all__ = [
     "AFTER_PLAY_HOOKS",
     "MAX_SHOWN",
+    "NUMBER_WIDTHS",
     "SCENE_LIMITS",
     "Beat",
     "ExplainerScene",
@@ -45,8 +46,13 @@ SCENE_LIMITS: dict[str, tuple[int, int]] = {
     "d_in": (2, 6),
     "d_k": (1, 4),
     "d_v": (1, 4),
+    "precision": (0, 3),
 }
 """What the scenes can lay out legibly: a scenario outside these fails before rendering."""
+
+NUMBER_WIDTHS: tuple[tuple[int, int], ...] = ((4, 10), (5, 8), (7, 7), (8, 6))
+"""``(tokens, characters)``: up to that many tokens, the widest number as shown (say "−12.34",
+6 characters) that fits the rows of scores and weights (measured in dry runs of every scene)."""
 
 MAX_SHOWN = 1e6
 """Every number the scenes draw is smaller than this in size (six digits before the point at most):
@@ -135,6 +141,7 @@ def check_scene_limits(scenario: Scenario) -> Scenario:
         "d_in": scenario.d_in,
         "d_k": scenario.d_k,
         "d_v": scenario.d_v,
+        "precision": scenario.precision,
     }
     for name, size in sizes.items():
         low, high = SCENE_LIMITS[name]
@@ -158,6 +165,16 @@ def check_scene_limits(scenario: Scenario) -> Scenario:
             raise ScenarioError(
                 f"{name}: the scenes draw numbers below {MAX_SHOWN:,.0f} in size, this scenario's reach "
                 f"{largest:.3g} (use smaller embeddings or weights; attention_math itself has no such limit)"
+            )
+    shown.update(scaled_scores=trace.scaled_scores, weights=trace.weights, exps=step.exps)
+    n = scenario.n_tokens
+    fits = next(width for tokens, width in NUMBER_WIDTHS if n <= tokens)
+    for name, values in shown.items():
+        widest = max((format_number(float(v), scenario.precision) for v in np.ravel(values)), key=len)
+        if len(widest) > fits:
+            raise ScenarioError(
+                f"{name}: with {n} tokens the scenes fit numbers of {fits} characters, this scenario shows "
+                f"{widest!r} (use fewer tokens, a lower precision or smaller numbers)"
             )
     return scenario
 

@@ -14,7 +14,8 @@ import pytest
 from scene_helpers import REPO, clean_environment, manim_command
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
-from scenes.base import MAX_SHOWN, SCENE_LIMITS, check_scene_limits, scenario_from_environment
+from scenes.base import MAX_SHOWN, NUMBER_WIDTHS, SCENE_LIMITS, check_scene_limits, scenario_from_environment
+from scenes.common import format_number
 
 SMALL_TOML = """\
 title = "small"
@@ -148,11 +149,40 @@ OVER_THE_LIMIT = {
     "tokens": 'sentence = "one two three four five six seven eight nine"\nd_model = 3\nd_k = 2\n',
     "d_in": 'sentence = "a b c"\nd_model = 7\nd_k = 2\n',
     "d_k": 'sentence = "a b c"\nd_model = 3\nd_k = 5\n',
+    "precision": 'sentence = "a b c"\nd_model = 3\nd_k = 2\nprecision = 4\n',
 }
 
 
 def test_limits_are_the_ones_tested() -> None:
     assert SCENE_LIMITS["tokens"][1] == 8 and SCENE_LIMITS["d_in"][1] == 6 and SCENE_LIMITS["d_k"][1] == 4
+    assert SCENE_LIMITS["precision"] == (0, 3)
+
+
+def _identity_scenario(n: int, value: float, precision: int = 2) -> Scenario:
+    """n tokens whose first embedding entry is ``value``; every weight matrix picks dimension 1."""
+    embeddings = [[value if i == 0 else 0.1, 0.2] for i in range(n)]
+    pick = [[1.0, 0.0], [0.0, 1.0]]
+    return Scenario("wide", [f"t{i}" for i in range(n)], embeddings, pick, pick, pick, precision=precision)
+
+
+@pytest.mark.parametrize(("tokens", "fits"), NUMBER_WIDTHS)
+def test_numbers_wider_than_the_rows_fit_name_the_field(tokens: int, fits: int) -> None:
+    # the score q1·k1 = value² is the widest number shown: from "1.56" to "998500.56"
+    for value in (-1.25, -3.25, -9.25, -31.25, -99.25, -316.25, -999.25):
+        scenario = _identity_scenario(tokens, value)
+        widest = max(len(format_number(v, 2)) for v in np.ravel(scenario.trace().scores))
+        if widest <= fits:
+            assert check_scene_limits(scenario) is scenario
+        else:
+            with pytest.raises(ScenarioError, match=rf"with {tokens} tokens the scenes fit numbers of {fits} "):
+                check_scene_limits(scenario)
+
+
+def test_every_preset_and_test_scenario_fits() -> None:
+    from scene_helpers import SCENARIOS
+
+    for scenario in [*PRESETS.values(), *(make() for make in SCENARIOS.values())]:
+        assert check_scene_limits(scenario) is scenario
 
 
 @pytest.mark.parametrize("field", sorted(OVER_THE_LIMIT))
