@@ -384,13 +384,21 @@ def build_bundle(
     settings: BundleSettings,
     scenes: Sequence[SceneSpec] | None = None,
     progress: ProgressCallback | None = None,
+    then: Callable[[Path], None] | None = None,
 ) -> dict[str, Any]:
-    """Render what changed and (re)assemble the bundle in ``out``; return the manifest."""
+    """Render what changed and (re)assemble the bundle in ``out``; return the manifest.
+
+    ``then(out)`` runs after the bundle is in place, still holding the folder's lock (the slide
+    deck is made there, so a second render cannot start in between).
+    """
     chosen = list(scenes or SCENES)
     # absolute: the manim processes run inside out/.work and are given paths below it
     out = prepare_out_dir(out).absolute()
     with _lock(out):
-        return _build(scenario, out, settings, chosen, progress)
+        manifest = _build(scenario, out, settings, chosen, progress)
+        if then is not None:
+            then(out)
+        return manifest
 
 
 def _build(

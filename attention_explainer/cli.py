@@ -8,6 +8,7 @@ bad input, 1 for an internal failure; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -98,17 +99,23 @@ def _cmd_render(args: argparse.Namespace) -> int:
     )
     console = Console(stderr=True)
     started = time.monotonic()
-    with _ProgressDisplay(console, len(chosen), started) as display:
-        manifest = build_bundle(scenario, out, settings, chosen, progress=display.update)
-    rendered = manifest["rendered"]
-    elapsed = time.monotonic() - started
-    summary = f"{len(rendered)} of {len(chosen)} scenes rendered" if rendered else "nothing changed, no scene rendered"
-    console.print(f"[bold]{out}[/bold]: {summary} in {elapsed:.1f} s")
-    if args.slides:
-        from .slides import build_slides
+    display = _ProgressDisplay(console, len(chosen), started)
 
-        deck = build_slides(scenario, out, settings, chosen, console=console)
-        console.print(f"slides: {deck}")
+    def finish(folder: Path) -> None:
+        # Runs inside the bundle's lock, so no second render starts before the deck is in place.
+        display.__exit__(None, None, None)
+        rendered = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["rendered"]
+        elapsed = time.monotonic() - started
+        done = f"{len(rendered)} of {len(chosen)} scenes rendered" if rendered else "nothing changed, no scene rendered"
+        console.print(f"[bold]{out}[/bold]: {done} in {elapsed:.1f} s")
+        if args.slides:
+            from .slides import build_slides
+
+            deck = build_slides(scenario, folder, settings, chosen, console=console)
+            console.print(f"slides: {deck}")
+
+    with display:
+        build_bundle(scenario, out, settings, chosen, progress=display.update, then=finish)
     return 0
 
 
@@ -166,6 +173,7 @@ class _ProgressDisplay:
     def __exit__(self, *exc: object) -> None:
         if self.live is not None:
             self.live.__exit__(None, None, None)
+            self.live = None  # once is enough: the summary may end it early
 
 
 class _Terminated(KeyboardInterrupt):

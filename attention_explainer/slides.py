@@ -81,12 +81,15 @@ def build_slides(
         env,
         "manim-slides convert",
     )
-    # Move the new deck into place: assets first, then the page that points at them.
+    # Move the new deck into place: the old assets aside (a rename), the new ones and the page
+    # that points at them in, then the old ones away; the folder is never half-deleted.
     new_assets = staging / "slides_assets"
+    old_assets = work / "old_assets"
     if assets.exists():
-        shutil.rmtree(assets)
+        assets.replace(old_assets)
     if new_assets.exists():
         new_assets.replace(assets)
     os.replace(staging / "slides.html", deck)
+    shutil.rmtree(old_assets, ignore_errors=True)
     _write_text(stamp, json.dumps({"key": key}))
     return deck
