@@ -253,6 +253,7 @@ class _Job:
     step: str = ""
     plays: int = 0
     started: float = 0.0
+    seconds: float = 0.0  # how long its render took
 
 
 ProgressCallback = Callable[[list[_Job]], None]
@@ -336,7 +337,7 @@ def _render_scene(
         job.status = "failed"
         raise BundleError(f"scene {spec.name}: manim wrote no .{settings.extension} file", 1)
     finished.touch()
-    job.status = "done"
+    job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()
     return clips[0]
 
@@ -449,9 +450,10 @@ def _build(
         tex_complete.unlink(missing_ok=True)
         pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
         try:
+            # The longest renders first, so no core idles at the end while one long scene runs on.
             futures = {
                 job.spec.name: pool.submit(_render_scene, job, settings, work, scenario_file, changed)
-                for job in pending
+                for job in sorted(pending, key=lambda job: -_expected_cost(job.spec, old_scenes, settings))
             }
             errors = []
             for name, future in futures.items():
@@ -558,6 +560,8 @@ def _build(
                 "number": s.number,
                 "name": s.name,
                 "key": keys[s.name],
+                "render_s": next(j.seconds for j in jobs if j.spec == s) or old_scenes.get(s.name, {}).get("render_s"),
+                "quality": settings.quality,
                 "clip": clip_paths[s.name].name,
                 "duration": infos[s.name].duration,
             }
@@ -590,6 +594,17 @@ def _signals_deferred() -> Iterator[None]:
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
     for signum in dict.fromkeys(caught):
         signal.raise_signal(signum)
+
+
+def _expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:
+    """Seconds the scene's render will take: its last render at this quality, else a rough
+    order measured here (at -ql, MatrixForm takes about three times Scores)."""
+    old = old_scenes.get(spec.name, {})
+    if isinstance(old.get("render_s"), (int, float)) and old.get("quality") == settings.quality:
+        return float(old["render_s"])
+    from scenes.plan import RENDER_COST
+
+    return RENDER_COST.get(spec.name, 1.0)
 
 
 def _read_manifest(out: Path) -> dict[str, Any]:

@@ -190,7 +190,8 @@ def floor_render(quality: str, durations: Sequence[float], runs: int, scratch: P
                 "media_dir": str(folder / f"media-{i}"),
                 "env": {"FLOOR_SECONDS": repr(seconds)},
             }
-            for i, seconds in enumerate(durations)
+            # longest first, as the bundle schedules its scenes
+            for i, seconds in enumerate(sorted(durations, reverse=True))
         ]
         _log(f"floor -q{quality}, run {run + 1} of {runs}")
         report = _parallel(renders, quality, folder, folder / "floor.mp4")

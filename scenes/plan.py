@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["INPUTS", "LECTURE", "OWN_PRESET", "SHOWS", "STRUCTURE", "depends_on", "scene_view"]
+__all__ = ["INPUTS", "LECTURE", "OWN_PRESET", "RENDER_COST", "SHOWS", "STRUCTURE", "depends_on", "scene_view"]
 
 LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.raw_dot_products", "RawDotProducts"),
@@ -42,6 +42,18 @@ SHOWS: dict[str, frozenset[str]] = {
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
+
+RENDER_COST: dict[str, float] = {
+    "RawDotProducts": 1.7,
+    "Projection": 1.7,
+    "Scores": 1.0,
+    "ScaleAndSoftmax": 1.1,
+    "WeightedSum": 0.9,
+    "MatrixForm": 2.4,
+    "CausalMask": 1.6,
+}
+"""Each scene's render time relative to Scores (-ql, measured here): the bundle starts the
+longest first when it has no times of its own from an earlier render."""
 
 _STEP = {
     "index": set(),

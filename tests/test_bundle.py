@@ -249,3 +249,15 @@ def test_slides_deck_has_one_slide_per_step(tmp_path: Path) -> None:
     slides = re.findall(r"<section\b", html)
     assert len(slides) == len(subtitles)
     assert (out / "slides_assets").is_dir()
+
+
+def test_each_still_is_its_clips_last_frame(bundle: Path) -> None:
+    # last_frame seeks to the last keyframe before the end; a full decode must agree
+    from PIL import Image
+
+    for spec in SCENES:
+        with av.open(str(bundle / f"{spec.stem}.mp4")) as container:
+            *_, last = container.decode(video=0)
+            expected = np.asarray(last.to_image())
+        still = np.asarray(Image.open(bundle / "stills" / f"{spec.stem}.png").convert("RGB"))
+        np.testing.assert_array_equal(still, expected, err_msg=spec.name)
