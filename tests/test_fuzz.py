@@ -42,6 +42,7 @@ from manim import tempconfig
 from scene_helpers import DRY_RUN_SETTINGS, text_of, with_scenario
 
 from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping
+from attention_math.scenario import _toml_value
 from scenes.base import AFTER_PLAY_HOOKS, SCENE_LIMITS, ExplainerScene, check_scene_limits
 from scenes.common import BLANK_CHARACTERS, NumberGrid, shorten_token
 from scenes.scores import Scores
@@ -121,16 +122,8 @@ def toml_float(value: float) -> str:
 
 
 def toml_string(value: str) -> str:
-    """A TOML basic string holding ``value`` exactly."""
-    out = []
-    for ch in value:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    """A TOML basic string holding ``value`` exactly (as scenario files are written)."""
+    return _toml_value(value)
 
 
 @dataclass(frozen=True)
