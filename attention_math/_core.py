@@ -124,6 +124,13 @@ class QueryStep:
     ----------
     index
         0-based position of the query token (on screen tokens count from 1).
+    embedding
+        ``x_i``, the query token's row of ``X``, length ``d_in``.
+    w_query
+        ``W_Q``, ``d_in × d_k``.
+    query_terms
+        ``query_terms[m, c] = x_i[m] * W_Q[m, c]``, ``d_in × d_k``: the products that add up
+        (column by column, to rounding) to ``q_i[c]``, an entry of ``Q`` computed by hand.
     query
         ``q_i``, length ``d_k``.
     keys
@@ -150,9 +157,32 @@ class QueryStep:
         ``weights[j] * v_j``, ``n × d_v``: the arrows laid tip to tail.
     context
         ``z_i``, the sum of ``weighted_values``, length ``d_v``.
+    running_weights
+        ``running_weights[j] = weights[0] + … + weights[j]``: the running total of the
+        weights; the last entry is 1 (to rounding).
+    running_context
+        ``running_context[j] = weighted_values[0] + … + weighted_values[j]``, ``n × d_v``: the
+        points the tip-to-tail chain of arrows passes. The last row is ``context`` exactly (a
+        sum in another order may differ from it in the last bits; the chain ends at ``z_i``).
+    top_key
+        The 0-based index of the largest weight (the first of equal ones).
+
+    Examples
+    --------
+    >>> from attention_math import preset
+    >>> step = preset("dog-chased-ball").trace().query_step(4)
+    >>> step.embedding, step.query_terms[:, 0].round(2), step.query[0].round(2)
+    (array([0.7, 0.6, 0.9]), array([0.49, 0.06, 0.18]), np.float64(0.73))
+    >>> step.running_weights.round(2)
+    array([0.17, 0.34, 0.59, 0.69, 1.  ])
+    >>> bool(np.array_equal(step.running_context[-1], step.context)), step.top_key
+    (True, 4)
     """
 
     index: int
+    embedding: FloatArray
+    w_query: FloatArray
+    query_terms: FloatArray
     query: FloatArray
     keys: FloatArray
     products: FloatArray
@@ -167,6 +197,9 @@ class QueryStep:
     values: FloatArray
     weighted_values: FloatArray
     context: FloatArray
+    running_weights: FloatArray
+    running_context: FloatArray
+    top_key: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -255,31 +288,43 @@ class AttentionTrace:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
             raise ScenarioError(f"query: expected a token index from 0 to {n - 1}, got {i!r}")
         row = int(i) % n
-        query = self.queries[row]
-        products = query[np.newaxis, :] * self.keys
-        scaled_scores = self.scaled_scores[row]
-        max_score = float(np.max(scaled_scores))
-        exps = np.exp(scaled_scores - max_score)
-        exp_sum = float(np.sum(exps))
-        weights = self.weights[row]
-        weighted_values = weights[:, np.newaxis] * self.values
         return QueryStep(
             index=row,
-            query=_frozen(query),
+            embedding=_frozen(self.embeddings[row]),
+            w_query=self.w_query,
+            query_terms=_owned(self.embeddings[row][:, np.newaxis] * self.w_query),
+            query=_frozen(self.queries[row]),
             keys=self.keys,
-            products=_frozen(products),
+            products=_owned(self.queries[row][np.newaxis, :] * self.keys),
             scores=_frozen(self.scores[row]),
             d_k=self.d_k,
             sqrt_d_k=self.sqrt_d_k,
-            scaled_scores=_frozen(scaled_scores),
-            max_score=max_score,
-            exps=_frozen(exps),
-            exp_sum=exp_sum,
-            weights=_frozen(weights),
             values=self.values,
-            weighted_values=_frozen(weighted_values),
             context=_frozen(self.context[row]),
+            **_softmax_pieces(self.scaled_scores[row], self.weights[row], self.values, self.context[row]),
         )
+
+
+def _softmax_pieces(
+    scaled_scores: FloatArray, weights: FloatArray, values: FloatArray, context: FloatArray
+) -> dict[str, Any]:
+    """The stable softmax of one row of scaled scores, its weights and their running sums."""
+    max_score = float(np.max(scaled_scores))
+    exps = np.exp(scaled_scores - max_score)
+    weighted_values = weights[:, np.newaxis] * values
+    running_context = np.cumsum(weighted_values, axis=0)
+    running_context[-1] = context  # the chain ends at z_i exactly
+    return {
+        "scaled_scores": _frozen(scaled_scores),
+        "max_score": max_score,
+        "exps": _owned(exps),
+        "exp_sum": float(np.sum(exps)),
+        "weights": _frozen(weights),
+        "weighted_values": _owned(weighted_values),
+        "running_weights": _owned(np.cumsum(weights)),
+        "running_context": _owned(running_context),
+        "top_key": int(np.argmax(weights)),
+    }
 
 
 def self_attention(
@@ -330,6 +375,48 @@ def self_attention(
     array([[1.  , 0.  ],
            [0.33, 0.67]])
     """
+    x, wq, wk, wv = _checked_matrices(embeddings, w_query, w_key, w_value)
+    return _attention(x, wq, wk, wv, scaled=scaled, causal=causal)
+
+
+def _attention(
+    x: FloatArray, wq: FloatArray, wk: FloatArray, wv: FloatArray, *, scaled: bool, causal: bool
+) -> AttentionTrace:
+    """The trace of checked matrices (float64 copies that nobody else holds)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        queries = x @ wq
+        keys = x @ wk
+        values = x @ wv
+        scores = queries @ keys.T
+    if not np.all(np.isfinite(values)):
+        raise ScenarioError(_TOO_LARGE.format("the values overflow float64"))
+    d_k = int(wk.shape[1])
+    # Work on n × n arrays in place: a trace of 4096 tokens should cost about what the
+    # one-line numpy formula costs (bench/ measures it).
+    scaled_scores = scores / math.sqrt(d_k) if scaled else scores.copy()
+    weights = _masked_softmax_in_place(scaled_scores, causal)
+    return AttentionTrace(
+        embeddings=_owned(x),
+        w_query=_owned(wq),
+        w_key=_owned(wk),
+        w_value=_owned(wv),
+        queries=_owned(queries),
+        keys=_owned(keys),
+        values=_owned(values),
+        scores=_owned(scores),
+        scaled_scores=_owned(scaled_scores),
+        weights=_owned(weights),
+        context=_owned(weights @ values),
+        d_k=d_k,
+        scaled=scaled,
+        causal=causal,
+    )
+
+
+def _checked_matrices(
+    embeddings: npt.ArrayLike, w_query: npt.ArrayLike, w_key: npt.ArrayLike, w_value: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``X, W_Q, W_K, W_V`` as float64 copies, each checked, and their shapes against each other."""
     x = _as_matrix("embeddings", embeddings)
     wq = _as_matrix("w_query", w_query)
     wk = _as_matrix("w_key", w_key)
@@ -345,17 +432,11 @@ def self_attention(
         raise ScenarioError(
             f"w_key: expected {wq.shape[1]} columns to match w_query (d_k), got {wk.shape[1]}"
         )
-    with np.errstate(over="ignore", invalid="ignore"):
-        queries = x @ wq
-        keys = x @ wk
-        values = x @ wv
-        scores = queries @ keys.T
-    if not np.all(np.isfinite(values)):
-        raise ScenarioError(_TOO_LARGE.format("the values overflow float64"))
-    d_k = int(wk.shape[1])
-    # Work on n × n arrays in place: a trace of 4096 tokens should cost about what the
-    # one-line numpy formula costs (bench/ measures it).
-    scaled_scores = scores / math.sqrt(d_k) if scaled else scores.copy()
+    return x, wq, wk, wv
+
+
+def _masked_softmax_in_place(scaled_scores: FloatArray, causal: bool) -> FloatArray:
+    """Check the scaled scores are finite, mask them (in place) when causal; the row softmax."""
     with np.errstate(over="ignore", invalid="ignore"):
         peak = np.max(scaled_scores, axis=1, keepdims=True)
         # NaN and ±inf show up in a row's max or min; the min is needed anyway: the
@@ -367,27 +448,11 @@ def self_attention(
     if not np.all(np.isfinite(spread)):
         raise ScenarioError(_TOO_LARGE.format("the scores of one query differ by more than float64 holds"))
     if causal:
-        above_diagonal = np.triu(np.ones(scores.shape, dtype=bool), k=1)
+        above_diagonal = np.triu(np.ones(scaled_scores.shape, dtype=bool), k=1)
         scaled_scores[above_diagonal] = -np.inf
         # The diagonal is never masked, so each row keeps a finite entry.
         peak = np.max(scaled_scores, axis=1, keepdims=True)
-    weights = np.subtract(scaled_scores, peak)
+    weights: FloatArray = np.subtract(scaled_scores, peak)
     np.exp(weights, out=weights)
     weights /= np.sum(weights, axis=1, keepdims=True)
-    context = weights @ values
-    return AttentionTrace(
-        embeddings=_owned(x),
-        w_query=_owned(wq),
-        w_key=_owned(wk),
-        w_value=_owned(wv),
-        queries=_owned(queries),
-        keys=_owned(keys),
-        values=_owned(values),
-        scores=_owned(scores),
-        scaled_scores=_owned(scaled_scores),
-        weights=_owned(weights),
-        context=_owned(context),
-        d_k=d_k,
-        scaled=scaled,
-        causal=causal,
-    )
+    return weights

@@ -299,15 +299,7 @@ class Scenario:
         d_model = _whole_number("d_model", d_model, 1, MAX_RANDOM_SIZE)
         d_k = _whole_number("d_k", d_k, 1, MAX_RANDOM_SIZE)
         tokens = tuple(sentence.split())
-        rng = np.random.default_rng(seed)
-
-        def draw(rows: int, columns: int) -> FloatArray:
-            # + 0.0 turns -0.0 into 0.0, which prints more kindly.
-            return np.round(rng.uniform(-1.0, 1.0, size=(rows, columns)), 1) + 0.0
-
-        embeddings = draw(len(tokens), d_model)
-        w_query, w_key, w_value = draw(d_model, d_k), draw(d_model, d_k), draw(d_model, d_k)
-        row = None if query is None else resolve_query(tokens, query)
+        embeddings, w_query, w_key, w_value = _drawn_matrices(len(tokens), d_model, d_k, seed)
         return cls(
             title=" ".join(tokens) if title is None else title,
             tokens=tokens,
@@ -315,7 +307,7 @@ class Scenario:
             w_query=w_query,
             w_key=w_key,
             w_value=w_value,
-            query=row,
+            query=None if query is None else resolve_query(tokens, query),
             precision=precision,
         )
 
@@ -358,6 +350,26 @@ class Scenario:
         """The term-by-term arithmetic of the scenario's query."""
         return self._trace.query_step(self.query)
 
+    def simplified(self) -> Scenario:
+        """The same tokens and embeddings with ``W_Q = W_K = W_V = I`` (``d_in × d_in``), unscaled.
+
+        The simplified self-attention of the previous lecture, where ``X`` plays every role:
+        the scores are the raw dot products ``X Xᵀ``, the weights ``softmax(X Xᵀ)`` (no
+        ``√d_k``: that lecture had no scaling) and the context vectors ``weights @ X``. Title,
+        query and precision are kept.
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> raw = preset("raw-dot-product").simplified()
+        >>> raw.w_key.tolist(), raw.scaled
+        ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], False)
+        >>> raw.trace().scores[0].round(2)
+        array([0.51, 0.51, 0.51])
+        """
+        identity = np.eye(self.d_in)
+        return replace(self, w_query=identity, w_key=identity, w_value=identity, scaled=False)
+
     def with_query(self, spec: int | str) -> Scenario:
         """The same scenario explaining another token (number from 1, or its text)."""
         return replace(self, query=resolve_query(self.tokens, spec))
@@ -372,6 +384,14 @@ class Scenario:
             "precision": self.precision,
             "scaled": self.scaled,
         }
+
+
+def _drawn_matrices(n: int, d_model: int, d_k: int, seed: int) -> list[FloatArray]:
+    """``X``, ``W_Q``, ``W_K``, ``W_V`` drawn in that order, uniform in [-1, 1], one decimal."""
+    rng = np.random.default_rng(seed)
+    shapes = ((n, d_model), (d_model, d_k), (d_model, d_k), (d_model, d_k))
+    # + 0.0 turns -0.0 into 0.0, which prints more kindly.
+    return [np.round(rng.uniform(-1.0, 1.0, size=shape), 1) + 0.0 for shape in shapes]
 
 
 def _toml_value(value: Any) -> str:
@@ -449,20 +469,7 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
         if key not in _ALL_KEYS:
             raise ScenarioError(f"{_key_name(key)}: unknown key{_suggest(str(key))}")
     if "sentence" in data:
-        for key in data:
-            if key not in _SENTENCE_KEYS:
-                raise ScenarioError(f"{_key_name(key)}: not allowed with 'sentence' (the numbers are drawn)")
-        title = data.get("title")
-        scenario = Scenario.from_sentence(
-            data["sentence"],
-            seed=data.get("seed", 0),
-            d_model=data.get("d_model", 3),
-            d_k=data.get("d_k", 2),
-            query=data.get("query"),
-            title=title,
-            precision=data.get("precision", 2),
-        )
-        return replace(scenario, scaled=data.get("scaled", True))
+        return _sentence_scenario(data)
     for key in data:
         if key not in _EXPLICIT_KEYS:
             raise ScenarioError(f"{_key_name(key)}: only allowed together with 'sentence'")
@@ -481,18 +488,31 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
         if not all(isinstance(t, str) for t in tokens):
             raise ScenarioError("tokens: expected a list of strings")
         row = resolve_query(list(tokens), query)
-    title = data.get("title", " ".join(str(t) for t in tokens))
     return Scenario(
-        title=title,
+        title=data.get("title", " ".join(str(t) for t in tokens)),
         tokens=tuple(tokens),
-        embeddings=data["embeddings"],
-        w_query=data["w_query"],
-        w_key=data["w_key"],
-        w_value=data["w_value"],
+        **{name: data[name] for name in _MATRIX_FIELDS},
         query=row,
         precision=data.get("precision", 2),
         scaled=data.get("scaled", True),
     )
+
+
+def _sentence_scenario(data: Mapping[str, Any]) -> Scenario:
+    """The scenario of a mapping with a ``sentence`` (its keys are known to be valid names)."""
+    for key in data:
+        if key not in _SENTENCE_KEYS:
+            raise ScenarioError(f"{_key_name(key)}: not allowed with 'sentence' (the numbers are drawn)")
+    scenario = Scenario.from_sentence(
+        data["sentence"],
+        seed=data.get("seed", 0),
+        d_model=data.get("d_model", 3),
+        d_k=data.get("d_k", 2),
+        query=data.get("query"),
+        title=data.get("title"),
+        precision=data.get("precision", 2),
+    )
+    return replace(scenario, scaled=data.get("scaled", True))
 
 
 def load_scenario(path: str | Path) -> Scenario:

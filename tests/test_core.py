@@ -29,8 +29,8 @@ TRACE_ARRAYS = (
     "scores", "scaled_scores", "weights", "context",
 )
 STEP_ARRAYS = (
-    "query", "keys", "products", "scores", "scaled_scores", "exps", "weights", "values",
-    "weighted_values", "context",
+    "embedding", "w_query", "query_terms", "query", "keys", "products", "scores", "scaled_scores", "exps",
+    "weights", "values", "weighted_values", "context", "running_weights", "running_context",
 )
 
 # -- an independent implementation ---------------------------------------------------------
@@ -412,8 +412,55 @@ def test_query_step_agrees_with_the_trace(inputs: Sequence[np.ndarray], scaled: 
             rtol=1e-9, atol=1e-12 * _magnitude(trace.values.tolist()) * n,
         )
         assert np.array_equal(step.context, trace.context[i])
+        _check_running_sums_and_query_terms(trace, step)
     # Negative indices count from the end, like a list.
     assert trace.query_step(-1).index == n - 1
+
+
+def _check_running_sums_and_query_terms(trace: AttentionTrace, step: QueryStep) -> None:
+    """The fields a scene draws instead of computing: checked with plain Python sums."""
+    i, n = step.index, trace.n_tokens
+    assert np.array_equal(step.embedding, trace.embeddings[i])
+    assert np.array_equal(step.w_query, trace.w_query)
+    d_in, d_k = trace.w_query.shape
+    for m in range(d_in):
+        for c in range(d_k):
+            assert step.query_terms[m, c] == trace.embeddings[i, m] * trace.w_query[m, c]
+    size = _magnitude(trace.queries.tolist()) + _magnitude(trace.embeddings.tolist()) * _magnitude(
+        trace.w_query.tolist()
+    )
+    np.testing.assert_allclose(step.query_terms.sum(axis=0), trace.queries[i], rtol=1e-9, atol=1e-12 * size * d_in)
+    total = 0.0
+    for j in range(n):
+        total += float(step.weights[j])
+        assert step.running_weights[j] == pytest.approx(total, rel=1e-12, abs=1e-15)
+    assert step.running_weights[-1] == pytest.approx(1.0, abs=1e-12)
+    assert step.running_context.shape == step.weighted_values.shape
+    assert np.array_equal(step.running_context[-1], step.context)
+    for j in range(n - 1):
+        expected = [sum(float(step.weighted_values[t, c]) for t in range(j + 1)) for c in range(step.context.size)]
+        np.testing.assert_allclose(step.running_context[j], expected, rtol=1e-9, atol=1e-12 * _magnitude(
+            trace.values.tolist()) * n)
+    largest = max(step.weights.tolist())
+    assert step.top_key == step.weights.tolist().index(largest)
+
+
+def test_top_key_is_the_first_of_equal_weights() -> None:
+    # Three equal tokens: every weight is 1/3, the first one wins.
+    same = [[1.0, 2.0]] * 3
+    step = self_attention(same, [[1.0], [0.0]], [[1.0], [0.0]], [[1.0], [1.0]]).query_step(2)
+    assert step.weights.tolist() == [step.weights[0]] * 3
+    assert step.top_key == 0
+    assert self_attention([[0.0], [1.0], [2.0]], [[1.0]], [[1.0]], [[1.0]]).query_step(1).top_key == 2
+
+
+def test_query_terms_of_the_default_preset_add_up_to_q5() -> None:
+    from attention_math import preset
+
+    step = preset("dog-chased-ball").trace().query_step(4)
+    # x5 = (0.7, 0.6, 0.9), W_Q column 1 = (0.7, 0.1, 0.2): 0.49 + 0.06 + 0.18 = 0.73
+    np.testing.assert_allclose(step.query_terms[:, 0], [0.49, 0.06, 0.18], rtol=1e-12)
+    np.testing.assert_allclose(step.query_terms.sum(axis=0), step.query, rtol=1e-12)
 
 
 def test_query_step_rejects_an_index_out_of_range() -> None:

@@ -65,6 +65,28 @@ def write(tmp_path: Path, text: str, name: str = "scenario.toml") -> Path:
 # -- a valid scenario --------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("query", [0, 4])
+def test_simplified_is_x_in_every_role_unscaled(query: int) -> None:
+    scenario = make(query=query, precision=3)
+    simple = scenario.simplified()
+    assert (simple.title, simple.tokens, simple.query, simple.precision) == ("t", TOKENS, query, 3)
+    assert np.array_equal(simple.embeddings, scenario.embeddings)
+    for name in ("w_query", "w_key", "w_value"):
+        assert getattr(simple, name).tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    assert not simple.scaled and (simple.d_k, simple.d_v) == (3, 3)
+    trace = simple.trace()
+    # the raw dot products x_i · x_j, summed by hand
+    for i in range(5):
+        for j in range(5):
+            assert trace.scores[i, j] == pytest.approx(sum(a * b for a, b in zip(X[i], X[j], strict=True)), rel=1e-12)
+    expected = self_attention(X, np.eye(3), np.eye(3), np.eye(3), scaled=False)
+    np.testing.assert_allclose(trace.weights, expected.weights, rtol=1e-12)
+    np.testing.assert_allclose(trace.context, expected.weights @ np.array(X), rtol=1e-12)
+    # the original is untouched
+    assert scenario.w_key.tolist() == WK and scenario.scaled
+
+
+
 def test_scenario_keeps_its_inputs_and_derives_sizes() -> None:
     scenario = make(query=2, precision=3)
     assert scenario.tokens == TOKENS
