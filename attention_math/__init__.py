@@ -11,17 +11,20 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
+from .formatting import MINUS, format_number
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
 from .walkthrough import format_walkthrough, walkthrough_data
 
 __all__ = [
     "DEFAULT_PRESET",
+    "MINUS",
     "PRESETS",
     "AttentionTrace",
     "QueryStep",
     "Scenario",
     "ScenarioError",
+    "format_number",
     "format_walkthrough",
     "load_scenario",
     "preset",

@@ -1,6 +1,9 @@
 """The by-hand walkthrough of one query: every number a lecturer writes on the board.
 
-Tokens count from 1 here, as on slides.
+Tokens count from 1 here, as on slides. Numbers are written by
+:func:`attention_math.format_number` at the scenario's precision, with an ASCII ``-``: the
+walkthrough (and the handout's ``walkthrough.md``) is text to copy numbers from into Python,
+a spreadsheet or a CSV, where U+2212 is not a minus sign. The scenes draw a true minus.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._core import FloatArray
+from ._core import FloatArray, QueryStep
+from .formatting import format_number
 from .scenario import Scenario
 
 __all__ = ["FORMATS", "format_walkthrough", "walkthrough_data"]
@@ -70,10 +74,9 @@ class _Writer:
         self.precision = precision
         self.lines: list[str] = []
 
-    def num(self, value: float) -> str:
-        text = f"{value:.{self.precision}f}"
-        # "-0.00" reads as a mistake on a slide; show "0.00".
-        return text[1:] if text.startswith("-") and float(text) == 0 else text
+    def num(self, value: float, precision: int | None = None) -> str:
+        """``value`` at the scenario's precision (or ``precision``), with an ASCII minus."""
+        return format_number(value, self.precision if precision is None else precision, minus="-")
 
     def heading(self, text: str) -> None:
         if self.lines:
@@ -134,22 +137,30 @@ def format_walkthrough(scenario: Scenario, fmt: Format = "text") -> str:
         return json.dumps(walkthrough_data(scenario), indent=2, ensure_ascii=False)
     if fmt not in FORMATS:
         raise ValueError(f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    trace = scenario.trace()
-    step = scenario.query_step()
     w = _Writer(markdown=fmt == "markdown", precision=scenario.precision)
-    number = step.index + 1
-    heading = f"{scenario.title}: the context vector for {scenario.query_token!r} (token {number})"
+    step = scenario.query_step()
+    heading = f"{scenario.title}: the context vector for {scenario.query_token!r} (token {step.index + 1})"
     w.lines.append(f"# {heading}" if w.markdown else heading)
     w.lines.append("")
     w.lines.append(
         "Q = X W_Q, K = X W_K, V = X W_V; weights = softmax(Q Kᵀ / √d_k) row by row; "
         "Z = weights V. Tokens count from 1."
     )
+    _matrices(w, scenario)
+    _scores(w, scenario, step)
+    _softmax(w, scenario, step)
+    _context(w, scenario, step)
+    return "\n".join(w.lines) + "\n"
+
+
+def _matrices(w: _Writer, scenario: Scenario) -> None:
+    """X, the three weight matrices, and Q, K, V."""
+    trace = scenario.trace()
     labels = _labels(scenario.tokens)
-    dims = list(range(scenario.d_in))
     w.matrix(f"X, the input embeddings ({trace.n_tokens} × {scenario.d_in})", trace.embeddings, labels, "x")
+    rows = [f"row {d + 1}" for d in range(scenario.d_in)]
     for name, matrix in (("W_Q", trace.w_query), ("W_K", trace.w_key), ("W_V", trace.w_value)):
-        w.matrix(f"{name} ({matrix.shape[0]} × {matrix.shape[1]})", matrix, [f"row {d + 1}" for d in dims], "col ")
+        w.matrix(f"{name} ({matrix.shape[0]} × {matrix.shape[1]})", matrix, rows, "col ")
     for name, matrix, column in (
         ("Q = X W_Q, the queries", trace.queries, "q"),
         ("K = X W_K, the keys", trace.keys, "k"),
@@ -157,44 +168,52 @@ def format_walkthrough(scenario: Scenario, fmt: Format = "text") -> str:
     ):
         w.matrix(f"{name} ({matrix.shape[0]} × {matrix.shape[1]})", matrix, labels, column)
 
-    q = f"q{number}"
-    w.heading(f"Scores: {q} · k_j, term by term")
-    for j, label in enumerate(labels):
-        factors = " + ".join(
-            f"{w.num(step.query[m])}×{w.num(step.keys[j, m])}" for m in range(trace.d_k)
-        )
-        terms = " + ".join(w.num(p) for p in step.products[j])
-        w.line(f"{q} · k{j + 1} ({label.split(' ', 1)[1]}) = {factors} = {terms} = {w.num(step.scores[j])}")
 
-    rows = []
-    for j, label in enumerate(labels):
-        rows.append([
+def _scores(w: _Writer, scenario: Scenario, step: QueryStep) -> None:
+    """Each score of the query, term by term."""
+    q = f"q{step.index + 1}"
+    w.heading(f"Scores: {q} · k_j, term by term")
+    for j, token in enumerate(scenario.tokens):
+        factors = " + ".join(f"{w.num(step.query[m])}×{w.num(step.keys[j, m])}" for m in range(step.d_k))
+        terms = " + ".join(w.num(p) for p in step.products[j])
+        w.line(f"{q} · k{j + 1} ({token}) = {factors} = {terms} = {w.num(step.scores[j])}")
+
+
+def _softmax(w: _Writer, scenario: Scenario, step: QueryStep) -> None:
+    """The scaling and the stable softmax, key by key (exps at 3 decimals or more)."""
+    exp_precision = max(scenario.precision, 3)
+    rows = [
+        [
             label,
             w.num(step.scores[j]),
             w.num(step.scaled_scores[j]),
             w.num(step.scaled_scores[j] - step.max_score),
-            f"{step.exps[j]:.{max(scenario.precision, 3)}f}",
+            w.num(step.exps[j], exp_precision),
             w.num(step.weights[j]),
-        ])
-    divisor = f"√{trace.d_k} = {w.num(step.sqrt_d_k)}" if trace.scaled else "1 (unscaled)"
+        ]
+        for j, label in enumerate(_labels(scenario.tokens))
+    ]
+    divisor = f"√{step.d_k} = {w.num(step.sqrt_d_k)}" if scenario.scaled else "1 (unscaled)"
     w.heading(f"Scale by {divisor}, then softmax")
     w.table(["key", "score", "÷√d_k", "− max", "exp(· − max)", "weight"], rows)
     w.line(
         f"Stable softmax: subtract the largest scaled score ({w.num(step.max_score)}) before exp; "
-        f"the exps sum to {step.exp_sum:.{max(scenario.precision, 3)}f}, "
+        f"the exps sum to {w.num(step.exp_sum, exp_precision)}, "
         f"and each weight is its exp over that sum. The weights sum to {w.num(float(np.sum(step.weights)))}."
     )
 
-    z = f"z{number}"
+
+def _context(w: _Writer, scenario: Scenario, step: QueryStep) -> None:
+    """z as the weighted sum of the values, term by term."""
+    z = f"z{step.index + 1}"
+    n = scenario.n_tokens
     w.heading(f"{z} = Σ_j w_j v_j, the context vector")
-    terms = " + ".join(f"{w.num(step.weights[j])}·v{j + 1}" for j in range(trace.n_tokens))
-    w.line(f"{z} = {terms}")
+    w.line(f"{z} = " + " + ".join(f"{w.num(step.weights[j])}·v{j + 1}" for j in range(n)))
     w.table(
         ["term", *(f"dim {d + 1}" for d in range(step.context.shape[0]))],
         [
             [f"{w.num(step.weights[j])} × v{j + 1} ({scenario.tokens[j]})", *map(w.num, step.weighted_values[j])]
-            for j in range(trace.n_tokens)
+            for j in range(n)
         ]
         + [[f"= {z}", *map(w.num, step.context)]],
     )
-    return "\n".join(w.lines) + "\n"
