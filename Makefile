@@ -14,7 +14,7 @@ APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core 
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
 
-.PHONY: setup system-packages render stills numbers test fuzz bench bench-quick lint clean
+.PHONY: setup system-packages render stills numbers test fuzz bench bench-quick lint math-alone clean
 
 setup: $(STAMP)
 
@@ -73,9 +73,29 @@ bench: setup
 bench-quick: setup
 	$(PYTHON) -m bench --quick --out $${TMPDIR:-/tmp}/attention-bench-quick
 
+# ruff over the whole folder; strict mypy over attention_math, scenes, attention_explainer and
+# bench (pyproject.toml), then over the scripts in tools/.
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy tools
+
+# attention_math on its own, as a notebook user installs it (CI runs this before anything
+# installs Cairo): a fresh venv, pkg-config pointed at an empty folder so Cairo and Pango are
+# invisible even where their headers are installed, `pip install` of a copy of this project
+# WITHOUT extras; then tools/check_math_alone.py: numpy is the only dependency, the doctests of
+# every attention_math module pass, `python -m attention_math` runs, the bundle's guard names
+# the video extra. Installs only python3-venv when it is missing. About 20 s.
+MATH_ALONE := $(or $(TMPDIR),/tmp)/attention-math-alone
+math-alone:
+	@python3 -c 'import ensurepip, venv' 2>/dev/null || (echo "Installing system packages: python3-venv"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv)
+	rm -rf $(MATH_ALONE) && mkdir -p $(MATH_ALONE)/src $(MATH_ALONE)/no-pkg-config
+	cp -r pyproject.toml README.md attention_math attention_explainer scenes $(MATH_ALONE)/src/
+	python3 -m venv $(MATH_ALONE)/venv
+	cd $(MATH_ALONE) && export PKG_CONFIG_PATH=$(MATH_ALONE)/no-pkg-config PKG_CONFIG_LIBDIR=$(MATH_ALONE)/no-pkg-config \
+		&& venv/bin/python -m pip install -q ./src && venv/bin/python $(CURDIR)/tools/check_math_alone.py
+	rm -rf $(MATH_ALONE)
 
 clean:
 	rm -rf media/videos media/images media/Tex media/texts build *.egg-info

@@ -1,0 +1,66 @@
+"""attention_math installs and runs on its own; the bundle names the extra it needs.
+
+``make math-alone`` proves the install in a fresh venv (CI); these check the pieces here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from attention_explainer import _extras
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_numpy_is_the_only_dependency_and_the_video_extra_has_the_rest() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["dependencies"] == ["numpy>=2"]
+    extras = project["optional-dependencies"]
+    video = {requirement.split("=")[0].split("<")[0].split(">")[0] for requirement in extras["video"]}
+    assert video == {"manim", "manim-slides", "av", "pillow", "rich", "srt"}
+    assert "attention-explainer[video]" in extras["dev"]
+
+
+def test_the_guard_knows_an_import_name_for_every_package_of_the_extra() -> None:
+    # pillow is imported as PIL and manim-slides as manim_slides
+    assert set(_extras.VIDEO_MODULES) == {"manim", "manim_slides", "av", "PIL", "rich", "srt"}
+    assert _extras.missing_video_modules() == []
+    _extras.require_video_extra()  # everything is installed here: it returns
+
+
+def test_without_the_extra_the_command_stops_in_one_line_with_exit_two(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(_extras, "VIDEO_MODULES", ("manim", "no_such_module_xyz", "PIL", "srt_missing_too"))
+    with pytest.raises(SystemExit) as stop:
+        _extras.require_video_extra()
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("attention-explainer: error: the video extra is not installed")
+    assert "no_such_module_xyz, srt_missing_too" in lines[0] and "manim," not in lines[0]
+    assert "pip install 'attention-explainer[video]'" in lines[0]
+
+
+def test_attention_math_imports_nothing_but_the_standard_library_and_numpy() -> None:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import attention_math, attention_math.__main__\n"
+        "attention_math.format_walkthrough(attention_math.preset('dog-chased-ball'), 'markdown')\n"
+        "attention_math.preset('dog-chased-ball').simplified().query_step()\n"
+        "new = {name.split('.')[0] for name in set(sys.modules) - before}\n"
+        "print(sorted(new - set(sys.stdlib_module_names) - {'numpy', 'attention_math'}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,128 @@
+"""Check an install of this project without extras: numpy alone, and attention_math works.
+
+Run by ``make math-alone`` with the python of a fresh venv into which ``pip install .`` (no
+extras) was made while pkg-config could not see Cairo or Pango. Checks, in order:
+
+1. pkg-config (if there is one) finds neither Cairo nor Pango;
+2. the installed distributions are this project, numpy and the venv's own pip/setuptools: no
+   manim, pycairo, ManimPango, manim-slides, av, pillow, rich or srt;
+3. ``attention_math`` imports from the install (not from a source folder) and every doctest of
+   every module passes (the stdlib's doctest, with the flags of pyproject.toml);
+4. ``python -m attention_math`` prints the walkthrough;
+5. the bundle's guard refuses in one line, exit status 2, naming the ``video`` extra.
+
+Prints one line per check; exit status 0 when all pass, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import importlib
+import importlib.metadata
+import io
+import pkgutil
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+
+ALLOWED = {"attention-explainer", "numpy", "pip", "setuptools", "wheel"}
+VIDEO = ("manim", "manim-slides", "manimpango", "pycairo", "av", "pillow", "rich", "srt")
+
+
+class CheckFailed(Exception):
+    """One check did not hold; the message says what was found."""
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def no_cairo_for_pkg_config() -> str:
+    pkg_config = shutil.which("pkg-config")
+    if pkg_config is None:
+        return "no pkg-config here at all"
+    for library in ("cairo", "pangocairo"):
+        if subprocess.run([pkg_config, "--exists", library], check=False).returncode == 0:
+            raise CheckFailed(f"pkg-config finds {library}; point PKG_CONFIG_PATH and PKG_CONFIG_LIBDIR elsewhere")
+    return "pkg-config finds neither cairo nor pangocairo"
+
+
+def numpy_is_the_only_dependency() -> str:
+    installed = {_normal(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    video = sorted(installed & set(VIDEO))
+    if video:
+        raise CheckFailed(f"installed without extras, yet present: {', '.join(video)}")
+    extra = sorted(installed - ALLOWED)
+    if extra or not {"attention-explainer", "numpy"} <= installed:
+        raise CheckFailed(f"expected attention-explainer and numpy only, found {', '.join(sorted(installed))}")
+    return "installed: " + ", ".join(sorted(installed))
+
+
+def doctests_pass() -> str:
+    package = importlib.import_module("attention_math")
+    if "site-packages" not in str(package.__file__):
+        raise CheckFailed(f"attention_math comes from {package.__file__}, not from the install")
+    attempted = failed = 0
+    flags = doctest.NORMALIZE_WHITESPACE
+    for info in pkgutil.walk_packages(package.__path__, "attention_math."):
+        module = importlib.import_module(info.name)
+        result = doctest.testmod(module, optionflags=flags, report=True)
+        attempted, failed = attempted + result.attempted, failed + result.failed
+    result = doctest.testmod(package, optionflags=flags, report=True)
+    attempted, failed = attempted + result.attempted, failed + result.failed
+    if failed or attempted < 20:
+        raise CheckFailed(f"{failed} of {attempted} doctest examples failed")
+    return f"{attempted} doctest examples passed in {package.__file__}"
+
+
+def walkthrough_runs() -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "attention_math"], capture_output=True, text=True, encoding="utf-8", check=False
+    )
+    first = result.stdout.splitlines()[:1]
+    if result.returncode != 0 or first != ["The dog chased the ball: the context vector for 'ball' (token 5)"]:
+        raise CheckFailed(f"python -m attention_math: exit {result.returncode}, {result.stderr.strip()[-300:]}")
+    return f"python -m attention_math printed {len(result.stdout.splitlines())} lines"
+
+
+def video_guard_refuses() -> str:
+    from attention_explainer._extras import require_video_extra
+
+    stderr = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr):
+            require_video_extra()
+    except SystemExit as stop:
+        status = stop.code
+    else:
+        raise CheckFailed("the video guard let the bundle start without the video extra")
+    lines = stderr.getvalue().splitlines()
+    if status != 2 or len(lines) != 1 or "attention-explainer[video]" not in lines[0]:
+        raise CheckFailed(f"the video guard exited {status!r} saying {stderr.getvalue()!r}")
+    return f"the bundle's guard exits 2 saying: {lines[0]}"
+
+
+CHECKS: tuple[Callable[[], str], ...] = (
+    no_cairo_for_pkg_config,
+    numpy_is_the_only_dependency,
+    doctests_pass,
+    walkthrough_runs,
+    video_guard_refuses,
+)
+
+
+def main() -> int:
+    failed = False
+    for check in CHECKS:
+        try:
+            print(f"ok    {check.__name__}: {check()}")
+        except CheckFailed as error:
+            failed = True
+            print(f"FAIL  {check.__name__}: {error}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
