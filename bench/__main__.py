@@ -130,7 +130,7 @@ def cold_render(quality: str, runs: int, scratch: Path) -> tuple[dict[str, Any],
         report["tex_calls"], report["tex_s"] = _tex_time(log)
         _log(f"  {report['wall_s']:.1f} s wall for {report['video_s']:.1f} s of video")
         reports.append(report)
-    summary = {
+    summary: dict[str, Any] = {
         key: _median([r[key] for r in reports])
         for key in ("wall_s", "cpu_s", "peak_rss_mib", "video_s", "tex_files", "tex_calls", "tex_s")
     }
@@ -151,8 +151,8 @@ def warm_render(out: Path, quality: str, runs: int, scratch: Path) -> dict[str, 
         report["rendered"] = _manifest(out)["rendered"]
         unchanged.append(report)
     base = preset(DEFAULT_PRESET)
-    w_value = [list(row) for row in base.w_value]
-    w_value[0][0] = round(w_value[0][0] + 0.1, 10)
+    w_value = base.w_value.copy()
+    w_value[0, 0] = round(float(w_value[0, 0]) + 0.1, 10)
     changed = dataclasses.replace(base, w_value=w_value)
     scenario_file = scratch / "one-number-changed.toml"
     scenario_file.write_text(scenario_to_toml(changed), encoding="utf-8")
@@ -308,6 +308,7 @@ def _mark(value: float, target: float) -> str:
 
 
 def markdown(results: dict[str, Any]) -> str:
+    """The results as Markdown: the machine, then one table per measure, then the targets."""
     m = results["machine"]
     lines = [
         f"Measured {m['date']} on {m['cpu']}, {m['cores']} cores, {m['memory']}; Python {m['python']}, "
@@ -315,63 +316,84 @@ def markdown(results: dict[str, Any]) -> str:
         + (" (quick mode: a smoke run, not a measurement)" if results["quick"] else "")
         + ".",
         "",
-        "| the default lecture, cold | " + " | ".join(f"-q{q}" for q in results["cold"]) + " |",
-        "|---|" + "---:|" * len(results["cold"]),
+        *_cold_table(results["cold"]),
+        *_warm_table(results.get("warm")),
+        *_math_table(results["math"]),
+        *_peer_table(results["peer"], results["cold"]),
+        "",
+        "Targets (issue 6): " + ", ".join(_targets(results)) + ".",
     ]
-    rows = [
-        ("wall time (s)", "wall_s", "{:.1f}"),
-        ("CPU time (s)", "cpu_s", "{:.1f}"),
-        ("peak memory, largest process (MiB)", "peak_rss_mib", "{:.0f}"),
-        ("video produced (s)", "video_s", "{:.1f}"),
-        ("wall s per video s", "wall_per_video_s", "{:.2f}"),
-        ("floor: static shape, same frames (s)", "floor_wall_s", "{:.1f}"),
-        ("lecture / floor", "floor_ratio", "{:.2f}"),
-        ("TeX files made", "tex_files", "{:.0f}"),
-        ("latex + dvisvgm calls", "tex_calls", "{:.0f}"),
-        ("time in TeX (s, summed over processes)", "tex_s", "{:.1f}"),
+    return "\n".join(lines) + "\n"
+
+
+_COLD_ROWS = (
+    ("wall time (s)", "wall_s", "{:.1f}"),
+    ("CPU time (s)", "cpu_s", "{:.1f}"),
+    ("peak memory, largest process (MiB)", "peak_rss_mib", "{:.0f}"),
+    ("video produced (s)", "video_s", "{:.1f}"),
+    ("wall s per video s", "wall_per_video_s", "{:.2f}"),
+    ("floor: static shape, same frames (s)", "floor_wall_s", "{:.1f}"),
+    ("lecture / floor", "floor_ratio", "{:.2f}"),
+    ("TeX files made", "tex_files", "{:.0f}"),
+    ("latex + dvisvgm calls", "tex_calls", "{:.0f}"),
+    ("time in TeX (s, summed over processes)", "tex_s", "{:.1f}"),
+)
+
+
+def _cold_table(cold: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| the default lecture, cold | " + " | ".join(f"-q{q}" for q in cold) + " |",
+        "|---|" + "---:|" * len(cold),
     ]
-    for label, key, form in rows:
-        cells = [form.format(c[key]) if key in c else "–" for c in results["cold"].values()]
+    for label, key, form in _COLD_ROWS:
+        cells = [form.format(c[key]) if key in c else "–" for c in cold.values()]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    warm = results.get("warm")
-    if warm:
-        lines += [
-            "",
-            "| re-render at -ql | wall (s) | scenes re-rendered |",
-            "|---|---:|---|",
-            f"| nothing changed | {warm['unchanged_s']:.1f} | {', '.join(warm['unchanged_rendered']) or 'none'} |",
-            f"| one number changed ({warm['one_number_change']}) | {warm['one_number_s']:.1f} | "
-            f"{', '.join(warm['one_number_rendered']) or 'none'} |",
-        ]
-    lines += [
+    return lines
+
+
+def _warm_table(warm: dict[str, Any] | None) -> list[str]:
+    if not warm:
+        return []
+    return [
+        "",
+        "| re-render at -ql | wall (s) | scenes re-rendered |",
+        "|---|---:|---|",
+        f"| nothing changed | {warm['unchanged_s']:.1f} | {', '.join(warm['unchanged_rendered']) or 'none'} |",
+        f"| one number changed ({warm['one_number_change']}) | {warm['one_number_s']:.1f} | "
+        f"{', '.join(warm['one_number_rendered']) or 'none'} |",
+    ]
+
+
+def _math_table(rows: list[dict[str, Any]]) -> list[str]:
+    return [
         "",
         "| attention_math, d = 64 | n | self_attention (ms) | numpy one-liner (ms) | ratio |",
         "|---|---:|---:|---:|---:|",
-    ]
-    for row in results["math"]:
-        lines.append(
+        *(
             f"| trace with every intermediate | {row['n']} | {row['attention_math_ms']:.3f} | "
             f"{row['numpy_one_liner_ms']:.3f} | {row['ratio']:.2f} |"
-        )
-    peer = results["peer"]
-    lines += [""]
+            for row in rows
+        ),
+    ]
+
+
+def _peer_table(peer: dict[str, Any], cold: dict[str, dict[str, Any]]) -> list[str]:
     if "skipped" in peer:
-        lines.append(f"LLManim comparison skipped: {peer['skipped']}.")
-    else:
-        ours = results["cold"].get(peer["quality"], {})
-        lines += [
-            f"| wall s per video s at -q{peer['quality']} | video (s) | wall (s) | wall / video |",
-            "|---|---:|---:|---:|",
-            f"| LLManim 0.1.3, its three attention demo scenes | {peer['video_s']:.1f} | {peer['wall_s']:.1f} | "
-            f"{peer['wall_per_video_s']:.2f} |",
-        ]
-        if ours:
-            lines.append(
-                f"| this project, the whole lecture bundle | {ours['video_s']:.1f} | {ours['wall_s']:.1f} | "
-                f"{ours['wall_per_video_s']:.2f} |"
-            )
-    lines += ["", "Targets (issue 6): " + ", ".join(_targets(results)) + "."]
-    return "\n".join(lines) + "\n"
+        return ["", f"LLManim comparison skipped: {peer['skipped']}."]
+    lines = [
+        "",
+        f"| wall s per video s at -q{peer['quality']} | video (s) | wall (s) | wall / video |",
+        "|---|---:|---:|---:|",
+        f"| LLManim 0.1.3, its three attention demo scenes | {peer['video_s']:.1f} | {peer['wall_s']:.1f} | "
+        f"{peer['wall_per_video_s']:.2f} |",
+    ]
+    ours = cold.get(peer["quality"], {})
+    if ours:
+        lines.append(
+            f"| this project, the whole lecture bundle | {ours['video_s']:.1f} | {ours['wall_s']:.1f} | "
+            f"{ours['wall_per_video_s']:.2f} |"
+        )
+    return lines
 
 
 def _targets(results: dict[str, Any]) -> list[str]:
