@@ -1,0 +1,52 @@
+"""The README's examples run: its Python blocks (every assert must hold) and its scenario files."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_math import preset, scenario_from_mapping
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def fences(language: str) -> list[str]:
+    """The contents of the README's fenced blocks in ``language``, in order."""
+    text = README.read_text(encoding="utf-8")
+    return [
+        re.sub(r"^ {0,3}", "", block, flags=re.MULTILINE)  # blocks inside a list item are indented
+        for block in re.findall(rf"^ *```{language}\n(.*?)^ *```", text, flags=re.MULTILINE | re.DOTALL)
+    ]
+
+
+def test_the_readme_has_the_examples_this_file_runs() -> None:
+    assert len(fences("python")) >= 1
+    assert any("assert" in block for block in fences("python"))
+    assert len(fences("toml")) >= 2
+
+
+@pytest.mark.parametrize("number", range(len(fences("python"))))
+def test_a_python_block_runs_and_its_asserts_hold(number: int) -> None:
+    block = fences("python")[number]
+    exec(compile(block, f"README.md python block {number + 1}", "exec"), {"__name__": "readme"})
+
+
+def test_the_explicit_scenario_file_is_the_default_preset() -> None:
+    explicit = next(block for block in fences("toml") if "embeddings" in block)
+    loaded = scenario_from_mapping(tomllib.loads(explicit))
+    default = preset("dog-chased-ball")
+    assert loaded.tokens == default.tokens and loaded.query == default.query
+    assert loaded.title == default.title
+    for name in ("embeddings", "w_query", "w_key", "w_value"):
+        assert np.array_equal(getattr(loaded, name), getattr(default, name)), name
+
+
+def test_the_sentence_scenario_file_loads_as_described() -> None:
+    sentence = next(block for block in fences("toml") if "sentence" in block)
+    loaded = scenario_from_mapping(tomllib.loads(sentence))
+    assert loaded.tokens == ("The", "cat", "sat", "on", "the", "mat")
+    assert (loaded.d_in, loaded.d_k, loaded.query_token) == (4, 2, "sat")
