@@ -167,7 +167,8 @@ class Scenario:
         The 0-based row of the token to explain; ``None`` means the last token. (Files and
         the command line count from 1: see :func:`resolve_query`.)
     precision
-        Decimals shown on screen and in walkthroughs, 0 to 6.
+        Decimals shown in walkthroughs and handouts, 0 to 6 (the scenes draw 0 to 3:
+        ``scenes.base.SCENE_LIMITS``).
     scaled
         Divide scores by ``√d_k`` (turned off only to show softmax saturation).
 
