@@ -1,10 +1,19 @@
-"""The base of every explainer scene: the scenario, the beats, and the numbers on screen.
+"""The base of every explainer scene: the scenario, the beats, and every number on screen.
 
 A scene reads its scenario from the environment (``ATTENTION_SCENARIO``: a preset name or a
 path to a TOML file; ``ATTENTION_QUERY``: a token number from 1 or the token's text), then
 from the ``[attention]`` section of ``manim.cfg`` in the working folder, then falls back to
-the default preset. Every number it draws is made by :meth:`ExplainerScene.number`, which
-records where in the trace the number comes from, so tests can check each one.
+the default preset.
+
+Every digit a scene draws or says goes through one recording path. A :class:`Fact` names where
+a number comes from (a field of a trace, a token's position, a size of the scenario); the scene
+draws it with :meth:`ExplainerScene.number` or inside a label with
+:meth:`ExplainerScene.label`, and says it in a caption with :meth:`ExplainerScene.cite` (or
+:meth:`~ExplainerScene.fmt`). Each drawn fact is kept in ``scene.shown`` and each said one in
+its beat, so tests can derive every number again from ``attention_math`` and compare.
+
+Importing this module does nothing but define things: the bundle's own hooks (progress lines,
+a shared TeX cache) are installed by ``attention_explainer.runner``.
 """
 
 from __future__ import annotations
@@ -13,16 +22,20 @@ import configparser
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import UL, UR, Animation, ManimColor, Mobject, Scene, Text, VGroup, config
+from manim import UL, UR, Animation, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
 
-from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, load_scenario, preset
-
-from .common import BACKGROUND, INK, MUTED, NUMBER_SIZE, AttentionFormula, NumberGrid, format_number, text
+from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
+from scenes.facts import Fact, Shown, TokenPart, position, query_number, scene_number, size, value
+from scenes.kit.formula import AttentionFormula
+from scenes.kit.grids import NumberGrid
+from scenes.kit.palette import BACKGROUND, INK, MUTED
+from scenes.kit.text import NUMBER_SIZE, drop_svg_paths, text
+from scenes.plan import LECTURE
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
@@ -31,15 +44,17 @@ __all__ = [
     "SCENE_LIMITS",
     "Beat",
     "ExplainerScene",
+    "Fact",
     "Shown",
+    "TokenPart",
     "check_scene_limits",
+    "position",
+    "query_number",
     "scenario_from_environment",
+    "scene_number",
+    "size",
+    "value",
 ]
-
-# TeX typesets only the scenes' own formulas (user text is drawn with Pango, never TeX), and it
-# never runs programs: TeX Live's default is a restricted \write18; kpathsea takes this variable
-# from the environment before texmf.cnf, and the latex processes manim starts inherit it.
-os.environ["shell_escape"] = "f"
 
 SCENE_LIMITS: dict[str, tuple[int, int]] = {
     "tokens": (2, 8),
@@ -58,80 +73,22 @@ MAX_SHOWN = 1e6
 """Every number the scenes draw is smaller than this in size (six digits before the point at most):
 far larger numbers no longer fit the frame, and near 1e10 building a scene takes gigabytes."""
 
-
 AFTER_PLAY_HOOKS: list[Callable[[ExplainerScene], None]] = []
-"""Called with the scene after every ``play`` (layout tests add a probe here)."""
-
-
-def _report_progress(scene: ExplainerScene) -> None:
-    # One machine-readable line per play, read by the bundle command's progress display.
-    step = scene.current_step.replace("\n", " ")
-    print(f"ATTENTION-PROGRESS {scene.renderer.num_plays} {step}", file=sys.stderr, flush=True)
-
-
-if os.environ.get("ATTENTION_PROGRESS") == "1":
-    AFTER_PLAY_HOOKS.append(_report_progress)
-
-
-def _share_tex_cache(folder: Path) -> None:
-    """Compile TeX into ``folder``, shared by the bundle's parallel manim processes.
-
-    Each formula is then compiled once per bundle, not once per scene. Manim checks only that
-    a cached SVG exists and clears the folder's other files after each compile, so processes
-    take turns (a file lock beside the folder) to compile or reuse; each then reads its own
-    copy of the SVG (manim writes a scratch file beside the SVG it loads).
-    """
-    import fcntl
-    import shutil
-
-    from manim.mobject.text import tex_mobject
-
-    own = config.get_dir("tex_dir")  # this process's media folder
-    own.mkdir(parents=True, exist_ok=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    config.tex_dir = str(folder)
-    compile_one = tex_mobject.tex_to_svg_file
-
-    def shared(*args: Any, **kwargs: Any) -> Path:
-        with open(folder.with_name(folder.name + ".lock"), "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
-            svg = Path(compile_one(*args, **kwargs))
-            copy = own / svg.name
-            if not copy.exists():
-                shutil.copyfile(svg, copy)
-        return copy
-
-    tex_mobject.tex_to_svg_file = shared
-
-
-if os.environ.get("ATTENTION_TEX_DIR"):
-    _share_tex_cache(Path(os.environ["ATTENTION_TEX_DIR"]))
-
-
-@dataclass(frozen=True)
-class Shown:
-    """One number on screen and where it comes from: ``sources[source].field[index]``.
-
-    ``reduce="sum"`` means the sum of the indexed entries (a row's total, say).
-    """
-
-    source: str
-    field: str
-    index: tuple[int, ...]
-    text: str
-    precision: int
-    reduce: str | None = None
-    mobject: Mobject | None = field(default=None, compare=False, repr=False)
+"""Called with the scene after every ``play`` (the bundle's runner and the layout tests add here)."""
 
 
 @dataclass(frozen=True)
 class Beat:
-    """One step of a scene: its caption (the subtitle line) and when it plays."""
+    """One step of a scene: its caption (the subtitle line), when it plays, what it says."""
 
     number: int
     caption: str
     start: float
     end: float
+    said: tuple[Shown, ...] = ()
+
+
+# -- limits and the scenario ------------------------------------------------------------------------
 
 
 def check_scene_limits(scenario: Scenario) -> Scenario:
@@ -143,30 +100,21 @@ def check_scene_limits(scenario: Scenario) -> Scenario:
         "d_v": scenario.d_v,
         "precision": scenario.precision,
     }
-    for name, size in sizes.items():
+    for name, count in sizes.items():
         low, high = SCENE_LIMITS[name]
-        if not low <= size <= high:
+        if not low <= count <= high:
             raise ScenarioError(
-                f"{name}: the scenes draw {low} to {high}, this scenario has {size} "
+                f"{name}: the scenes draw {low} to {high}, this scenario has {count} "
                 "(attention_math itself has no such limit)"
             )
-    trace, step = scenario.trace(), scenario.query_step()
-    shown = {
-        name: getattr(trace, name)
-        for name in ("embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values", "scores", "context")
-    }
-    shown.update(products=step.products, weighted_values=step.weighted_values)
-    for name, weights in (("queries", trace.w_query), ("keys", trace.w_key), ("values", trace.w_value)):
-        # the terms x_ij · w_jk that scene 2 adds up by hand
-        shown[f"{name} (their terms)"] = trace.embeddings[:, :, None] * weights[None, :, :]
+    shown = _shown_matrices(scenario)
     for name, values in shown.items():
-        largest = float(np.max(np.abs(values)))
+        largest = float(np.max(np.abs(values[np.isfinite(values)]))) if np.any(np.isfinite(values)) else 0.0
         if largest >= MAX_SHOWN:
             raise ScenarioError(
                 f"{name}: the scenes draw numbers below {MAX_SHOWN:,.0f} in size, this scenario's reach "
                 f"{largest:.3g} (use smaller embeddings or weights; attention_math itself has no such limit)"
             )
-    shown.update(scaled_scores=trace.scaled_scores, weights=trace.weights, exps=step.exps)
     n = scenario.n_tokens
     fits = next(width for tokens, width in NUMBER_WIDTHS if n <= tokens)
     for name, values in shown.items():
@@ -177,6 +125,21 @@ def check_scene_limits(scenario: Scenario) -> Scenario:
                 f"{widest!r} (use fewer tokens, a lower precision or smaller numbers)"
             )
     return scenario
+
+
+def _shown_matrices(scenario: Scenario) -> dict[str, np.ndarray]:
+    """Every matrix of numbers some scene draws, by the name an error gives it."""
+    trace, step = scenario.trace(), scenario.query_step()
+    shown: dict[str, np.ndarray] = {
+        name: np.asarray(getattr(trace, name))
+        for name in ("embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values", "scores", "context")
+    }
+    shown.update(products=step.products, weighted_values=step.weighted_values, exps=step.exps)
+    shown.update(scaled_scores=trace.scaled_scores, weights=trace.weights)
+    for name, weights in (("queries", trace.w_query), ("keys", trace.w_key), ("values", trace.w_value)):
+        # the terms x_ij · w_jk that the projection scene adds up by hand
+        shown[f"{name} (their terms)"] = trace.embeddings[:, :, None] * weights[None, :, :]
+    return shown
 
 
 def _manim_cfg_attention(folder: Path) -> dict[str, str]:
@@ -211,18 +174,33 @@ def scenario_from_environment(folder: Path | None = None) -> Scenario:
     return check_scene_limits(scenario)
 
 
+def lecture_number(name: str) -> int:
+    """The number of scene ``name`` in the lecture (from 1)."""
+    names = [scene for _, scene in LECTURE]
+    if name not in names:
+        raise KeyError(f"{name} is not a scene of the lecture")
+    return names.index(name) + 1
+
+
+# -- the scene ----------------------------------------------------------------------------------------
+
+
 class ExplainerScene(Scene):
-    """Common base: loads the scenario, marks beats, records every number shown.
+    """Common base: loads the scenario, marks beats, records every number shown or said.
 
     Class attributes
     ----------------
     scenario_override
-        A scenario to show instead of the environment's (tests and the bundle set it).
+        A scenario to show instead of the environment's (tests set it).
     """
 
     scenario_override: ClassVar[Scenario | None] = None
 
     def setup(self) -> None:
+        # TeX typesets only the scenes' own formulas (user text is drawn with Pango, never TeX),
+        # and it never runs programs: kpathsea reads this before texmf.cnf, and the latex
+        # processes manim starts inherit it.
+        os.environ["shell_escape"] = "f"
         self.camera.background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
         if self.scenario_override is not None:
             scenario = check_scene_limits(self.scenario_override)
@@ -239,6 +217,7 @@ class ExplainerScene(Scene):
         self.shown: list[Shown] = []
         self.beats: list[Beat] = []
         self.current_step = ""
+        self._said: list[Shown] = []
         self.sources: dict[str, tuple[Any, int]] = {}
         self.add_source("trace", self.trace, scenario.precision)
         self.add_source("step", self.step, scenario.precision)
@@ -256,20 +235,37 @@ class ExplainerScene(Scene):
         """Name an object whose fields the scene shows (a trace, a query step, ...)."""
         self.sources[name] = (obj, precision)
 
-    def value_of(self, source: str, field_name: str, index: Sequence[int] = (), reduce: str | None = None) -> float:
-        """The number ``sources[source].field[index]`` (summed when ``reduce="sum"``)."""
-        obj, _ = self.sources[source]
-        value = np.asarray(getattr(obj, field_name))
-        if index:
-            value = value[tuple(index)]
-        if reduce == "sum":
-            return float(np.sum(value))
-        return float(value)
+    def value_of(self, fact: Fact) -> float:
+        """The number a fact of a registered source names (summed or its size as it says)."""
+        obj, _ = self.sources[fact.source]
+        number = np.asarray(getattr(obj, fact.field))
+        if fact.index:
+            number = number[fact.index]
+        if fact.reduce == "sum":
+            return float(np.sum(number))
+        if fact.reduce == "magnitude":
+            return abs(float(number))
+        return float(number)
 
-    def fmt(self, source: str, field_name: str, *index: int, reduce: str | None = None) -> str:
-        """A trace number formatted as on screen, for captions (not drawn, not recorded)."""
-        _, precision = self.sources[source]
-        return format_number(self.value_of(source, field_name, index, reduce), precision)
+    def precision_of(self, fact: Fact) -> int | None:
+        """Decimals the fact is shown with (``None``: a whole number, a count or a position)."""
+        return self.sources[fact.source][1] if fact.source in self.sources else None
+
+    def text_for(self, fact: Fact) -> str:
+        """The fact as shown on screen (recording nothing: for layout and measuring)."""
+        if fact.source == "position":
+            return str(fact.index[0] + 1)
+        if fact.source == "query":
+            return str(self.scenario.query + 1)
+        if fact.source == "scenario":
+            return str(int(getattr(self.scenario, fact.field)))
+        if fact.source == "lecture":
+            return str(lecture_number(fact.field))
+        _, precision = self.sources[fact.source]
+        return format_number(self.value_of(fact), precision)
+
+    def _record(self, fact: Fact, mob: Mobject | None) -> Shown:
+        return Shown(fact, self.text_for(fact), self.precision_of(fact), mob)
 
     def number(
         self,
@@ -280,12 +276,44 @@ class ExplainerScene(Scene):
         size: float = NUMBER_SIZE,
         reduce: str | None = None,
     ) -> Text:
-        """A number from a trace field, drawn and recorded as shown."""
-        _, precision = self.sources[source]
-        shown_text = format_number(self.value_of(source, field_name, index, reduce), precision)
-        mob = text(shown_text, size=size, color=color)
-        self.shown.append(Shown(source, field_name, tuple(index), shown_text, precision, reduce, mob))
+        """A number from a registered source, drawn and recorded as shown."""
+        fact = value(source, field_name, *index, reduce=reduce)
+        mob = text(self.text_for(fact), size=size, color=color)
+        self.shown.append(self._record(fact, mob))
         return mob
+
+    def label(
+        self, template: str, *parts: Fact | TokenPart, size: float = 24, color: str = INK, tex: bool = False,
+        **options: Any,
+    ) -> Text | MathTex:
+        """A label whose numbers (and tokens) are facts: ``template.format(*their texts)``.
+
+        Each fact is recorded as shown in this label; tokens are marked so the checks know
+        their characters for the token's. ``tex=True`` typesets our own formula with MathTex
+        (never a token).
+        """
+        if tex and any(isinstance(part, TokenPart) for part in parts):
+            raise ValueError("tokens never go through TeX")
+        texts = [part.shown if isinstance(part, TokenPart) else self.text_for(part) for part in parts]
+        content = template.format(*texts)
+        mob: Text | MathTex
+        if tex:
+            mob = drop_svg_paths(MathTex(content, font_size=size, color=color, **options))
+        else:
+            mob = text(content, size=size, color=color, **options)
+        mob.token_parts = [part.shown for part in parts if isinstance(part, TokenPart)]  # type: ignore[union-attr]
+        self.shown.extend(self._record(part, mob) for part in parts if isinstance(part, Fact))
+        return mob
+
+    def cite(self, fact: Fact) -> str:
+        """The fact as a caption says it; the next :meth:`beat` records that its caption does."""
+        said = self._record(fact, None)
+        self._said.append(said)
+        return said.text
+
+    def fmt(self, source: str, field_name: str, *index: int, reduce: str | None = None) -> str:
+        """A number of a registered source, as a caption says it (see :meth:`cite`)."""
+        return self.cite(value(source, field_name, *index, reduce=reduce))
 
     def grid(
         self,
@@ -293,9 +321,9 @@ class ExplainerScene(Scene):
         field_name: str,
         *,
         row_labels: Sequence[str] | None = None,
-        column_labels: Sequence[str] | None = None,
         color: str = INK,
         size: float = NUMBER_SIZE,
+        h_buff: float = 0.28,
     ) -> NumberGrid:
         """A whole matrix field as a :class:`NumberGrid`, every entry recorded."""
         obj, _ = self.sources[source]
@@ -304,47 +332,46 @@ class ExplainerScene(Scene):
             [self.number(source, field_name, i, j, color=color, size=size) for j in range(columns)]
             for i in range(rows)
         ]
-        return NumberGrid(entries, row_labels=row_labels, column_labels=column_labels, color=color)
+        return NumberGrid(entries, row_labels=row_labels, color=color, h_buff=h_buff)
 
     # -- frame furniture --------------------------------------------------------------------
-    def header(self, number: int, title: str, *focus: str) -> VGroup:
+    def header(self, title: str, *focus: str, parts: Sequence[Fact | TokenPart] = ()) -> VGroup:
         """The scene's number and title top-left, the formula top-right with ``focus`` lit.
 
-        ``focus`` names parts of :class:`AttentionFormula` (``"query"``, ``"key"``,
-        ``"scale"``, ``"softmax"``, ``"value"``); the other parts are dimmed.
+        ``title`` may hold ``{}`` for ``parts``. ``focus`` names parts of
+        :class:`AttentionFormula` (``"query"``, ``"key"``, ``"scale"``, ``"softmax"``,
+        ``"value"``); the other parts are dimmed.
         """
-        heading = text(f"{number} · {title}", size=26, color=MUTED)
+        heading = self.label("{} · " + title, scene_number(self._lecture_name()), *parts, size=26, color=MUTED)
         heading.to_corner(UL, buff=0.4)
-        formula = AttentionFormula(font_size=30).to_corner(UR, buff=0.4)
-        self.light_formula(formula, *focus)
+        formula = AttentionFormula(font_size=30).to_corner(UR, buff=0.4).light(*focus)
         self.formula = formula
         group = VGroup(heading, formula)
         self.add(group)
         return group
 
-    @staticmethod
-    def light_formula(formula: AttentionFormula, *focus: str) -> AttentionFormula:
-        """Dim every part of the formula but ``focus`` (all lit when ``focus`` is empty)."""
-        for name, part in formula.part.items():
-            part.set_opacity(1.0 if not focus or name in focus else 0.35)
-        return formula
+    def _lecture_name(self) -> str:
+        """The name of the lecture scene this is (a variant or test subclass keeps its number)."""
+        names = {scene for _, scene in LECTURE}
+        return next((cls.__name__ for cls in type(self).__mro__ if cls.__name__ in names), type(self).__name__)
 
     # -- beats ------------------------------------------------------------------------------
     def beat(self, caption: str, *animations: Animation | Mobject | Any, wait: float = 0.8, **kwargs: Any) -> None:
         """Play one beat of the storyboard: its animations, a pause to read, one subtitle.
 
         Every beat of every scene goes through here, so subtitles, sections and slide steps
-        are made in one place.
+        are made in one place. The facts cited since the last beat are what its caption says.
         """
         start = self.renderer.time
         self.current_step = caption
+        said, self._said = tuple(self._said), []
         if animations:
             self.play(*animations, **kwargs)
         if wait > 0:
             self.wait(wait)
         end = self.renderer.time
         self.add_subcaption(caption, duration=end - start, offset=start - end)
-        self.beats.append(Beat(len(self.beats) + 1, caption, start, end))
+        self.beats.append(Beat(len(self.beats) + 1, caption, start, end, said))
         # As a manim-slides Slide (scenes/slides.py), every beat is one slide step.
         next_slide = getattr(self, "next_slide", None)
         if next_slide is not None:

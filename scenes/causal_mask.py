@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from manim import (
     DL,
     DOWN,
@@ -12,6 +14,7 @@ from manim import (
     FadeOut,
     FadeTransform,
     LaggedStart,
+    MathTex,
     MoveToTarget,
     Polygon,
     TransformFromCopy,
@@ -19,24 +22,24 @@ from manim import (
     VGroup,
 )
 
-from scenes._heatmap import (
-    TokenGrid,
-    fit_lattice,
-    focus_row,
-    formula_title,
-    heat_colors,
-    row_box,
-    row_sums,
-    vector_line,
-)
 from scenes.base import ExplainerScene
-from scenes.common import CONTEXT, HIGHLIGHT, MUTED, WEIGHT, text
+from scenes.kit.formula import formula_title
+from scenes.kit.heatmap import TokenGrid, fit_lattice, focus_row, heat_colors, row_box, row_sums, vector_line
+from scenes.kit.layout import BOTTOM, TOP
+from scenes.kit.palette import CONTEXT, FAINT, HIGHLIGHT, MUTED, WEIGHT
+from scenes.kit.text import text
 
 __all__ = ["CausalMask"]
 
-TOP, BOTTOM = 2.85, -3.2  # below the header, above the subtitles
 SUMS = 1.5  # room for the "row sum" column right of the grid
 BELOW = 1.15  # room for the two z lines under the comparison row
+
+
+@dataclass
+class _Board:
+    grid: TokenGrid
+    titles: list[MathTex]  # scores, masked scores, their softmax
+    size: float
 
 
 class CausalMask(ExplainerScene):
@@ -44,19 +47,25 @@ class CausalMask(ExplainerScene):
 
     def construct(self) -> None:
         self.add_source("causal", self.scenario.trace(causal=True), self.scenario.precision)
-        tokens, n = self.scenario.tokens, self.scenario.n_tokens
-        last = n - 1
-        earlier = self.second_query if self.second_query != last else max(last - 1, 0)
-        self.header(7, "Coming next: the causal mask", "query", "key", "scale")
+        self.header("Coming next: the causal mask", "query", "key", "scale")
+        board = self._board()
+        scores = self._scores(board)
+        mask = self._mask_future(board, scores)
+        weights = self._softmax(board, scores, mask)
+        self._rows_compared(board, weights)
 
-        # -- layout from the data -------------------------------------------------------------
+    @property
+    def _earlier(self) -> int:
+        """The token whose row the mask changes: the scene's second query, or the one before the last."""
+        last = self.scenario.n_tokens - 1
+        return self.second_query if self.second_query != last else max(last - 1, 0)
+
+    def _board(self) -> _Board:
+        tokens, n = self.scenario.tokens, self.scenario.n_tokens
         scores_tex = ["Q", "K^{\\top}", "/\\sqrt{d_k}"] if self.trace.scaled else ["Q", "K^{\\top}"]
         masked_tex = ["\\mathrm{mask}\\big(", *scores_tex, "\\big)"]
-        titles = [
-            formula_title(*scores_tex),
-            formula_title(*masked_tex),
-            formula_title("\\mathrm{softmax}\\big(", *masked_tex, "\\big)"),
-        ]
+        titles = [formula_title(*scores_tex), formula_title(*masked_tex),
+                  formula_title("\\mathrm{softmax}\\big(", *masked_tex, "\\big)")]
         title_h = max(t.height for t in titles) + 0.12
         fields = [("trace", "scaled_scores"), ("causal", "scaled_scores"), ("causal", "weights"), ("trace", "weights")]
         lattice = fit_lattice(
@@ -69,45 +78,61 @@ class CausalMask(ExplainerScene):
         grid.shift(DOWN * (grid.get_top()[1] - TOP + title_h + spare / 2))
         for title in titles:
             title.next_to(grid, UP, buff=0.12).set_x(grid.cells.get_x())
+        return _Board(grid, titles, max(lattice.size, 22))
 
-        # -- the scaled scores return -----------------------------------------------------------
+    # -- the beats ------------------------------------------------------------------------------
+    def _scores(self, board: _Board) -> VGroup:
+        grid = board.grid
         scores = grid.numbers(self, "trace", "scaled_scores", WEIGHT)
         self.add(grid.cells)
         self.beat(
             "The scaled scores return: every query against every key.",
-            FadeIn(titles[0], grid.brackets, grid.row_labels, grid.column_labels),
+            FadeIn(board.titles[0], grid.brackets, grid.row_labels, grid.column_labels),
             LaggedStart(*(FadeIn(row, shift=DOWN * 0.1) for row in scores), lag_ratio=0.12), run_time=2, wait=1,
         )
+        return scores
 
-        # -- a mask slides over the future: −∞ ---------------------------------------------------
+    def _mask_future(self, board: _Board, scores: VGroup) -> Polygon:
+        """A mask slides over the keys after each query: their scores become −∞."""
+        n, grid = self.scenario.n_tokens, board.grid
         mask = _mask(grid)
         hidden = [(i, j) for i in range(n) for j in range(i + 1, n)]
         minus_inf = {(i, j): self.number("causal", "scaled_scores", i, j).move_to(scores[i][j]) for i, j in hidden}
         self.beat(
-            "A mask hides every key after the query: those scores become −∞.",
-            FadeIn(mask, shift=DL * 0.6), TransformMatchingTex(titles[0], titles[1]),
+            "A mask hides every key after the query: those scores become "
+            f"{self.fmt('causal', 'scaled_scores', *hidden[0])}.",
+            FadeIn(mask, shift=DL * 0.6), TransformMatchingTex(board.titles[0], board.titles[1]),
             *(FadeTransform(scores[i][j], minus_inf[i, j]) for i, j in hidden), run_time=2, wait=1.5,
         )
         for (i, j), mob in minus_inf.items():
             scores[i].submobjects[j] = mob
+        return mask
 
-        # -- softmax: the masked weights are 0, rows still sum to 1 ----------------------------------
-        weights, fills = heat_colors(self, grid, "causal")
-        sums = row_sums(self, grid, "causal")
+    def _softmax(self, board: _Board, scores: VGroup, mask: Polygon) -> VGroup:
+        """After the softmax the masked weights are 0, and each row still adds up to one."""
+        weights, fills = heat_colors(self, board.grid, "causal")
+        sums = row_sums(self, board.grid, "causal")
+        self.formula.generate_target()
+        self.formula.target.light("query", "key", "scale", "softmax")
         self.beat(
-            "After the softmax they become 0, and each row still sums to 1.",
-            FadeTransform(scores, weights), *fills, mask.animate.set_fill(opacity=0.12),
-            TransformMatchingTex(titles[1], titles[2]), self._light_softmax(),
+            "After the softmax they become zero weights, and each row still adds up to one.",
+            FadeTransform(scores, weights), *fills, mask.animate.set_fill(opacity=FAINT),
+            TransformMatchingTex(board.titles[1], board.titles[2]), MoveToTarget(self.formula),
             FadeIn(sums, shift=LEFT * 0.2), run_time=2, wait=1.5,
         )
+        self.play(FadeOut(sums), run_time=0.5)
+        return weights
 
-        # -- the last token's row is unchanged; an earlier one's changes --------------------------------
+    def _rows_compared(self, board: _Board, weights: VGroup) -> None:
+        """The last token's row is unchanged; an earlier one's changes, and its z with it."""
+        tokens, grid = self.scenario.tokens, board.grid
+        last, earlier = self.scenario.n_tokens - 1, self._earlier
         causal_weights = self.sources["causal"][0].weights
         box = row_box(grid, last)
         before = self._unmasked_row(grid, last)
         self.beat(
             f"'{tokens[last]}' could already see every token before it: its row is unchanged.",
-            FadeOut(sums), *focus_row(grid, weights, causal_weights, last), FadeIn(box),
+            *focus_row(grid, weights, causal_weights, last), FadeIn(box),
             TransformFromCopy(weights[last], before[1]), FadeIn(before[0]), run_time=2, wait=1.5,
         )
         after = self._unmasked_row(grid, earlier)
@@ -117,16 +142,11 @@ class CausalMask(ExplainerScene):
             *focus_row(grid, weights, causal_weights, earlier), MoveToTarget(box),
             FadeTransform(before, after), run_time=1.5, wait=1.5,
         )
-        z_lines = self._z_lines(earlier, grid, after, max(lattice.size, 22))
+        z_lines = self._z_lines(earlier, grid, after, board.size)
         self.beat(
             "In text generation a token may only attend to itself and the tokens before it.",
             LaggedStart(*(FadeIn(line, shift=DOWN * 0.1) for line in z_lines), lag_ratio=0.4), run_time=2, wait=2,
         )
-
-    def _light_softmax(self) -> MoveToTarget:
-        self.formula.generate_target()
-        self.light_formula(self.formula.target, "query", "key", "scale", "softmax")
-        return MoveToTarget(self.formula)
 
     def _unmasked_row(self, grid: TokenGrid, row: int) -> VGroup:
         """Row ``row`` of the unmasked weights, under the grid's columns, labelled "no mask"."""
@@ -141,7 +161,7 @@ class CausalMask(ExplainerScene):
         """z of the token without and with the mask, one line each, under the comparison row."""
         lines = VGroup()
         for caption, source in (("no mask", "trace"), ("masked", "causal")):
-            vector = vector_line(self, f"z{row + 1}", source, "context", row, size=size, color=CONTEXT)
+            vector = vector_line(self, "z", source, "context", row, size=size, color=CONTEXT)
             lines.add(VGroup(text(caption, size=size, color=MUTED), vector))
         lines[0].next_to(anchor, DOWN, buff=0.22)
         lines[1].next_to(lines[0], DOWN, buff=0.12)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -21,37 +23,44 @@ from manim import (
     VGroup,
 )
 
-from scenes._heatmap import (
-    TokenGrid,
-    fit_lattice,
-    focus_row,
-    formula_title,
-    heat_colors,
-    row_box,
-    row_sums,
-    vector_line,
-)
 from scenes.base import ExplainerScene
-from scenes.common import CONTEXT, INK, MUTED, VALUE, WEIGHT
+from scenes.facts import position
+from scenes.kit.formula import formula_title
+from scenes.kit.heatmap import TokenGrid, fit_lattice, focus_row, heat_colors, row_box, row_sums, vector_line
+from scenes.kit.layout import BOTTOM, TOP
+from scenes.kit.palette import CONTEXT, INK, MUTED, VALUE, WEIGHT
 
 __all__ = ["MatrixForm"]
 
-TOP = 2.85  # everything stays below the header
-BOTTOM = -3.2  # and above the subtitles
 OPERATOR = 1.1  # room for "×" or "→" between the weights and V / Z
 Z_LINE = 0.9  # room for the line z_i = (…) under the grids
+
+
+@dataclass
+class _Grids:
+    """The score grid (wide cells), the weight grid it becomes, V's grid, and their titles."""
+
+    scores: TokenGrid
+    weights: TokenGrid
+    values: TokenGrid
+    titles: dict[str, MathTex]
 
 
 class MatrixForm(ExplainerScene):
     """Q Kᵀ as a token × token grid, scaled, softmaxed into a heat map, times V gives Z."""
 
     def construct(self) -> None:
-        scenario, tokens = self.scenario, self.scenario.tokens
-        n, d_k, d_v = scenario.n_tokens, scenario.d_k, scenario.d_v
-        q, other = scenario.query, self.second_query
-        self.header(6, "The matrix form")
+        self.header("The matrix form")
+        grids = self._grids()
+        self._formula_large()
+        scores = self._score_matrix(grids)
+        weights = self._heat_map(grids, scores)
+        context = self._times_values(grids)
+        self._rows_of_z(grids, weights, context)
 
-        # -- layout from the data -------------------------------------------------------------
+    # -- layout from the data -------------------------------------------------------------
+    def _grids(self) -> _Grids:
+        tokens, n, d_v = self.scenario.tokens, self.scenario.n_tokens, self.scenario.d_v
         titles = {
             "scores": formula_title("Q", "K^{\\top}"),
             "scaled": formula_title("Q", "K^{\\top}", "/\\sqrt{d_k}"),
@@ -85,52 +94,60 @@ class MatrixForm(ExplainerScene):
         for name, title in titles.items():
             grid = weights_grid if name == "weights" else score_grid
             title.next_to(grid, UP, buff=0.12).set_x(grid.cells.get_x())
+        return _Grids(score_grid, weights_grid, values_grid, titles)
 
-        # -- the formula, large, then back to its corner ------------------------------------------
+    # -- the beats ----------------------------------------------------------------------------
+    def _formula_large(self) -> None:
         big = self.formula.copy().scale(2.4).move_to(UP * 0.4)
-        self.beat(
-            "All of self-attention in one line: softmax(Q Kᵀ/√d_k) V.",
-            TransformFromCopy(self.formula, big), run_time=1.5, wait=1.5,
-        )
+        self.beat("All of self-attention in one line: softmax(Q Kᵀ/√d_k) V.",
+                  TransformFromCopy(self.formula, big), run_time=1.5, wait=1.5)
         self.play(ReplacementTransform(big, self.formula), run_time=1)
 
-        # -- the score matrix Q Kᵀ ------------------------------------------------------------
-        scores = score_grid.numbers(self, "trace", "scores", WEIGHT)
-        self.add(score_grid.cells)
+    def _score_matrix(self, grids: _Grids) -> VGroup:
+        """Q Kᵀ, then ÷ √d_k, on the wide grid."""
+        grid, titles = grids.scores, grids.titles
+        scores = grid.numbers(self, "trace", "scores", WEIGHT)
+        self.add(grid.cells)
         self.beat(
-            f"The score matrix Q Kᵀ: every query against every key, {n} × {n}.",
-            FadeIn(titles["scores"], score_grid.brackets, score_grid.row_labels, score_grid.column_labels),
+            "The score matrix Q Kᵀ: every query against every key, a row per query and a column per key.",
+            FadeIn(titles["scores"], grid.brackets, grid.row_labels, grid.column_labels),
             LaggedStart(*(FadeIn(row, shift=DOWN * 0.1) for row in scores), lag_ratio=0.15),
             self._light("query", "key"), run_time=2.5, wait=1.2,
         )
+        if not self.trace.scaled:
+            return scores
+        scaled = grid.numbers(self, "trace", "scaled_scores", WEIGHT)
+        self.beat(
+            "Divide every score by √d_k.",
+            FadeTransform(scores, scaled), TransformMatchingTex(titles["scores"], titles["scaled"]),
+            self._light("query", "key", "scale"), run_time=1.5, wait=1.2,
+        )
+        return scaled
 
-        # -- ÷ √d_k, then the row-wise softmax as a heat map -----------------------------------
-        scaled = scores
-        if self.trace.scaled:
-            scaled = score_grid.numbers(self, "trace", "scaled_scores", WEIGHT)
-            self.beat(
-                f"Divide every score by √d_k = √{d_k}.",
-                FadeTransform(scores, scaled), TransformMatchingTex(titles["scores"], titles["scaled"]),
-                self._light("query", "key", "scale"), run_time=1.5, wait=1.2,
-            )
-        weights, _ = heat_colors(self, weights_grid, "trace", animate=False)
+    def _heat_map(self, grids: _Grids, scaled: VGroup) -> VGroup:
+        """The row-wise softmax turns the grid into a heat map of weights; each row adds up to one."""
+        titles = grids.titles
+        weights, _ = heat_colors(self, grids.weights, "trace", animate=False)
         self.beat(
             "A softmax along each row turns the scores into weights: a heat map.",
             # the grid first, so the numbers land on top of the heat-map cells
-            ReplacementTransform(score_grid, weights_grid), FadeTransform(scaled, weights),
+            ReplacementTransform(grids.scores, grids.weights), FadeTransform(scaled, weights),
             TransformMatchingTex(titles["scaled" if self.trace.scaled else "scores"], titles["weights"]),
             self._light("query", "key", "scale", "softmax"), run_time=2, wait=1.5,
         )
-        sums = row_sums(self, weights_grid, "trace")
-        self.beat("Each row of weights sums to 1.", LaggedStart(*map(FadeIn, sums), lag_ratio=0.1), run_time=1.5)
+        sums = row_sums(self, grids.weights, "trace")
+        self.beat("Each row of weights adds up to one.", LaggedStart(*map(FadeIn, sums), lag_ratio=0.1), run_time=1.5)
+        self.play(FadeOut(sums), run_time=0.5)
+        return weights
 
-        # -- weights × V = Z ---------------------------------------------------------------------
+    def _times_values(self, grids: _Grids) -> VGroup:
+        """× V, then = Z: each row of Z mixes the value rows by that row's weights."""
+        values_grid = grids.values
         values = values_grid.numbers(self, "trace", "values", VALUE)
-        times = MathTex("\\times", font_size=40, color=INK).move_to(_between(weights_grid, values_grid))
+        times = MathTex("\\times", font_size=40, color=INK).move_to(_between(grids.weights, values_grid))
         v_title = formula_title("V").next_to(values_grid.brackets, UP, buff=0.15)
         self.beat(
-            f"Multiply the weights by V, the values ({n} × {d_v}).",
-            FadeOut(sums),
+            "Multiply the weights by V, the values: a row per token.",
             FadeIn(values_grid.brackets, values_grid.row_labels, values, v_title, times, shift=LEFT * 0.3),
             self._light(), run_time=1.5, wait=1.2,
         )
@@ -139,27 +156,31 @@ class MatrixForm(ExplainerScene):
         arrow = Arrow(LEFT * 0.45, RIGHT * 0.45, buff=0, color=MUTED, stroke_width=3).move_to(times)
         by_v = formula_title("\\times", "V").scale(0.8).next_to(arrow, UP, buff=0.08)
         self.beat(
-            f"Weights × V = Z ({n} × {d_v}): each row of Z mixes the value rows by that row's weights.",
+            "Weights × V = Z: each row of Z mixes the value rows by that row's weights.",
             FadeTransform(values, context), ReplacementTransform(v_title, z_title),
             ReplacementTransform(times, arrow), FadeIn(by_v), run_time=2, wait=1.5,
         )
+        return context
 
-        # -- the query's row gives its z; then another token's --------------------------------------
+    def _rows_of_z(self, grids: _Grids, weights: VGroup, context: VGroup) -> None:
+        """The query's row gives its z, as before; then another token's row gives its own."""
+        q, other, tokens = self.scenario.query, self.second_query, self.scenario.tokens
         weight_values = np.asarray(self.trace.weights)
-        weights_box, z_box = row_box(weights_grid, q), row_box(values_grid, q)
-        z_line = self._z_line(q, values_grid)
-        z_text = ", ".join(self.fmt("trace", "context", q, m) for m in range(d_v))
+        weights_box, z_box = row_box(grids.weights, q), row_box(grids.values, q)
+        z_line = self._z_line(q, grids.values)
+        said = f"The row of '{tokens[q]}' gives z{self.cite(position(q))} = ("
+        said += ", ".join(self.fmt("trace", "context", q, m) for m in range(self.scenario.d_v))
         self.beat(
-            f"The row of '{tokens[q]}' gives z{q + 1} = ({z_text}), the same as before.",
-            *focus_row(weights_grid, weights, weight_values, q), FadeIn(weights_box, z_box),
+            said + "), the same as before.",
+            *focus_row(grids.weights, weights, weight_values, q), FadeIn(weights_box, z_box),
             TransformFromCopy(context[q], z_line[2::2]), FadeIn(z_line[:2], z_line[3::2]), run_time=2, wait=1.5,
         )
-        next_line = self._z_line(other, values_grid)
-        weights_box.generate_target().move_to(row_box(weights_grid, other))
-        z_box.generate_target().move_to(row_box(values_grid, other))
+        next_line = self._z_line(other, grids.values)
+        weights_box.generate_target().move_to(row_box(grids.weights, other))
+        z_box.generate_target().move_to(row_box(grids.values, other))
         self.beat(
             "Every token gets its own context vector, all in one matrix product.",
-            *focus_row(weights_grid, weights, weight_values, other), MoveToTarget(weights_box), MoveToTarget(z_box),
+            *focus_row(grids.weights, weights, weight_values, other), MoveToTarget(weights_box), MoveToTarget(z_box),
             FadeOut(z_line), TransformFromCopy(context[other], next_line[2::2]), FadeIn(next_line[:2], next_line[3::2]),
             run_time=2, wait=2,
         )
@@ -167,12 +188,12 @@ class MatrixForm(ExplainerScene):
     def _light(self, *parts: str) -> MoveToTarget:
         """Light parts of the corner formula (all when none are named)."""
         self.formula.generate_target()
-        self.light_formula(self.formula.target, *parts)
+        self.formula.target.light(*parts)
         return MoveToTarget(self.formula)
 
     def _z_line(self, row: int, grid: TokenGrid) -> VGroup:
         """z_i = (…) under Z, inside the frame."""
-        line = vector_line(self, f"z{row + 1}", "trace", "context", row, size=max(grid.size, 24), color=CONTEXT)
+        line = vector_line(self, "z", "trace", "context", row, size=max(grid.size, 24), color=CONTEXT)
         line.next_to(grid.cells, DOWN, buff=0.35).set_x(grid.cells.get_x())
         return line.shift(LEFT * max(0.0, line.get_right()[0] - 6.8))
 

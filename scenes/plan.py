@@ -57,6 +57,12 @@ longest first when it has no times of its own from an earlier render."""
 
 _STEP = {
     "index": set(),
+    "embedding": {"embeddings"},
+    "w_query": {"w_query"},
+    "query_terms": {"embeddings", "w_query"},
+    "running_weights": {"weights"},
+    "running_context": {"weights", "values", "context"},
+    "top_key": {"weights"},
     "d_k": set(),
     "sqrt_d_k": set(),
     "query": {"queries"},

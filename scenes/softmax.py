@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass
 
-import numpy as np
 from manim import (
     DOWN,
     LEFT,
@@ -12,13 +11,13 @@ from manim import (
     UP,
     FadeIn,
     FadeOut,
-    FadeTransform,
     GrowFromEdge,
     LaggedStart,
     Line,
     MathTex,
     Rectangle,
     RoundedRectangle,
+    Text,
     VGroup,
     there_and_back,
     there_and_back_with_pause,
@@ -26,8 +25,11 @@ from manim import (
 
 from attention_math import preset
 from scenes.base import ExplainerScene
-from scenes.common import HIGHLIGHT, INK, MUTED, WEIGHT, text
-from scenes.scores import SAFE_WIDTH, fly_into, token_labels
+from scenes.facts import size
+from scenes.kit.layout import SAFE_WIDTH
+from scenes.kit.motion import arrive, fly_into
+from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
+from scenes.kit.text import text, token_labels
 
 __all__ = ["ScaleAndSoftmax"]
 
@@ -35,23 +37,44 @@ ROWS_Y = (1.75, 1.0, 0.25, -0.5)  # scores, scaled scores, exps, weights
 TOKENS_Y, BASELINE, BAR_HEIGHT = 2.4, -2.45, 3.7
 
 
+@dataclass
+class _Columns:
+    """The four rows of numbers, one column per token, their labels on the left."""
+
+    rows: list[VGroup]  # scores, scaled scores, exps, weights
+    labels: list[VGroup]
+    names: VGroup  # the tokens over the columns
+    sum_number: Text
+    xs: list[float]
+    pitch: float
+    left: float
+    label_width: float
+
+
 class ScaleAndSoftmax(ExplainerScene):
     """The score row → ÷√d_k → exp → ÷ sum → weights, then the weights as bars over the tokens."""
 
     def construct(self) -> None:
-        step, tokens = self.step, self.scenario.tokens
-        n, d_k, name = self.scenario.n_tokens, self.scenario.d_k, tokens[step.index]
         saturation = preset("softmax-saturation").trace()
-        self.add_source("saturation", saturation, 3)
-        self.add_source("saturation_rounded", saturation, 2)
+        self.add_source("saturation", saturation, 3)  # softmax(500, 505) = (0.007, 0.993)
+        self.add_source("saturation_rounded", saturation, 2)  # softmax(5, 6) = (0.27, 0.73)
         self.add_source("saturation_scores", saturation, 0)
-        self.add_source("running_total", SimpleNamespace(weights=np.cumsum(step.weights)), self.scenario.precision)
-        self.header(4, "Scale, then softmax", "scale", "softmax")
+        self.header("Scale, then softmax", "scale", "softmax")
+        columns = self._columns()
+        self.add(columns.names, columns.rows[0], columns.labels[0])
+        self._divide(columns)
+        self._saturation_aside()
+        self._softmax(columns)
+        bars = self._bars(columns)
+        self._running_total(columns, bars)
+        self._glow(bars)
 
-        # -- the rows, one column per token, their labels in a column on the left
+    # -- layout ---------------------------------------------------------------------------------
+    def _columns(self) -> _Columns:
+        n = self.scenario.n_tokens
         if self.trace.scaled:
-            scale_label = [MathTex(r"\div\sqrt{d_k}", font_size=32, color=INK), text(f"= √{d_k} =", color=MUTED),
-                           self.number("step", "sqrt_d_k")]
+            scale_label = [MathTex(r"\div\sqrt{d_k}", font_size=32, color=INK),
+                           self.label("= √{} =", size("d_k"), color=MUTED), self.number("step", "sqrt_d_k")]
         else:
             scale_label = [text("÷", color=MUTED), self.number("step", "sqrt_d_k"), text("(unscaled)", color=MUTED)]
         sum_number = self.number("step", "exp_sum")
@@ -75,15 +98,14 @@ class ScaleAndSoftmax(ExplainerScene):
             for x, number in zip(xs, row, strict=True):
                 number.move_to([x, y, 0])
             label.scale_to_fit_width(min(label.width, label_width)).move_to([left - 0.4, y, 0], aligned_edge=RIGHT)
-        names = token_labels(tokens, pitch - 0.15)
+        names = token_labels(self.scenario.tokens, pitch - 0.15)
         for x, label in zip(xs, names, strict=True):
             label.move_to([x, TOKENS_Y, 0])
-        self.add(names, rows[0], labels[0])
+        return _Columns(rows, labels, names, sum_number, xs, pitch, left, label_width)
 
-        def arrive(source: VGroup, target: VGroup) -> list[FadeTransform]:
-            return [FadeTransform(a.copy(), b) for a, b in zip(source, target, strict=True)]
-
-        # -- divide by √d_k
+    # -- the beats ------------------------------------------------------------------------------
+    def _divide(self, columns: _Columns) -> None:
+        rows, labels = columns.rows, columns.labels
         self.beat(
             "Divide by √d_k, the key size, to keep scores from growing with the dimension." if self.trace.scaled
             else "This trace is unscaled: the scores go into the softmax as they are.",
@@ -91,12 +113,13 @@ class ScaleAndSoftmax(ExplainerScene):
             run_time=1.8, wait=1.2,
         )
 
-        # -- aside: large scores saturate the softmax
+    def _saturation_aside(self) -> None:
         inset = self._saturation_inset()
         self.beat("Unscaled, large scores saturate the softmax.", FadeIn(inset, shift=UP * 0.2), run_time=1.0, wait=2.2)
         self.play(FadeOut(inset), run_time=0.5)
 
-        # -- exp, sum, divide
+    def _softmax(self, columns: _Columns) -> None:
+        rows, labels = columns.rows, columns.labels
         self.beat(
             f"Exponentiate each, after subtracting the largest scaled score, {self.fmt('step', 'max_score')}.",
             FadeIn(labels[2], shift=RIGHT * 0.2), LaggedStart(*arrive(rows[1], rows[2]), lag_ratio=0.1),
@@ -104,66 +127,71 @@ class ScaleAndSoftmax(ExplainerScene):
         )
         self.beat(
             f"Add them up: {self.fmt('step', 'exp_sum')}.",
-            fly_into(sum_number, *rows[2]), FadeIn(labels[3][1]),
+            fly_into(columns.sum_number, *rows[2]), FadeIn(labels[3][1]),
             run_time=1.2, wait=0.8,
         )
         self.beat(
-            "Softmax turns scores into weights that sum to 1.",
+            "Divided by that sum, the scores become weights that add up to one.",
             FadeIn(labels[3][0]), LaggedStart(*arrive(rows[2], rows[3]), lag_ratio=0.1),
             run_time=1.8, wait=1.2,
         )
 
-        # -- the weights as bars over the tokens
-        tallest = float(np.max(step.weights))
+    def _bars(self, columns: _Columns) -> VGroup:
+        """The weights as bars over the tokens, each weight riding on its bar."""
+        step, xs, pitch = self.step, columns.xs, columns.pitch
+        tallest = float(max(step.weights))
         bars = VGroup(*(
             Rectangle(width=pitch * 0.55, height=max(w / tallest * BAR_HEIGHT, 0.02), stroke_width=0,
                       fill_color=WEIGHT, fill_opacity=0.7).move_to([x, BASELINE, 0], aligned_edge=DOWN)
             for x, w in zip(xs, step.weights, strict=True)
         ))
-        weight_spots = [row.copy().next_to(bar, UP, buff=0.3) for row, bar in zip(rows[3], bars, strict=True)]
+        weights = columns.rows[3]
+        spots = [row.copy().next_to(bar, UP, buff=0.3) for row, bar in zip(weights, bars, strict=True)]
         axis = Line([xs[0] - pitch / 2, BASELINE, 0], [xs[-1] + pitch / 2, BASELINE, 0], color=MUTED, stroke_width=2)
-        names_below = names.copy()
+        names_below = columns.names.copy()
         for x, name_label in zip(xs, names_below, strict=True):
             name_label.move_to([x, BASELINE - 0.35, 0])
-        self.play(FadeOut(*rows[:3], *labels), FadeOut(names, shift=UP * 0.2), run_time=0.6)
+        self.play(FadeOut(*columns.rows[:3], *columns.labels), FadeOut(columns.names, shift=UP * 0.2), run_time=0.6)
         self.beat(
             "The weights as bars over the tokens.",
-            *(weight.animate.become(spot) for weight, spot in zip(rows[3], weight_spots, strict=True)),
+            *(weight.animate.become(spot) for weight, spot in zip(weights, spots, strict=True)),
             FadeIn(axis), FadeIn(names_below, shift=UP * 0.2),
             LaggedStart(*(GrowFromEdge(bar, DOWN) for bar in bars), lag_ratio=0.1),
             run_time=1.8, wait=0.6,
         )
+        return bars
 
-        # -- a running total ticks to 1.00
-        spot = [min(left - 0.4 - label_width / 2, xs[0] - pitch / 2 - 1.2), -0.6, 0]
+    def _running_total(self, columns: _Columns, bars: VGroup) -> None:
+        """A running total of the weights ticks up, bar by bar, to the last one's: one."""
+        n = self.scenario.n_tokens
+        spot = [min(columns.left - 0.4 - columns.label_width / 2, columns.xs[0] - columns.pitch / 2 - 1.2), -0.6, 0]
         total_label = text("running total", color=MUTED).move_to(spot).shift(UP * 0.55)
-        partials = [self.number("running_total", "weights", j, size=32, color=WEIGHT) for j in range(n - 1)]
-        total = self.number("step", "weights", reduce="sum", size=32, color=WEIGHT)
-        for number in [*partials, total]:
-            number.move_to(spot)
+        partials = [self.number("step", "running_weights", j, size=32, color=WEIGHT).move_to(spot) for j in range(n)]
         ticks = [
             [FadeIn(p, rate_func=lambda t: there_and_back_with_pause(t, 0.6), remover=True),
              bars[j].animate(rate_func=there_and_back).set_fill(opacity=1.0)]
-            for j, p in enumerate(partials)
-        ] + [[FadeIn(total), bars[-1].animate(rate_func=there_and_back).set_fill(opacity=1.0)]]
+            for j, p in enumerate(partials[:-1])
+        ] + [[FadeIn(partials[-1]), bars[-1].animate(rate_func=there_and_back).set_fill(opacity=1.0)]]
         self.play(FadeIn(total_label), run_time=0.4)
         self.beat(
-            f"A running total of the weights ticks up to {total.text}.",
+            f"A running total of the weights ticks up to {self.fmt('step', 'running_weights', n - 1)}.",
             LaggedStart(*(LaggedStart(*tick, lag_ratio=0.0) for tick in ticks), lag_ratio=1.0),
             run_time=min(4.0, 0.5 * n + 0.6), wait=0.8,
         )
 
-        # -- the tallest bar glows
-        best = int(np.argmax(step.weights))
+    def _glow(self, bars: VGroup) -> None:
+        best = self.step.top_key
+        bar = bars[best]
         glow = VGroup(*(
-            RoundedRectangle(width=bars[best].width + pad, height=bars[best].height + pad, corner_radius=0.08,
-                             stroke_color=HIGHLIGHT, stroke_width=width, stroke_opacity=opacity).move_to(bars[best])
+            RoundedRectangle(width=bar.width + pad, height=bar.height + pad, corner_radius=0.08,
+                             stroke_color=HIGHLIGHT, stroke_width=width, stroke_opacity=opacity).move_to(bar)
             for pad, width, opacity in ((0.1, 3, 0.9), (0.2, 8, 0.25), (0.3, 14, 0.1))
         ))
+        tokens = self.scenario.tokens
         self.beat(
             f"The tallest bar, '{tokens[best]}' ({self.fmt('step', 'weights', best)}): "
-            f"'{name}' attends most to it.",
-            FadeIn(glow), bars[best].animate.set_fill(opacity=1.0),
+            f"'{self.scenario.query_token}' attends most to it.",
+            FadeIn(glow), bar.animate.set_fill(opacity=1.0),
             run_time=1.2, wait=1.8,
         )
 

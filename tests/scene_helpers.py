@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +36,10 @@ from manim import (
     config,
     tempconfig,
 )
+from number_checks import canonical, caption_problems, describe_fact, is_shortened, shown_problems, stray_digits
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
-from scenes.base import AFTER_PLAY_HOOKS, ExplainerScene, Shown
+from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Shown
 from scenes.lecture import LECTURE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -112,7 +111,6 @@ TEXT_TYPES: tuple[type[Mobject], ...] = (Text, MarkupText, Paragraph, SingleStri
 
 FRAME_TOLERANCE = 0.05
 OVERLAP_TOLERANCE = 0.02
-_DECIMAL = re.compile(r"\d\.\d|∞")
 
 
 def on_screen(scene: Any) -> list[Mobject]:
@@ -274,14 +272,33 @@ def overlapping_texts(scene_mobjects: Iterable[Mobject], tolerance: float = OVER
     return problems
 
 
-def unrecorded_numbers(scene_mobjects: Iterable[Mobject], recorded: set[int]) -> list[str]:
-    """Text on screen showing a decimal number (or ∞) that was not made by ``scene.number``."""
+def stray_numbers(scene_mobjects: Iterable[Mobject], recorded: set[int]) -> list[str]:
+    """Text on screen showing a digit (or ∞) that no fact accounts for: not recorded, not a token."""
     problems = []
     for mob in outermost_texts(scene_mobjects):
         if id(mob) in recorded or family_box(mob) is None:
             continue
-        if isinstance(mob, DecimalNumber) or _DECIMAL.search(text_of(mob)):
+        token = getattr(mob, "source_token", None)
+        if token is not None and not is_shortened(text_of(mob), token):
+            problems.append(f"a token label that is not its token {token!r}: {describe(mob)}")
+        if isinstance(mob, DecimalNumber) or stray_digits(text_of(mob), mob):
             problems.append(f"a number on screen not recorded in scene.shown: {describe(mob)}")
+    return problems
+
+
+FONT_FLOOR = 19.5
+"""The smallest type on screen: size 20 (digits about 11 px tall at 480p), with rounding."""
+
+
+def too_small(scene_mobjects: Iterable[Mobject], floor: float = FONT_FLOOR) -> list[str]:
+    """Visible text drawn smaller than the font floor."""
+    problems = []
+    for mob in outermost_texts(scene_mobjects):
+        if family_box(mob) is None or mob.height <= 0:
+            continue
+        size = float(mob.font_size)
+        if size < floor:
+            problems.append(f"text at size {size:.1f}, below the floor {floor}: {describe(mob)}")
     return problems
 
 
@@ -294,6 +311,9 @@ class PlayReport:
     outside: list[str]
     overlaps: list[str]
     unrecorded: list[str]
+    small: list[str] = field(default_factory=list)
+    beats_done: int = 0  # beats finished before this play ended: it belongs to beat number beats_done + 1
+    visible: set[int] = field(default_factory=set)  # ids of recorded mobjects drawn in this play
 
     def where(self, label: str) -> str:
         beat = f" (beat: {self.beat!r})" if self.beat else ""
@@ -320,14 +340,17 @@ class Probe:
             return
         # What an animation drew during the play counts as on screen even if it is gone at the
         # end (FadeIn(..., remover=True)). Transform(a, b) draws a, never b.
+        drawn: dict[int, Mobject] = {}
         for mob in _animated(scene.animations or []):
             for part in mob.get_family():
-                self.ever_on_screen.setdefault(id(part), part)
-        self.look(scene, len(self.plays) + 1)
+                drawn.setdefault(id(part), part)
+        self.ever_on_screen.update(drawn)
+        self.look(scene, len(self.plays) + 1, drawn)
 
-    def look(self, scene: ExplainerScene, number: int) -> None:
-        for mob in on_screen(scene):
-            self.ever_on_screen.setdefault(id(mob), mob)
+    def look(self, scene: ExplainerScene, number: int, drawn: dict[int, Mobject] | None = None) -> None:
+        visible_now = {id(mob): mob for mob in on_screen(scene) if family_box(mob) is not None}
+        visible_now.update(drawn or {})
+        self.ever_on_screen.update(visible_now)
         top = [*scene.mobjects, *scene.foreground_mobjects]
         recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
         beats = getattr(scene, "beats", [])
@@ -338,7 +361,10 @@ class Probe:
                 beat=beat,
                 outside=outside_frame(top, config.frame_width / 2, config.frame_height / 2),
                 overlaps=overlapping_texts(top),
-                unrecorded=unrecorded_numbers(top, recorded),
+                unrecorded=stray_numbers(top, recorded),
+                small=too_small(top),
+                beats_done=len(beats),
+                visible={key for key in visible_now if key in recorded},
             )
         )
 
@@ -347,17 +373,18 @@ class Probe:
 class Build:
     """One dry run of one scene with one scenario: what the tests need of it, not the scene.
 
-    (A whole scene, its camera and its mobjects are large; the session keeps 28 of these.)
+    (A whole scene, its camera and its mobjects are large; the session keeps many of these.)
     """
 
     label: str
     scenario: Scenario
     shown: list[Shown] = field(default_factory=list)
-    sources: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    beats: list[Beat] = field(default_factory=list)
     on_screen: list[bool] = field(default_factory=list)  # per shown: was its mobject ever on screen?
     plays: list[PlayReport] = field(default_factory=list)
     error: str | None = None  # the formatted traceback of a failed dry run
     reads: set[tuple[str, str]] = field(default_factory=set)  # (scenario|trace|step, attribute) read
+    tokens: tuple[str, ...] = ()  # every token the scene may quote: the scenario's and its own presets'
 
 
 class _Reads:
@@ -399,7 +426,7 @@ DRY_RUN_SETTINGS = {
 
 def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "") -> Build:
     """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised."""
-    build = Build(label or cls.__name__, scenario)
+    build = Build(label or cls.__name__, scenario, tokens=_quotable_tokens(scenario))
     tested = _recording(with_scenario(cls, scenario), build.reads)
     probe = Probe(tested)
     AFTER_PLAY_HOOKS.append(probe)
@@ -419,112 +446,53 @@ def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, 
     build.plays = probe.plays
     if scene is not None:
         build.shown = list(getattr(scene, "shown", []))
-        build.sources = dict(getattr(scene, "sources", {}))
+        build.beats = list(getattr(scene, "beats", []))
         build.on_screen = [id(s.mobject) in probe.ever_on_screen for s in build.shown]
     return build
+
+
+def _quotable_tokens(scenario: Scenario) -> tuple[str, ...]:
+    own = preset("raw-dot-product").tokens
+    return tuple(dict.fromkeys((*scenario.tokens, *own)))
 
 
 # -- numbers -------------------------------------------------------------------------------
 
 
-def expected_text(value: float, precision: int) -> str:
-    """The on-screen form of ``value``, derived here without the scenes' formatter.
-
-    Fixed decimals (round half to even on the exact binary value, as Python's own formatting
-    does), U+2212 for minus, no "−0.00", and "−∞" for a masked score.
-    """
-    if np.isnan(value):
-        raise ValueError("NaN is never a displayable number")
-    if np.isinf(value):
-        return "−∞" if value < 0 else "∞"
-    quantum = Decimal(1).scaleb(-precision)
-    rounded = Decimal(float(value)).quantize(quantum, rounding=ROUND_HALF_EVEN)
-    digits = f"{abs(rounded):f}"
-    return "−" + digits if rounded < 0 else digits
-
-
-def squeeze(text: str) -> str:
-    """Text with no whitespace: manim's Text.text drops spaces."""
-    return "".join(text.split())
-
-
-STEP_TO_TRACE = {
-    "query": "queries",
-    "scores": "scores",
-    "scaled_scores": "scaled_scores",
-    "weights": "weights",
-    "context": "context",
-}
-"""QueryStep fields that are one row of a trace field (the query's row)."""
-
-
-def canonical(source: str, field_name: str, index: tuple[int, ...], query: int) -> tuple[str, str, tuple[int, ...]]:
-    """step.weights[j] and trace.weights[q, j] are the same number: name both the trace way."""
-    if source == "step" and field_name in STEP_TO_TRACE and len(index) == 1:
-        return "trace", STEP_TO_TRACE[field_name], (query, *index)
-    if source == "step" and field_name in ("keys", "values"):
-        return "trace", field_name, index
-    return source, field_name, index
-
-
 def number_problems(build: Build) -> list[str]:
-    """Every recorded number against the trace, its precision, its mobject and the screen."""
-    scenario = build.scenario
-    independent = {"trace": (scenario.trace(), scenario.precision), "step": (scenario.query_step(), scenario.precision)}
-    problems = []
-    for k, shown in enumerate(build.shown):
-        name = f"shown[{k}] {shown.source}.{shown.field}{list(shown.index)}" + (
-            f" ({shown.reduce})" if shown.reduce else ""
-        )
-        if shown.source in independent:
-            obj, precision = independent[shown.source]
-        elif shown.source in build.sources:
-            obj, precision = build.sources[shown.source]
-        else:
-            problems.append(f"{name}: unknown source {shown.source!r}")
-            continue
-        if shown.precision != precision:
-            problems.append(f"{name}: recorded precision {shown.precision}, the scenario shows {precision} decimals")
-        try:
-            value = np.asarray(getattr(obj, shown.field), dtype=float)
-            if shown.index:
-                value = value[tuple(shown.index)]
-            if shown.reduce == "sum":
-                value = np.sum(value)
-            elif shown.reduce is not None:
-                raise ValueError(f"unknown reduce {shown.reduce!r}")
-            if np.ndim(value) != 0:
-                raise ValueError(f"names {np.size(value)} numbers, not one")
-            expected = expected_text(float(value), precision)
-        except (AttributeError, IndexError, ValueError, TypeError) as error:
-            problems.append(f"{name}: cannot resolve it in the trace: {error}")
-            continue
-        if shown.text != expected:
-            problems.append(f"{name}: recorded text {shown.text!r}, the trace says {expected!r} ({float(value)!r})")
-        mob = shown.mobject
-        if mob is None:
-            problems.append(f"{name}: no mobject recorded")
-            continue
-        drawn = text_of(mob)
-        # (Glyph counts prove nothing: a Transform pads its target with extra copies of glyphs.)
-        if squeeze(drawn) != squeeze(expected):
-            problems.append(f"{name}: the mobject says {drawn!r}, the trace says {expected!r}")
-        if not build.on_screen[k]:
+    """Every recorded number against attention_math, its mobject, the screen and the captions."""
+    problems = shown_problems(build.shown, build.scenario, text_of)
+    for k, (shown, seen) in enumerate(zip(build.shown, build.on_screen, strict=True)):
+        if not seen:
             problems.append(
-                f"{name} {shown.text!r}: recorded, but its mobject was never on screen (made and not used? "
-                "or shown through Transform(other, it), which draws other: use ReplacementTransform)"
+                f"shown[{k}] {describe_fact(shown.fact)} {shown.text!r}: recorded, but its mobject was never on screen "
+                "(made, not used? or shown through Transform(other, it), which draws other: use ReplacementTransform)"
             )
+    problems += said_problems(build)
     return problems
 
 
-def shown_keys(build: Build) -> set[tuple[str, str, tuple[int, ...]]]:
-    """What the scene shows, by canonical (source, field, index); sums are left out."""
+def said_problems(build: Build) -> list[str]:
+    """Each beat's caption against the facts it cites and what was on screen in that beat."""
     query = build.scenario.query
-    return {
-        canonical(s.source, s.field, tuple(int(i) for i in s.index), query)
-        for s, seen in zip(build.shown, build.on_screen, strict=True)
-        if s.reduce is None and seen
-    }
+    keys_of: dict[int, set[Any]] = {}
+    for shown in build.shown:
+        keys_of.setdefault(id(shown.mobject), set()).add(canonical(shown.fact, query))
+    problems = []
+    for number, beat in enumerate(build.beats):
+        visible: set[Any] = set()
+        for play in build.plays:
+            if play.beats_done == number:
+                for key in play.visible:
+                    visible |= keys_of.get(key, set())
+        problems += caption_problems(beat.caption, beat.said, build.scenario, build.tokens, visible)
+    return problems
+
+
+def shown_keys(build: Build) -> set[tuple[str, str, tuple[int, ...], str | None]]:
+    """What the scene shows, by canonical fact; sums and sizes included."""
+    query = build.scenario.query
+    return {canonical(s.fact, query) for s, seen in zip(build.shown, build.on_screen, strict=True) if seen}
 
 
 def every_index(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:

@@ -4,7 +4,7 @@ Every case must end in one of two ways:
 
 * a :class:`ScenarioError` whose message is one non-empty line (``field: what was expected``), or
 * a built scene whose token labels are the input tokens after the documented shortening
-  (:func:`scenes.common.shorten_token`), each label drawing something.
+  (:func:`scenes.kit.text.shorten_token`), each label drawing something.
 
 Anything else (another exception, a warning while loading, a wrong or blank label) fails.
 
@@ -44,7 +44,8 @@ from scene_helpers import DRY_RUN_SETTINGS, text_of, with_scenario
 from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping
 from attention_math.scenario import _toml_value
 from scenes.base import AFTER_PLAY_HOOKS, SCENE_LIMITS, ExplainerScene, check_scene_limits
-from scenes.common import BLANK_CHARACTERS, NumberGrid, shorten_token
+from scenes.kit.grids import NumberGrid
+from scenes.kit.text import BLANK_CHARACTERS, shorten_token
 from scenes.scores import Scores
 
 SUITE_EXAMPLES = 80

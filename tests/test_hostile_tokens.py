@@ -23,7 +23,8 @@ from PIL import Image
 from scene_helpers import DRY_RUN_SETTINGS, REPO, clean_environment, manim_command, on_screen, text_of, with_scenario
 
 from attention_math import load_scenario
-from scenes.common import BACKGROUND, shorten_token
+from scenes.kit.palette import BACKGROUND
+from scenes.kit.text import shorten_token
 from scenes.scores import Scores
 
 TIMEOUT = 600
@@ -33,12 +34,14 @@ TIMEOUT = 600
 _TEX_PROBE = r"""
 import sys
 from pathlib import Path
-if sys.argv[1] == "with-scenes":
-    import scenes.base  # noqa: F401  (what every scene imports first)
 from manim import config, tempconfig
 from manim.utils.tex_file_writing import compile_tex, make_tex_compilation_command
 
-with tempconfig({"media_dir": sys.argv[2]}):
+with tempconfig({"media_dir": sys.argv[2], "dry_run": True}):
+    if sys.argv[1] == "with-scenes":
+        from scenes.base import ExplainerScene
+
+        ExplainerScene().setup()  # what every scene does before it draws anything
     template = config.tex_template
     tex_dir = Path(config.get_dir("tex_dir"))
     tex_dir.mkdir(parents=True, exist_ok=True)

@@ -13,9 +13,8 @@ import numpy as np
 import pytest
 from scene_helpers import REPO, clean_environment, manim_command
 
-from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
+from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, preset
 from scenes.base import MAX_SHOWN, NUMBER_WIDTHS, SCENE_LIMITS, check_scene_limits, scenario_from_environment
-from scenes.common import format_number
 
 SMALL_TOML = """\
 title = "small"

@@ -16,7 +16,7 @@ from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_sce
 
 from attention_math import preset
 from scenes.base import ExplainerScene
-from scenes.common import text
+from scenes.kit.text import text
 
 CASES = [
     pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in LAYOUT_SCENARIOS

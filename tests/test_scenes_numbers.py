@@ -1,12 +1,14 @@
-"""Every number a scene puts on screen is the trace's number, formatted as the lecture formats it.
+"""Every number a scene draws or says is attention_math's number, formatted as the lecture formats it.
 
-Each scene of the lecture is dry-run (once per session, shared with the layout tests) with three
-scenarios. For every recorded :class:`scenes.base.Shown` the test resolves
-``sources[source].field[index]`` itself (``trace`` and ``step`` from the scenario, not from the
-scene), formats it independently of ``scenes.common.format_number``, and checks the recorded
-text, the recorded precision, the text the mobject really carries and that the mobject was on
-screen. The table :data:`KEY_NUMBERS` lists what each scene must show at least. The last tests
-prove the checker fails on deliberately wrong scenes.
+Each scene of the lecture is dry-run (once per session, shared with the layout tests) with several
+scenarios. For every recorded fact the test derives the number itself from the scenario and
+attention_math (``tests/number_checks.py``; never from an object the scene made), formats it
+independently of the scenes' formatter, and checks the recorded text and precision, the text the
+mobject really carries (every number of a label, in order), that the mobject was on screen, and
+that each caption says exactly the numbers it cites, each on screen in its beat. A digit on
+screen that no fact accounts for fails. :data:`KEY_NUMBERS` lists what each scene must show at
+least. The last tests prove the checker fails on deliberately wrong scenes; the mutation test
+(``test_mutations.py``) plants faults in the real scenes.
 """
 
 from __future__ import annotations
@@ -15,22 +17,13 @@ from collections.abc import Callable, Iterable
 
 import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
-from scene_helpers import (
-    NUMBER_SCENARIOS,
-    SCENES,
-    Build,
-    build_scene,
-    built,
-    canonical,
-    every_index,
-    expected_text,
-    number_problems,
-    shown_keys,
-)
+from number_checks import canonical, expected_text
+from scene_helpers import NUMBER_SCENARIOS, SCENES, Build, build_scene, built, every_index, number_problems, shown_keys
 
-from attention_math import Scenario
+from attention_math import Scenario, preset
 from scenes.base import ExplainerScene, Shown
-from scenes.common import text
+from scenes.facts import Fact, position, query_number, value
+from scenes.kit.text import text
 
 Index = tuple[int, ...]
 Requirement = tuple[str, str, Callable[[Scenario], Iterable[Index]]]
@@ -43,6 +36,10 @@ def every(*shape: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[In
 
 def n(s: Scenario) -> int:
     return s.n_tokens
+
+
+def d_in(s: Scenario) -> int:
+    return s.d_in
 
 
 def d_k(s: Scenario) -> int:
@@ -71,11 +68,12 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("trace", "queries", every(n, d_k)),
         ("trace", "keys", every(n, d_k)),
         ("trace", "values", every(n, d_v)),
+        ("step", "query_terms", lambda s: [(m, 0) for m in range(s.d_in)]),  # one entry of q_i by hand
     ],
-    "Scores": [("step", "scores", every(n))],
-    "ScaleAndSoftmax": [("step", "weights", every(n))],
-    "WeightedSum": [("step", "context", every(d_v))],
-    "MatrixForm": [("trace", "weights", every(n, n))],
+    "Scores": [("step", "scores", every(n)), ("step", "products", every(n, d_k))],
+    "ScaleAndSoftmax": [("step", "weights", every(n)), ("step", "exps", every(n)), ("step", "exp_sum", lambda s: [()])],
+    "WeightedSum": [("step", "context", every(d_v)), ("step", "weights", every(n))],
+    "MatrixForm": [("trace", "weights", every(n, n)), ("trace", "context", every(n, d_v))],
     "CausalMask": [
         ("causal", "scaled_scores", ABOVE_DIAGONAL),  # the masked scores, −∞
         ("causal", "weights", every(n, n)),  # softmax of the masked scores
@@ -89,9 +87,10 @@ CASES = [
 
 
 @pytest.mark.parametrize(("scene", "scenario"), CASES)
-def test_every_shown_number_matches_the_trace(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+def test_every_shown_and_said_number_is_attention_maths(scene_builds, scene: tuple[str, str], scenario: str) -> None:
     build = built(scene_builds, scene, scenario)
     assert build.shown, f"{build.label}: records no numbers at all"
+    assert build.beats, f"{build.label}: has no beats"
     problems = number_problems(build)
     assert not problems, f"{build.label}: {len(problems)} wrong number(s):\n  " + "\n  ".join(problems)
 
@@ -105,14 +104,15 @@ def test_scene_shows_its_key_numbers(scene_builds, scene: tuple[str, str], scena
     missing = []
     for source, field, indexes in KEY_NUMBERS[scene[1]]:
         for index in indexes(build.scenario):
-            if canonical(source, field, tuple(index), query) not in shown:
+            key = canonical(Fact(source, field, tuple(index)), query)
+            if key not in shown and (*key[:3], "magnitude") not in shown:  # a term after its own sign
                 missing.append(f"{source}.{field}{list(index)}")
     assert not missing, f"{build.label}: never shows {len(missing)} key number(s): {', '.join(missing)}"
 
 
 @pytest.mark.parametrize(("scene", "scenario"), CASES)
-def test_every_number_on_screen_is_recorded(scene_builds, scene: tuple[str, str], scenario: str) -> None:
-    """A number drawn without ``scene.number`` escapes every check above."""
+def test_every_digit_on_screen_is_a_recorded_fact(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    """A digit drawn outside the recording path escapes every check above: integers count too."""
     build = built(scene_builds, scene, scenario)
     problems = sorted({problem for play in build.plays for problem in play.unrecorded})
     assert not problems, f"{build.label}:\n  " + "\n  ".join(problems)
@@ -133,45 +133,53 @@ def test_expected_text_formats_independently() -> None:
 
 
 class _Numbers(ExplainerScene):
-    """Draws q·k scores; ``mistake`` says which lie to tell."""
+    """Draws q·k scores and says the first; ``mistake`` says which lie to tell."""
 
     mistake = "none"
 
     def construct(self) -> None:
         precision = self.scenario.precision
         row = VGroup(*(self.number("step", "scores", j) for j in range(self.scenario.n_tokens)))
-        self.add(row.arrange())
-        if self.mistake == "recorded text":
-            self.shown[0] = Shown("step", "scores", (0,), "9.99", precision, mobject=self.shown[0].mobject)
-        elif self.mistake == "drawn text":
+        name = self.label("q{} · k{}", query_number(), position(0))
+        self.add(VGroup(name, row).arrange())
+        said = f"q{self.cite(query_number())} · k{self.cite(position(0))} = {self.fmt('step', 'scores', 0)}"
+        mistake = self.mistake
+        if mistake == "recorded text":
+            self.shown[0] = Shown(value("step", "scores", 0), "9.99", precision, mobject=self.shown[0].mobject)
+        elif mistake == "drawn text":
             liar = text("9.99").move_to(row[0])
             row.remove(row[0])
             self.add(liar)
-            self.shown[0] = Shown("step", "scores", (0,), self.shown[0].text, precision, mobject=liar)
-        elif self.mistake == "precision":
-            value = self.value_of("step", "scores", (1,))
-            digits = f"{value:.{precision + 1}f}".replace("-", "−")
-            self.shown[1] = Shown("step", "scores", (1,), digits, precision + 1, mobject=text(digits))
-            self.add(self.shown[1].mobject.next_to(row, direction=[0, -1, 0]))
-        elif self.mistake == "never shown":
+            self.shown[0] = Shown(value("step", "scores", 0), self.shown[0].text, precision, mobject=liar)
+        elif mistake == "precision":
+            self.add_source("step", self.step, precision + 1)  # one decimal more than the scenario's
+            self.add(self.number("step", "scores", 1).next_to(row, direction=[0, -1, 0]))
+        elif mistake == "never shown":
             self.number("step", "weights", 0)
-        elif self.mistake == "unrecorded":
+        elif mistake == "unrecorded":
             self.add(text("0.42").to_edge([0, -1, 0]))
-        elif self.mistake == "bad index":
-            self.shown.append(Shown("step", "scores", (99,), "0.00", precision, mobject=row[0]))
-        elif self.mistake == "transformed into":
+        elif mistake == "typed integer":
+            self.add(text("= √7 =").to_edge([0, -1, 0]))
+        elif mistake == "bad index":
+            self.shown.append(Shown(value("step", "scores", 99), "0.00", precision, mobject=row[0]))
+        elif mistake == "unknown source":
+            self.add_source("mine", self.trace, precision)
+            self.add(self.number("mine", "scores", 0, 0).to_edge([0, -1, 0]))
+        elif mistake == "transformed into":
             # row[0] takes the look of the weight; the recorded weight mobject is never drawn
             self.play(Transform(row[0], self.number("step", "weights", 0).move_to(row[0])))
-        elif self.mistake == "none":
+        elif mistake == "typed caption":
+            said += " (about 3)"
+        elif mistake == "caption not on screen":
+            said += f", then {self.fmt('step', 'weights', 0)}"
+        elif mistake == "none":
             # honest: a number shown only during a play (gone at its end) was on screen
             flash = self.number("step", "weights", 0).to_edge([0, -1, 0])
             self.play(LaggedStart(FadeIn(flash, remover=True), row.animate.shift([0, -0.1, 0])))
-        self.play(row.animate.shift([0, 0.1, 0]))
+        self.beat(said, row.animate.shift([0, 0.1, 0]))
 
 
 def _mistake(name: str, tmp_path) -> Build:
-    from attention_math import preset
-
     cls = type(f"Mistake{name.title().replace(' ', '')}", (_Numbers,), {"mistake": name, "__module__": __name__})
     build = build_scene(cls, preset("dog-chased-ball"), tmp_path)
     assert build.error is None, build.error
@@ -187,12 +195,15 @@ def test_checker_passes_an_honest_scene(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("mistake", "message"),
     [
-        ("recorded text", "recorded text '9.99', the trace says"),
-        ("drawn text", "the mobject says '9.99'"),
-        ("precision", "recorded precision 3, the scenario shows 2 decimals"),
+        ("recorded text", "recorded text '9.99', attention_math says"),
+        ("drawn text", "'9.99' shows numbers ['9.99']"),
+        ("precision", "recorded precision 3, expected 2"),
         ("never shown", "recorded, but its mobject was never on screen"),
-        ("bad index", "cannot resolve it in the trace"),
-        ("transformed into", "step.weights[0] '0.17': recorded, but its mobject was never on screen"),
+        ("bad index", "cannot derive it from attention_math"),
+        ("unknown source", "unknown source 'mine'"),
+        ("transformed into", "step.weights[0]"),
+        ("typed caption", "says numbers ['5', '1', '2.89', '3'], its facts say ['5', '1', '2.89']"),
+        ("caption not on screen", "says 0.17 (step.weights[0]), which is not on screen in this beat"),
     ],
 )
 def test_checker_catches_a_wrong_number(mistake: str, message: str, tmp_path) -> None:
@@ -200,7 +211,8 @@ def test_checker_catches_a_wrong_number(mistake: str, message: str, tmp_path) ->
     assert any(message in problem for problem in problems), problems
 
 
-def test_checker_catches_an_unrecorded_number(tmp_path) -> None:
-    build = _mistake("unrecorded", tmp_path)
+@pytest.mark.parametrize(("mistake", "shown"), [("unrecorded", "'0.42'"), ("typed integer", "'= √7 ='")])
+def test_checker_catches_a_digit_drawn_outside_the_recording_path(mistake: str, shown: str, tmp_path) -> None:
+    build = _mistake(mistake, tmp_path)
     found = [problem for play in build.plays for problem in play.unrecorded]
-    assert found and "'0.42'" in found[0], found
+    assert found and shown in found[0], found

@@ -16,7 +16,7 @@ import pytest
 from manim import Text, tempconfig
 from scene_helpers import text_of
 
-from scenes.common import shorten_token, text
+from scenes.kit.text import shorten_token, text
 
 SCRIPTS = {
     "cjk": "猫",

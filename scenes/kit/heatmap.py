@@ -1,11 +1,10 @@
-"""Token matrices on a fixed lattice, shared by the matrix-form and causal-mask scenes.
+"""Token × token grids and heat maps: scores and weights with a row per query, a column per key.
 
 A :class:`TokenGrid` is an ``n × m`` matrix whose rows (and, for score and weight matrices,
 columns) are tokens. Cell sizes, font size and label length come from the data through
-:func:`fit_lattice`, so 2 to 8 tokens and d_v up to 4 lay out without overlaps. Several
-matrices of numbers (scores, scaled scores, weights) can sit on one grid in turn; the weights
-are drawn as a heat map: one hue (WEIGHT), fill opacity by value, the number in a contrasting
-colour.
+:func:`fit_lattice`, so every scenario lays out without overlaps. Several matrices of numbers
+(scores, scaled scores, weights) can sit on one grid in turn; the weights are drawn as a heat
+map: one hue (WEIGHT), fill opacity by value, the number in a contrasting colour.
 """
 
 from __future__ import annotations
@@ -16,22 +15,12 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, Animation, MathTex, Rectangle, SurroundingRectangle, Text, VGroup
+from manim import LEFT, RIGHT, UP, Animation, Rectangle, SurroundingRectangle, Text, VGroup
 
-from scenes.common import (
-    BACKGROUND,
-    CONTEXT,
-    HIGHLIGHT,
-    INK,
-    KEY,
-    MUTED,
-    QUERY,
-    VALUE,
-    WEIGHT,
-    Brackets,
-    shorten_token,
-    text,
-)
+from scenes.facts import position, value
+from scenes.kit.grids import Brackets
+from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.text import shorten_token, text, token_text
 
 __all__ = [
     "FRAME_WIDTH",
@@ -39,11 +28,11 @@ __all__ = [
     "TokenGrid",
     "fit_lattice",
     "focus_row",
-    "formula_title",
     "heat_colors",
+    "opacity_of",
     "row_box",
     "row_sums",
-    "token_label",
+    "text_width",
     "vector_line",
     "widest",
 ]
@@ -55,15 +44,6 @@ PAD = 0.24  # horizontal space around the widest number of a cell
 TIGHT_PAD = 0.16  # the same when space is short
 LABEL_GAP = 0.15  # between a row label and its bracket
 BRACKET = 0.22  # what the two brackets add to a block's width
-
-
-def formula_title(*parts: str) -> MathTex:
-    """A fixed formula over a matrix (our own TeX, never a token), Q, Kᵀ, V, Z in their colours."""
-    tex = MathTex(*parts, font_size=34, color=INK)
-    colors = {"Q": QUERY, "K^{\\top}": KEY, "V": VALUE, "Z": CONTEXT}
-    for mob, part in zip(tex, parts, strict=True):
-        mob.set_color(colors.get(part, INK))
-    return tex
 
 
 @cache
@@ -79,12 +59,9 @@ def text_width(content: str, size: float) -> float:
 def widest(scene: Any, source: str, field: str, size: float) -> float:
     """The widest formatted entry of a matrix field, at ``size``."""
     rows, columns = np.shape(getattr(scene.sources[source][0], field))
-    return max(text_width(scene.fmt(source, field, i, j), size) for i in range(rows) for j in range(columns))
-
-
-def token_label(token: str, limit: int, size: float, color: str) -> Text:
-    """A token as a row or column label (shortened, never TeX)."""
-    return text(shorten_token(token, limit), size=size, color=color)
+    return max(
+        text_width(scene.text_for(value(source, field, i, j)), size) for i in range(rows) for j in range(columns)
+    )
 
 
 @dataclass(frozen=True)
@@ -152,7 +129,9 @@ class TokenGrid(VGroup):
         ]
         self.cells = VGroup(*(sq for row in self.squares for sq in row))
         self.brackets = Brackets(self.cells, buff=0.06)
-        self.row_labels = VGroup(*(token_label(t, lattice.label_limit, lattice.size, row_color) for t in rows))
+        self.row_labels = VGroup(
+            *(token_text(t, limit=lattice.label_limit, size=lattice.size, color=row_color) for t in rows)
+        )
         for i, label in enumerate(self.row_labels):
             label.next_to(self.brackets, LEFT, buff=LABEL_GAP).set_y(-i * self.cell_h)
         self.column_labels = VGroup()
@@ -174,7 +153,7 @@ class TokenGrid(VGroup):
             limit = 10
             while limit > 2 and text_width(shorten_token(token, limit), size) > room:
                 limit -= 1
-            label = token_label(token, limit, size, color)
+            label = token_text(token, limit=limit, size=size, color=color)
             lift = 0 if one_line or j % 2 else line_h
             label.next_to(self.brackets, UP, buff=0.1).set_x(j * self.cell_w).shift(UP * lift)
             edge = self.squares[0][j]
@@ -268,10 +247,16 @@ def focus_row(grid: TokenGrid, entries: VGroup, values: np.ndarray, row: int, di
     return animations
 
 
-def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, size: float, color: str = INK) -> VGroup:
-    """``name = (a, b, …)``: a row of a matrix field as a vector, every number recorded."""
+def vector_line(
+    scene: Any, name: str, source: str, field: str, row: int, *, size: float, color: str = INK
+) -> VGroup:
+    """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name`` + its number.
+
+    The name's number is the row's position; every number is recorded by the scene.
+    """
     columns = np.shape(getattr(scene.sources[source][0], field))[1]
-    parts: list[Text] = [text(name, size=size, color=color), text("= (", size=size, color=MUTED)]
+    parts: list[Text] = [scene.label(name + "{}", position(row), size=size, color=color),
+                         text("= (", size=size, color=MUTED)]
     for m in range(columns):
         parts.append(scene.number(source, field, row, m, size=size, color=color))
         parts.append(text("," if m < columns - 1 else ")", size=size, color=MUTED))

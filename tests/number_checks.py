@@ -1,0 +1,232 @@
+"""The number checks: every digit a scene draws or says, derived again from attention_math.
+
+A scene records each number it draws or says as a :class:`scenes.facts.Fact` (``scene.shown``,
+``beat.said``). The checks here never read a number the scene made: for each fact they derive
+the expected number from the scenario and ``attention_math`` alone (:data:`DERIVED`, formatted
+by :func:`expected_text`, not by the scenes' formatter) and compare it with
+
+- the text the scene recorded and the precision it used;
+- the text its mobject really carries (for a label, every number in it, in order);
+- the numbers the beat's caption says, in order, each of which must be on screen in that beat.
+
+A text on screen with a digit that no fact accounts for fails (:func:`stray_digits`): a typed
+"√7" is as wrong as a typed "0.42". Tokens hold any characters, digits too: a label marked as a
+token is checked to be that token, shortened at most.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+import numpy as np
+
+from attention_math import Scenario, preset
+from scenes.facts import Fact, Shown
+from scenes.kit.text import shorten_token
+from scenes.plan import LECTURE
+
+__all__ = [
+    "DERIVED",
+    "canonical",
+    "caption_numbers",
+    "caption_problems",
+    "derive_all",
+    "describe_fact",
+    "expected_for",
+    "expected_text",
+    "is_shortened",
+    "numbers_in",
+    "shown_problems",
+    "stray_digits",
+]
+
+_NUMBER = re.compile(r"[−-]?\d+(?:\.\d+)?|[−-]?∞")
+
+
+def expected_text(value: float, precision: int) -> str:
+    """The on-screen form of ``value``, derived here without the scenes' formatter.
+
+    Fixed decimals (round half to even on the exact binary value, as Python's own formatting
+    does), U+2212 for minus, no "−0.00", and "−∞" for a masked score.
+    """
+    if np.isnan(value):
+        raise ValueError("NaN is never a displayable number")
+    if np.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    quantum = Decimal(1).scaleb(-precision)
+    rounded = Decimal(float(value)).quantize(quantum, rounding=ROUND_HALF_EVEN)
+    digits = f"{abs(rounded):f}"
+    return "−" + digits if rounded < 0 else digits
+
+
+def _raw_dot_product() -> Scenario:
+    return preset("raw-dot-product")
+
+
+DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
+    # the scenario itself, unmasked and masked
+    "trace": lambda s: (s.trace(), s.precision),
+    "step": lambda s: (s.query_step(), s.precision),
+    "causal": lambda s: (s.trace(causal=True), s.precision),
+    # scene 1 shows its own preset: raw dot products (X plays every role), then W_K's keys
+    "raw": lambda s: (_raw_dot_product().simplified().trace(), _raw_dot_product().precision),
+    "raw_step": lambda s: (_raw_dot_product().simplified().query_step(), _raw_dot_product().precision),
+    "projected": lambda s: (_raw_dot_product().trace(), _raw_dot_product().precision),
+    "projected_step": lambda s: (_raw_dot_product().query_step(), _raw_dot_product().precision),
+    # the saturation aside, as the lecture writes it: softmax(5, 6) = (0.27, 0.73) and
+    # softmax(500, 505) = (0.007, 0.993)
+    "saturation_scores": lambda s: (preset("softmax-saturation").trace(), 0),
+    "saturation_rounded": lambda s: (preset("softmax-saturation").trace(), 2),
+    "saturation": lambda s: (preset("softmax-saturation").trace(), 3),
+}
+"""How each named source is made from the scenario, and how many decimals it is shown with."""
+
+SIZES = frozenset({"n_tokens", "d_in", "d_k", "d_v"})
+
+
+def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, int]]) -> tuple[str, int | None]:
+    """The text and precision a fact must be shown with, derived from the scenario alone."""
+    if fact.source == "position":
+        (j,) = fact.index
+        if j < 0:
+            raise ValueError(f"position {j} is negative")
+        return str(j + 1), None
+    if fact.source == "query":
+        return str(scenario.query + 1), None
+    if fact.source == "scenario":
+        if fact.field not in SIZES:
+            raise ValueError(f"the scenario has no size {fact.field!r}")
+        return str(int(getattr(scenario, fact.field))), None
+    if fact.source == "lecture":
+        names = [name for _, name in LECTURE]
+        return str(names.index(fact.field) + 1), None
+    if fact.source not in derived:
+        raise ValueError(f"unknown source {fact.source!r} (the tests derive {', '.join(sorted(derived))})")
+    obj, precision = derived[fact.source]
+    number = np.asarray(getattr(obj, fact.field), dtype=float)
+    if fact.index:
+        number = number[tuple(fact.index)]
+    if fact.reduce == "sum":
+        number = np.sum(number)
+    elif fact.reduce == "magnitude":
+        number = np.abs(number)
+    elif fact.reduce is not None:
+        raise ValueError(f"unknown reduce {fact.reduce!r}")
+    if np.ndim(number) != 0:
+        raise ValueError(f"names {np.size(number)} numbers, not one")
+    return expected_text(float(number), precision), precision
+
+
+def derive_all(scenario: Scenario) -> dict[str, tuple[Any, int]]:
+    return {name: make(scenario) for name, make in DERIVED.items()}
+
+
+STEP_TO_TRACE = {"query": "queries", "scores": "scores", "scaled_scores": "scaled_scores", "weights": "weights",
+                 "context": "context"}
+"""QueryStep fields that are one row of a trace field (the query's row)."""
+
+
+def canonical(fact: Fact, query: int) -> tuple[str, str, tuple[int, ...], str | None]:
+    """step.weights[j] and trace.weights[q, j] are the same number; "q5" is position 5."""
+    source, field, index = fact.source, fact.field, tuple(int(i) for i in fact.index)
+    if source == "step" and field in STEP_TO_TRACE and len(index) == 1:
+        source, field, index = "trace", STEP_TO_TRACE[field], (query, *index)
+    elif source == "step" and field in ("keys", "values"):
+        source = "trace"
+    elif source == "query":
+        source, field, index = "position", "", (query,)
+    return source, field, index, fact.reduce
+
+
+def numbers_in(content: str, remove: Iterable[str] = ()) -> list[str]:
+    """The numbers a text holds, left to right, after taking out the given token texts."""
+    for part in sorted(set(remove), key=len, reverse=True):
+        if part:
+            content = content.replace(part, " ")
+    return [match.replace("-", "−") for match in _NUMBER.findall(content)]
+
+
+def caption_numbers(caption: str, tokens: Iterable[str]) -> list[str]:
+    """The numbers a caption says; a quoted token ('2024') is a token, not a number."""
+    return numbers_in(caption, [f"'{token}'" for token in tokens])
+
+
+def is_shortened(shown: str, token: str) -> bool:
+    """Is ``shown`` the token as the screen writes it, whole or cut short with an ellipsis?"""
+    whole = shorten_token(token, 10**9)
+    return shown == whole or (shown.endswith("…") and whole.startswith(shown[:-1]))
+
+
+def token_texts(mob: Any) -> list[str]:
+    """The token texts a label holds (a token label, or the token parts of a scene's label)."""
+    token = getattr(mob, "source_token", None)
+    if token is not None:
+        return [str(getattr(mob, "original_text", getattr(mob, "text", "")))]
+    return list(getattr(mob, "token_parts", []))
+
+
+def stray_digits(content: str, mob: Any) -> list[str]:
+    """The numbers of a text on screen that are not one of its tokens."""
+    return numbers_in(content, token_texts(mob))
+
+
+def shown_problems(shown: list[Shown], scenario: Scenario, text_of: Callable[[Any], str]) -> list[str]:
+    """Each recorded fact against its derivation; each mobject's numbers against its facts."""
+    derived = derive_all(scenario)
+    problems: list[str] = []
+    by_mobject: dict[int, list[tuple[Shown, str]]] = {}
+    for k, item in enumerate(shown):
+        name = f"shown[{k}] {describe_fact(item.fact)}"
+        try:
+            expected, precision = expected_for(item.fact, scenario, derived)
+        except (AttributeError, IndexError, ValueError, TypeError) as error:
+            problems.append(f"{name}: cannot derive it from attention_math: {error}")
+            continue
+        if item.text != expected:
+            problems.append(f"{name}: recorded text {item.text!r}, attention_math says {expected!r}")
+        if item.precision != precision:
+            problems.append(f"{name}: recorded precision {item.precision}, expected {precision}")
+        if item.mobject is None:
+            problems.append(f"{name}: no mobject recorded")
+            continue
+        by_mobject.setdefault(id(item.mobject), []).append((item, expected))
+    for items in by_mobject.values():
+        mob = items[0][0].mobject
+        drawn = stray_digits(text_of(mob), mob)
+        wanted = [expected for _, expected in items]
+        if drawn != wanted:
+            facts = ", ".join(describe_fact(item.fact) for item, _ in items)
+            problems.append(f"{text_of(mob)!r} shows numbers {drawn}, its facts ({facts}) say {wanted}")
+    return problems
+
+
+def describe_fact(fact: Fact) -> str:
+    index = f"[{', '.join(map(str, fact.index))}]" if fact.index else ""
+    reduce = f" ({fact.reduce})" if fact.reduce else ""
+    field = f".{fact.field}" if fact.field else ""
+    return f"{fact.source}{field}{index}{reduce}"
+
+
+def caption_problems(
+    caption: str, said: tuple[Shown, ...], scenario: Scenario, tokens: Iterable[str], visible: set[Any]
+) -> list[str]:
+    """A caption's numbers, in order, against the facts it cites; each must be on screen."""
+    derived = derive_all(scenario)
+    problems = []
+    wanted = []
+    for item in said:
+        try:
+            expected, _ = expected_for(item.fact, scenario, derived)
+        except (AttributeError, IndexError, ValueError, TypeError) as error:
+            problems.append(f"cites {describe_fact(item.fact)}, which cannot be derived: {error}")
+            continue
+        wanted.append(expected)
+        if canonical(item.fact, scenario.query) not in visible:
+            problems.append(f"says {expected} ({describe_fact(item.fact)}), which is not on screen in this beat")
+    said_numbers = caption_numbers(caption, tokens)
+    if said_numbers != wanted:
+        problems.append(f"says numbers {said_numbers}, its facts say {wanted}")
+    return [f"caption {caption!r}: {problem}" for problem in problems]
