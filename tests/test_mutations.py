@@ -1,0 +1,180 @@
+"""The mutation test: wrong numbers planted in the real scenes must fail the number checks.
+
+Each planted fault is a small change to how a scene gets, formats, draws or says its numbers,
+applied with ``monkeypatch`` to the real scene code while one scene is dry-run. The checks are the
+ones every scene runs under (:func:`scene_helpers.number_problems`, and digits drawn outside the
+recording path); each fault must make them fail, for every scenario below. A fault that changes
+nothing on screen or in the captions would prove nothing, so each is first shown to change what
+the scene shows or says.
+
+The planted faults:
+
+=====================  =========================================================================
+wrong source           CausalMask registers the unmasked trace as its masked ("causal") source
+doubled product        Projection's hand products x_i[m]·W_Q[m, 0] drawn twice as large
+shifted total          ScaleAndSoftmax's running total of the weights misses each bar's own weight
+typed number           ScaleAndSoftmax's "= √d_k =" label typed as text, outside the recording path
+wrong precision        Scores formats the query's numbers with one decimal more than the scenario
+wrong query row        Scores explains the token after the query (its q, products and scores)
+stale caption          Scores' caption for the first key says the last key's score
+=====================  =========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scene_helpers import Build, build_scene, load_scene_class, number_problems
+
+from attention_math import Scenario
+from scenes.base import ExplainerScene
+from scenes.facts import Fact
+from scenes.kit.text import text
+
+Plant = Callable[[pytest.MonkeyPatch], None]
+
+
+def _wrong_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, self.scenario.trace() if name == "causal" else obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
+def _changed_value(field: str, change: Callable[[ExplainerScene, Fact, float], float]) -> Plant:
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        value_of = ExplainerScene.value_of
+
+        def planted(self: ExplainerScene, fact: Fact) -> float:
+            number = value_of(self, fact)
+            return change(self, fact, number) if fact.field == field else number
+
+        monkeypatch.setattr(ExplainerScene, "value_of", planted)
+
+    return plant
+
+
+def _typed_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    label = ExplainerScene.label
+
+    def planted(self: ExplainerScene, template: str, *parts: Any, **options: Any) -> Any:
+        if "√" not in template:
+            return label(self, template, *parts, **options)
+        typed = template.format(*(self.text_for(part) for part in parts))  # drawn, never recorded
+        return text(typed, size=options.get("size", 24), color=options.get("color", "#FFFFFF"))
+
+    monkeypatch.setattr(ExplainerScene, "label", planted)
+
+
+def _wrong_precision(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, obj, precision + 1 if name == "step" else precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
+def _wrong_query_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = ExplainerScene.setup
+
+    def planted(self: ExplainerScene) -> None:
+        setup(self)
+        self.step = self.trace.query_step((self.scenario.query + 1) % self.scenario.n_tokens)
+        self.add_source("step", self.step, self.scenario.precision)
+
+    monkeypatch.setattr(ExplainerScene, "setup", planted)
+
+
+def _stale_caption(monkeypatch: pytest.MonkeyPatch) -> None:
+    fmt = ExplainerScene.fmt
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, reduce: str | None = None) -> str:
+        if (source, field, index) == ("step", "scores", (0,)):
+            index = (self.scenario.n_tokens - 1,)
+        return fmt(self, source, field, *index, reduce=reduce)
+
+    monkeypatch.setattr(ExplainerScene, "fmt", planted)
+
+
+FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
+    "wrong source": (("scenes.causal_mask", "CausalMask"), _wrong_source),
+    "doubled product": (("scenes.projection", "Projection"), _changed_value("query_terms", lambda s, f, v: 2 * v)),
+    "shifted total": (
+        ("scenes.softmax", "ScaleAndSoftmax"),
+        _changed_value("running_weights", lambda s, f, v: v - float(s.step.weights[f.index])),
+    ),
+    "typed number": (("scenes.softmax", "ScaleAndSoftmax"), _typed_number),
+    "wrong precision": (("scenes.scores", "Scores"), _wrong_precision),
+    "wrong query row": (("scenes.scores", "Scores"), _wrong_query_row),
+    "stale caption": (("scenes.scores", "Scores"), _stale_caption),
+}
+
+
+def _integers() -> Scenario:
+    """5 tokens, 0 decimals: whole-number embeddings and weights, as a lecturer picks for 0 decimals."""
+    rng = np.random.default_rng(5)
+    draw = lambda rows, columns: rng.integers(-2, 3, size=(rows, columns)).astype(float)  # noqa: E731
+    return Scenario("whole numbers", ["The", "dog", "chased", "the", "ball"], draw(5, 3), draw(3, 2), draw(3, 2),
+                    draw(3, 2), precision=0)
+
+
+SCENARIOS: dict[str, Callable[[], Scenario]] = {
+    "2-tokens-3-decimals": lambda: Scenario.from_sentence("attention works", seed=11, precision=3),
+    "5-tokens-0-decimals": _integers,
+    "8-tokens-2-decimals": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, query=5),
+}
+
+
+class _Builds:
+    """One dry run per (scene, scenario, fault), kept for the session."""
+
+    def __init__(self, root: Path) -> None:
+        self.root, self.done = root, {}
+
+    def get(self, scene: tuple[str, str], scenario: str, fault: str | None = None) -> Build:
+        key = (scene, scenario, fault)
+        if key not in self.done:
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                if fault is not None:
+                    FAULTS[fault][1](monkeypatch)
+                cls = load_scene_class(*scene)
+                self.done[key] = build_scene(cls, SCENARIOS[scenario](), self.root, f"{scene[1]} [{scenario}]")
+        return self.done[key]
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> _Builds:
+    return _Builds(tmp_path_factory.mktemp("mutations"))
+
+
+def _problems(build: Build) -> list[str]:
+    assert build.error is None, build.error
+    return number_problems(build) + [problem for play in build.plays for problem in play.unrecorded]
+
+
+def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact]]:
+    """Every text the scene recorded, every caption and what each caption cites."""
+    drawn = [item.text for item in build.shown] + [str(getattr(i.mobject, "text", "")) for i in build.shown]
+    return drawn, [beat.caption for beat in build.beats], [item.fact for beat in build.beats for item in beat.said]
+
+
+CASES = [pytest.param(fault, scenario, id=f"{fault}-{scenario}") for fault in FAULTS for scenario in SCENARIOS]
+
+
+@pytest.mark.parametrize(("fault", "scenario"), CASES)
+def test_a_planted_fault_fails_the_number_checks(builds: _Builds, fault: str, scenario: str) -> None:
+    scene = FAULTS[fault][0]
+    clean = builds.get(scene, scenario)
+    assert _problems(clean) == [], "the scene must pass the checks before a fault is planted"
+    planted = builds.get(scene, scenario, fault)
+    assert planted.error is None, planted.error
+    if fault != "typed number":  # a typed label looks the same: only the recording path differs
+        assert _what_it_shows(planted) != _what_it_shows(clean), f"{fault} changed nothing the viewer sees"
+    assert _problems(planted), f"{fault} in {scene[1]} [{scenario}] passed the number checks"
