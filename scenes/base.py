@@ -24,10 +24,10 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
-from manim import UL, UR, Animation, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
+from manim import UL, UR, Animation, Camera, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
 from scenes.facts import Fact, Shown, TokenPart, position, query_number, scene_number, size, value
@@ -201,7 +201,7 @@ class ExplainerScene(Scene):
         # and it never runs programs: kpathsea reads this before texmf.cnf, and the latex
         # processes manim starts inherit it.
         os.environ["shell_escape"] = "f"
-        self.camera.background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
+        cast(Camera, self.camera).background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
         if self.scenario_override is not None:
             scenario = check_scene_limits(self.scenario_override)
         else:

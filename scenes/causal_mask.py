@@ -165,9 +165,9 @@ class CausalMask(ExplainerScene):
             lines.add(VGroup(text(caption, size=size, color=MUTED), vector))
         lines[0].next_to(anchor, DOWN, buff=0.22)
         lines[1].next_to(lines[0], DOWN, buff=0.12)
-        for caption, vector in lines:
-            caption.next_to(grid.brackets, LEFT, buff=0.15).set_y(vector.get_y())
-            vector.align_to(grid.cells, LEFT)
+        for name, line in lines:
+            name.next_to(grid.brackets, LEFT, buff=0.15).set_y(line.get_y())
+            line.align_to(grid.cells, LEFT)
         return lines
 
 
@@ -176,10 +176,10 @@ def _mask(grid: TokenGrid) -> Polygon:
     n = len(grid.squares)
     half_w, half_h = grid.cell_w / 2, grid.cell_h / 2
     points = [
-        grid.center(0, n - 1) + RIGHT * half_w + UP * half_h,
-        grid.center(n - 2, n - 1) + RIGHT * half_w + DOWN * half_h,
+        grid.cell_center(0, n - 1) + RIGHT * half_w + UP * half_h,
+        grid.cell_center(n - 2, n - 1) + RIGHT * half_w + DOWN * half_h,
     ]
     for i in range(n - 2, -1, -1):  # down the staircase, right to left
-        points.append(grid.center(i, i + 1) + LEFT * half_w + DOWN * half_h)
-        points.append(grid.center(i, i + 1) + LEFT * half_w + UP * half_h)
+        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + DOWN * half_h)
+        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + UP * half_h)
     return Polygon(*points, color=HIGHLIGHT, fill_color=HIGHLIGHT, fill_opacity=0.35, stroke_width=2)

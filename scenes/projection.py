@@ -79,7 +79,7 @@ class Projection(ExplainerScene):
             stages = self._stages(x_grid, x_tag, entries, labelled=False)
         everything = VGroup(x_grid, x_tag, *(s.group for s in stages.values()))
         scale = fit_scale(everything, height=TOP - BOTTOM, width=2 * HALF_WIDTH)
-        everything.scale(scale).move_to([0, (TOP + BOTTOM) / 2, 0])
+        everything.scale(scale).move_to((0, (TOP + BOTTOM) / 2, 0))
         return x_grid, x_tag, stages, scale
 
     def _stages(self, x_grid: NumberGrid, x_tag: VGroup, entries: dict[str, list[list[Text]]], *,
@@ -119,7 +119,7 @@ class Projection(ExplainerScene):
         shapes.scale(scale)
         right = first.w_tag.get_left()[0] - 0.3  # the lines sit right-aligned above X, left of W_Q
         fit_width(shapes, right + HALF_WIDTH)
-        shapes.align_to([right, 0, 0], RIGHT).set_y(min(TOP, first.w.get_top()[1]) - shapes.height / 2)
+        shapes.align_to((right, 0, 0), RIGHT).set_y(min(TOP, first.w.get_top()[1]) - shapes.height / 2)
         said = f"W_Q is {self.cite(size('d_in'))} × {self.cite(size('d_k'))}: "  # cited in the order said
         said += f"{self.cite(size('n_tokens'))} × {self.cite(size('d_in'))} · "
         said += f"{self.cite(size('d_in'))} × {self.cite(size('d_k'))} = "
@@ -179,7 +179,7 @@ class Projection(ExplainerScene):
         if fit_scale(final, height=TOP - BOTTOM, width=2 * HALF_WIDTH) < MIN_SCALE:
             del self.shown[mark:]  # that layout is dropped: its numbers are never shown
             final = self._results(labelled=False)  # rows aligned: the token labels on the left name all three
-        final.scale(fit_scale(final, height=TOP - BOTTOM, width=2 * HALF_WIDTH)).move_to([0, (TOP + BOTTOM) / 2, 0])
+        final.scale(fit_scale(final, height=TOP - BOTTOM, width=2 * HALF_WIDTH)).move_to((0, (TOP + BOTTOM) / 2, 0))
         d_k, d_v = self.scenario.d_k, self.scenario.d_v
         spaces = (f"query/key/value space is {self.cite(size('d_k'))}-d" if d_k == d_v else
                   f"query/key space is {self.cite(size('d_k'))}-d and the value space {self.cite(size('d_v'))}-d")

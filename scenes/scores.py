@@ -4,7 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, LaggedStart, ReplacementTransform, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    FadeIn,
+    FadeOut,
+    LaggedStart,
+    ReplacementTransform,
+    RoundedRectangle,
+    Text,
+    VGroup,
+    VMobject,
+)
 
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, query_number
@@ -22,9 +36,9 @@ class _Board:
     """K on the left, Q beside it, q_i above, a row of products and a score per key."""
 
     keys: NumberGrid
-    keys_title: VGroup
+    keys_title: Text
     queries: NumberGrid
-    queries_title: VGroup
+    queries_title: Text
     query: VGroup  # the entries of q_i
     query_line: VGroup  # label, brackets, entries
     products: list[VGroup]
@@ -34,7 +48,7 @@ class _Board:
     working: VGroup  # q_i · k_1 = a×b + c×d = s, below the keys
     pairs: list[VGroup]
     scale: float
-    key_box: VGroup | None = None
+    key_box: RoundedRectangle | None = None
 
 
 class Scores(ExplainerScene):
@@ -67,13 +81,13 @@ class Scores(ExplainerScene):
         pluses, equals = [], VGroup()
         for j, row in enumerate(products):
             for m, product in enumerate(row):
-                product.move_to([rights[m], rows_y[j], 0], aligned_edge=RIGHT)
-            pluses.append(VGroup(*(text("+", color=MUTED).move_to([r + gap / 2, rows_y[j], 0]) for r in rights[:-1])))
-            equals.add(text("=", color=MUTED).move_to([rights[-1] + 0.4, rows_y[j], 0]))
-            scores[j].move_to([rights[-1] + 0.75 + max(s.width for s in scores), rows_y[j], 0], aligned_edge=RIGHT)
-        queries.shift([start - 0.1 - queries.get_left()[0], rows_y[0] - queries.cells[0][0].get_y(), 0])
+                product.move_to((rights[m], rows_y[j], 0), aligned_edge=RIGHT)
+            pluses.append(VGroup(*(text("+", color=MUTED).move_to((r + gap / 2, rows_y[j], 0)) for r in rights[:-1])))
+            equals.add(text("=", color=MUTED).move_to((rights[-1] + 0.4, rows_y[j], 0)))
+            scores[j].move_to((rights[-1] + 0.75 + max(s.width for s in scores), rows_y[j], 0), aligned_edge=RIGHT)
+        queries.shift((start - 0.1 - queries.get_left()[0], rows_y[0] - queries.cells[0][0].get_y(), 0))
         for m, entry in enumerate(query):
-            entry.move_to([rights[m], rows_y[0] + 1.3, 0], aligned_edge=RIGHT)
+            entry.move_to((rights[m], rows_y[0] + 1.3, 0), aligned_edge=RIGHT)
         query_brackets = Brackets(query, color=QUERY)
         name = TokenPart(tokens[self.step.index])
         query_label = self.label("q{} ({})", query_number(), name, size=26, color=QUERY)
@@ -88,7 +102,7 @@ class Scores(ExplainerScene):
         working.next_to(drawn, DOWN, buff=0.6).set_x(drawn.get_x())
         everything = VGroup(drawn, working)
         board.scale = min(1.25, SAFE_WIDTH / everything.width, (TOP - BOTTOM) / everything.height)
-        everything.scale(board.scale).move_to([0, (TOP + BOTTOM) / 2, 0])
+        everything.scale(board.scale).move_to((0, (TOP + BOTTOM) / 2, 0))
         return board
 
     def _working_line(self) -> tuple[VGroup, list[VGroup]]:
@@ -98,7 +112,7 @@ class Scores(ExplainerScene):
                    self.number("trace", "keys", 0, m, color=KEY)).arrange(RIGHT, buff=0.08)
             for m in range(self.scenario.d_k)
         ]
-        parts = [self.label("q{} · k{} =", query_number(), position(0))]
+        parts: list[VMobject] = [self.label("q{} · k{} =", query_number(), position(0))]
         for m, pair in enumerate(pairs):
             parts += [pair] if m == 0 else [text("+", color=MUTED), pair]
         line = VGroup(*parts, text("=", color=MUTED), self.number("step", "scores", 0)).arrange(RIGHT, buff=0.2)
@@ -169,10 +183,10 @@ class Scores(ExplainerScene):
         row = VGroup(*(s.copy().scale(30 / 26 / board.scale) for s in board.scores))
         pitch = min(max(s.width for s in row) + 0.7, SAFE_WIDTH / n)
         for j, score in enumerate(row):
-            score.move_to([(j - (n - 1) / 2) * pitch, 0.4, 0])
+            score.move_to(((j - (n - 1) / 2) * pitch, 0.4, 0))
         labels = token_labels(tokens, pitch - 0.15)
         for label, score in zip(labels, row, strict=True):
-            label.move_to([score.get_x(), 1.1, 0])
+            label.move_to((score.get_x(), 1.1, 0))
         title = self.label("scores for '{}'", TokenPart(self.scenario.query_token), size=28, color=INK)
         title.next_to(row, DOWN, buff=0.6)
         self.play(FadeOut(board.keys, board.keys_title, board.query_line, *board.products, *board.pluses,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from manim import (
     DOWN,
@@ -27,7 +28,7 @@ from attention_math import preset
 from scenes.base import ExplainerScene
 from scenes.facts import size
 from scenes.kit.layout import SAFE_WIDTH
-from scenes.kit.motion import arrive, fly_into
+from scenes.kit.motion import animate_with, arrive, fly_into
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
 from scenes.kit.text import text, token_labels
 
@@ -96,11 +97,11 @@ class ScaleAndSoftmax(ExplainerScene):
         xs = [left + pitch * (j + 0.5) for j in range(n)]
         for y, row, label in zip(ROWS_Y, rows, labels, strict=True):
             for x, number in zip(xs, row, strict=True):
-                number.move_to([x, y, 0])
-            label.scale_to_fit_width(min(label.width, label_width)).move_to([left - 0.4, y, 0], aligned_edge=RIGHT)
+                number.move_to((x, y, 0))
+            label.scale_to_fit_width(min(label.width, label_width)).move_to((left - 0.4, y, 0), aligned_edge=RIGHT)
         names = token_labels(self.scenario.tokens, pitch - 0.15)
-        for x, label in zip(xs, names, strict=True):
-            label.move_to([x, TOKENS_Y, 0])
+        for x, name in zip(xs, names, strict=True):
+            name.move_to((x, TOKENS_Y, 0))
         return _Columns(rows, labels, names, sum_number, xs, pitch, left, label_width)
 
     # -- the beats ------------------------------------------------------------------------------
@@ -142,15 +143,15 @@ class ScaleAndSoftmax(ExplainerScene):
         tallest = float(max(step.weights))
         bars = VGroup(*(
             Rectangle(width=pitch * 0.55, height=max(w / tallest * BAR_HEIGHT, 0.02), stroke_width=0,
-                      fill_color=WEIGHT, fill_opacity=0.7).move_to([x, BASELINE, 0], aligned_edge=DOWN)
+                      fill_color=WEIGHT, fill_opacity=0.7).move_to((x, BASELINE, 0), aligned_edge=DOWN)
             for x, w in zip(xs, step.weights, strict=True)
         ))
         weights = columns.rows[3]
         spots = [row.copy().next_to(bar, UP, buff=0.3) for row, bar in zip(weights, bars, strict=True)]
-        axis = Line([xs[0] - pitch / 2, BASELINE, 0], [xs[-1] + pitch / 2, BASELINE, 0], color=MUTED, stroke_width=2)
+        axis = Line((xs[0] - pitch / 2, BASELINE, 0), (xs[-1] + pitch / 2, BASELINE, 0), color=MUTED, stroke_width=2)
         names_below = columns.names.copy()
         for x, name_label in zip(xs, names_below, strict=True):
-            name_label.move_to([x, BASELINE - 0.35, 0])
+            name_label.move_to((x, BASELINE - 0.35, 0))
         self.play(FadeOut(*columns.rows[:3], *columns.labels), FadeOut(columns.names, shift=UP * 0.2), run_time=0.6)
         self.beat(
             "The weights as bars over the tokens.",
@@ -164,14 +165,15 @@ class ScaleAndSoftmax(ExplainerScene):
     def _running_total(self, columns: _Columns, bars: VGroup) -> None:
         """A running total of the weights ticks up, bar by bar, to the last one's: one."""
         n = self.scenario.n_tokens
-        spot = [min(columns.left - 0.4 - columns.label_width / 2, columns.xs[0] - columns.pitch / 2 - 1.2), -0.6, 0]
+        spot = (min(columns.left - 0.4 - columns.label_width / 2, columns.xs[0] - columns.pitch / 2 - 1.2), -0.6, 0.0)
         total_label = text("running total", color=MUTED).move_to(spot).shift(UP * 0.55)
         partials = [self.number("step", "running_weights", j, size=32, color=WEIGHT).move_to(spot) for j in range(n)]
-        ticks = [
+        ticks: list[list[Any]] = [
             [FadeIn(p, rate_func=lambda t: there_and_back_with_pause(t, 0.6), remover=True),
-             bars[j].animate(rate_func=there_and_back).set_fill(opacity=1.0)]
+             animate_with(bars[j], rate_func=there_and_back).set_fill(opacity=1.0)]
             for j, p in enumerate(partials[:-1])
-        ] + [[FadeIn(partials[-1]), bars[-1].animate(rate_func=there_and_back).set_fill(opacity=1.0)]]
+        ]
+        ticks.append([FadeIn(partials[-1]), animate_with(bars[-1], rate_func=there_and_back).set_fill(opacity=1.0)])
         self.play(FadeIn(total_label), run_time=0.4)
         self.beat(
             f"A running total of the weights ticks up to {self.fmt('step', 'running_weights', n - 1)}.",
@@ -214,4 +216,4 @@ class ScaleAndSoftmax(ExplainerScene):
         content = VGroup(title, body).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         box = RoundedRectangle(width=content.width + 0.6, height=content.height + 0.5, corner_radius=0.15,
                                stroke_color=MUTED, stroke_width=2)
-        return VGroup(box.move_to(content), content).move_to([0, -1.95, 0])
+        return VGroup(box.move_to(content), content).move_to((0, -1.95, 0))

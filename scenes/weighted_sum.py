@@ -104,14 +104,16 @@ class WeightedSum(ExplainerScene):
     def _value_space(self) -> _Space:
         step = self.step
         space = self._line_space() if self.scenario.d_v == 1 else self._plane_space()
-        base = VGroup(*(arrow(space.at(0 * v, j), space.at(v, j)) for j, v in enumerate(step.values)))
+        arrows = [arrow(space.at(0 * v, j), space.at(v, j)) for j, v in enumerate(step.values)]
+        base = VGroup(*arrows)
         if self.scenario.d_v > 1:
-            space.taken += [b for a in base for b in shaft_boxes(a)]
+            space.taken += [b for a in arrows for b in shaft_boxes(a)]
             origin = space.at(0 * step.context, 0)
-            for j in np.argsort([-a.get_length() for a in base]):
-                place_label(space.labels[j], base[j].get_end(), base[j].get_end() - origin, space.taken, LABEL_AREA)
+            for j in np.argsort([-a.get_length() for a in arrows]):
+                tip = arrows[j].get_end()
+                place_label(space.labels[j], tip, tip - origin, space.taken, LABEL_AREA)
         self.beat("In value space each token's value is an arrow from the origin.", Create(space.panel, run_time=1),
-                  LaggedStart(*(GrowArrow(a) for a in base), lag_ratio=0.15, run_time=1.5),
+                  LaggedStart(*(GrowArrow(a) for a in arrows), lag_ratio=0.15, run_time=1.5),
                   LaggedStart(*(FadeIn(lab) for lab in space.labels), lag_ratio=0.15, run_time=1.5))
         space.arrows = base
         return space
@@ -125,11 +127,11 @@ class WeightedSum(ExplainerScene):
         left += max(lab.width for lab in labels) + 0.3
         tick, low, high = nice_span(np.concatenate([step.values[:, 0], step.running_context[:, 0]]))
         line = NumberLine(x_range=[low, high, tick], length=right - left, color=MUTED, include_numbers=False)
-        line.move_to([(left + right) / 2, bottom + 0.3, 0])
+        line.move_to(((left + right) / 2, bottom + 0.3, 0))
         gap = min(0.6, (top - bottom - 1.2) / n)
         ys = [line.get_y() + (n - j) * gap for j in range(n)] + [line.get_y()]
         for lab, y in zip(labels, ys, strict=False):
-            lab.move_to([left - 0.3, y, 0], aligned_edge=RIGHT)
+            lab.move_to((left - 0.3, y, 0), aligned_edge=RIGHT)
         zero = DashedLine(line.n2p(0), line.n2p(0) + UP * (ys[0] - ys[-1] + 0.3), color=MUTED, stroke_opacity=0.5)
         note.next_to(VGroup(line, zero), UP, buff=0.35).set_x((PLOT[0] + PLOT[1]) / 2)
 
@@ -156,7 +158,7 @@ class WeightedSum(ExplainerScene):
             x_range=[x0, x1, tick], y_range=[y0, y1, tick], x_length=unit * (x1 - x0), y_length=unit * (y1 - y0),
             axis_config={"include_numbers": False, "stroke_color": MUTED, "include_tip": False},
             background_line_style={"stroke_color": MUTED, "stroke_opacity": 0.2, "stroke_width": 1},
-        ).move_to([(left + right) / 2, (top + bottom) / 2, 0])
+        ).move_to(((left + right) / 2, (top + bottom) / 2, 0))
         notes = [note.next_to(plane, UP, buff=0.35).set_x((PLOT[0] + PLOT[1]) / 2)] if note else []
 
         def at(v: np.ndarray, j: int) -> np.ndarray:
@@ -207,4 +209,4 @@ def _align_columns(rows: VGroup, top: float, spacing: float) -> None:
     anchors = starts + np.array([widths[0], widths[1], 0.0, 0.0])  # signs and weights right-aligned
     for j, row in enumerate(rows):
         for c, (x, edge) in enumerate(zip(anchors, (RIGHT, RIGHT, LEFT, LEFT), strict=True)):
-            row[c].move_to([x, top - j * spacing, 0], aligned_edge=edge)
+            row[c].move_to((x, top - j * spacing, 0), aligned_edge=edge)

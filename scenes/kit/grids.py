@@ -31,7 +31,7 @@ class Brackets(VGroup):
                 [x, bottom, 0],
                 [x + direction * serif, bottom, 0],
             ]
-            return VMobject(stroke_color=color, stroke_width=2.5).set_points_as_corners(points)
+            return VMobject(stroke_color=color, stroke_width=2.5).set_points_as_corners(np.array(points, dtype=float))
 
         super().__init__(bracket(left, 1), bracket(right, -1))
 

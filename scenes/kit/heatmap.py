@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, Animation, Rectangle, SurroundingRectangle, Text, VGroup
+from manim import LEFT, RIGHT, UP, Rectangle, SurroundingRectangle, Text, VGroup
 
 from scenes.facts import position, value
 from scenes.kit.grids import Brackets
@@ -122,7 +122,7 @@ class TokenGrid(VGroup):
         self.squares = [
             [
                 Rectangle(width=cell_w - 0.05, height=self.cell_h - 0.05, stroke_width=0, fill_color=WEIGHT,
-                          fill_opacity=0).move_to([j * cell_w, -i * self.cell_h, 0])
+                          fill_opacity=0).move_to((j * cell_w, -i * self.cell_h, 0))
                 for j in range(columns)
             ]
             for i in range(len(rows))
@@ -163,7 +163,7 @@ class TokenGrid(VGroup):
                 label.align_to(edge, RIGHT)
             self.column_labels.add(label)
 
-    def center(self, i: int, j: int) -> np.ndarray:
+    def cell_center(self, i: int, j: int) -> np.ndarray:
         return self.squares[i][j].get_center()
 
     def row_y(self, i: int) -> float:
@@ -174,7 +174,7 @@ class TokenGrid(VGroup):
         half = max(e.width for row in entries for e in row) / 2
         for i, row in enumerate(entries):
             for j, entry in enumerate(row):
-                entry.move_to(self.center(i, j)).align_to(self.center(i, j) + RIGHT * half, RIGHT)
+                entry.move_to(self.cell_center(i, j)).align_to(self.cell_center(i, j) + RIGHT * half, RIGHT)
         return VGroup(*(VGroup(*row) for row in entries))
 
     def numbers(self, scene: Any, source: str, field: str, color: str = INK) -> VGroup:
@@ -197,7 +197,7 @@ def opacity_of(weight: float, largest: float) -> float:
 
 def heat_colors(
     scene: Any, grid: TokenGrid, source: str, field: str = "weights", *, animate: bool = True
-) -> tuple[VGroup, list[Animation]]:
+) -> tuple[VGroup, list[Any]]:
     """The weights as a heat map: the numbers (contrasting colour) and the fill animations.
 
     With ``animate=False`` the fills are set on the grid at once (for a grid that another
@@ -233,9 +233,9 @@ def row_sums(scene: Any, grid: TokenGrid, source: str, field: str = "weights") -
     return VGroup(heading, sums)
 
 
-def focus_row(grid: TokenGrid, entries: VGroup, values: np.ndarray, row: int, dim: float = 0.3) -> list[Animation]:
+def focus_row(grid: TokenGrid, entries: VGroup, values: np.ndarray, row: int, dim: float = 0.3) -> list[Any]:
     """Light row ``row`` of a heat map and dim the others (numbers, labels and fill)."""
-    animations: list[Animation] = []
+    animations: list[Any] = []  # animation builders (mob.animate...)
     for i, numbers in enumerate(entries):
         lit = i == row
         animations.append(numbers.animate.set_opacity(1.0 if lit else dim))

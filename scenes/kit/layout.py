@@ -34,5 +34,5 @@ def fit_width(mob: Mobject, width: float) -> Mobject:
 def place_in_safe_area(mob: Mobject, *, most: float = 1.15) -> float:
     """Scale ``mob`` to fit the safe area and centre it there; returns the scale used."""
     scale = fit_scale(mob, most=most)
-    mob.scale(scale).move_to([0.0, (TOP + BOTTOM) / 2, 0.0])
+    mob.scale(scale).move_to((0.0, (TOP + BOTTOM) / 2, 0.0))
     return scale

@@ -157,7 +157,7 @@ def drop_svg_paths(mob: M) -> M:
     """
     for part in mob.get_family():
         if getattr(part, "path_obj", None) is not None:
-            part.path_obj = None
+            setattr(part, "path_obj", None)  # noqa: B010  (an attribute of SVG glyphs only)
     return mob
 
 
