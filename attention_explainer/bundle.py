@@ -1,10 +1,12 @@
 """From a scenario to a lecture-ready bundle: clips, full video, subtitles, stills, handout.
 
-The scenes render with the ``manim render`` command in parallel processes (one per scene, each
-with its own media folder so TeX caches never race); everything else is assembled here. Every
-file is written under a temporary name and renamed into place, so an interrupted run never
-leaves a truncated file under a final name, and the previous bundle stays whole until each
-of its files is replaced.
+The scenes render in parallel manim processes (one per scene, each with its own media folder),
+started through :mod:`attention_explainer.runner`, which adds the bundle's hooks (progress
+lines, one TeX cache for all) to plain ``manim render``; everything else is assembled here, in
+stages: plan, render what changed, stage the new files, write the manifest, swap them in.
+Every file is written under a temporary name and renamed into place, so an interrupted run
+never leaves a truncated file under a final name, and the previous bundle stays whole until
+each of its files is replaced.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ from typing import Any
 
 import srt
 
-import attention_math
 from attention_math import Scenario, scenario_to_toml
 
+from .fingerprint import code_version
 from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
+from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
 
 __all__ = [
     "FORMATS",
@@ -52,7 +55,7 @@ __all__ = [
 QUALITIES = ("l", "m", "h", "p", "k")
 FORMATS = ("mp4", "webm", "gif", "mov")
 MANIFEST = "manifest.json"
-_PROGRESS = re.compile(r"^ATTENTION-PROGRESS (\d+) (.*)$")
+_PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
 _RUNNING: set[subprocess.Popen[str]] = set()  # manim processes to stop if we are interrupted
 _RUNNING_LOCK = threading.Lock()
 
@@ -181,16 +184,6 @@ def _write_text(path: Path, content: str) -> None:
         tmp.write_text(content, encoding="utf-8")
 
 
-def _code_version() -> str:
-    """A hash of the scenes' and the math's source, so a code change re-renders."""
-    digest = hashlib.sha256()
-    for folder in (_scenes_dir(), Path(attention_math.__file__).parent):
-        for source in sorted(folder.glob("*.py")):
-            digest.update(source.name.encode())
-            digest.update(source.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def _hash(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
@@ -259,15 +252,14 @@ class _Job:
 ProgressCallback = Callable[[list[_Job]], None]
 
 
-def _render_scene(
-    job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None]
-) -> Path:
-    """Run ``manim render`` for one scene; return the clip it wrote."""
-    spec = job.spec
+def _fresh_media(spec: SceneSpec, work: Path) -> Path:
+    """The scene's media folder, with manim's caches kept only if its last render finished.
+
+    Manim reuses whatever its caches hold (TeX and text SVGs) without checking them, and a
+    render killed mid-way leaves some of them truncated. Old clips go, so the one found after
+    the render is this render's.
+    """
     media = work / "media" / spec.name
-    # manim reuses whatever its caches hold (partial movies, TeX and text SVGs) without checking
-    # them, and a render killed mid-way leaves some of them truncated: keep the caches only when
-    # the last render into this folder finished. Old clips go, so the glob below finds this one.
     finished = media / ".finished"
     if finished.exists():
         finished.unlink()
@@ -275,34 +267,47 @@ def _render_scene(
             old.unlink()
     else:
         shutil.rmtree(media, ignore_errors=True)
-    command = [
-        sys.executable,
-        "-m",
-        "manim",
-        "render",
-        f"-q{settings.quality}",
-        "--format",
-        settings.fmt,
-        "--media_dir",
-        str(media),
-        "--progress_bar",
-        "none",
-        # Manim's partial-movie cache hashes every mobject of every play (a third of a scene's
-        # render time, by profile) and rarely hits: a changed number changes every later hash.
-        # The bundle keeps whole clips by its own scene keys instead.
-        "--disable_caching",
-        "-v",
-        "WARNING",
-    ]
+    return media
+
+
+def _hold_requested(moment: str) -> Path | None:
+    """The marker file when the tests' hold hook asks to hold at ``moment`` (see the runner)."""
+    if os.environ.get(HOLD_AT) == moment and os.environ.get(HOLD_FILE):
+        return Path(os.environ[HOLD_FILE]).absolute()
+    return None
+
+
+def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media: Path) -> list[str]:
+    """``manim render`` of one scene, through the runner that adds the bundle's hooks."""
+    hooks = ["--progress", "--tex-dir", str(work / "tex")]
+    at = os.environ.get(HOLD_AT, "")
+    marker = _hold_requested(at) if at.startswith("play:") else None
+    if marker is not None:
+        hooks += ["--hold-after", at.removeprefix("play:"), "--hold-file", str(marker)]
+    manim = [f"-q{settings.quality}", "--format", settings.fmt, "--media_dir", str(media)]
+    # one name for every format (manim adds its version to a gif's name otherwise)
+    manim += ["--output_file", spec.name, "--progress_bar", "none", "-v", "WARNING", "--silent"]
+    # Manim's partial-movie cache hashes every mobject of every play (a third of a scene's render
+    # time, by profile) and rarely hits: a changed number changes every later hash. The bundle
+    # keeps whole clips by its own scene keys instead.
+    manim.append("--disable_caching")
     if settings.transparent:
-        command.append("--transparent")
-    command += [str(spec.file), spec.name]
-    env = dict(
-        os.environ, ATTENTION_SCENARIO=str(scenario_file), ATTENTION_PROGRESS="1", ATTENTION_TEX_DIR=str(work / "tex")
-    )
-    env.pop("ATTENTION_QUERY", None)  # the scenario file carries the query
-    job.status, job.started = "rendering", time.monotonic()
-    on_change()
+        manim.append("--transparent")
+    return [sys.executable, "-m", "attention_explainer.runner", *hooks, "--", *manim, str(spec.file), spec.name]
+
+
+def _runner_environment(scenario_file: Path) -> dict[str, str]:
+    env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file))
+    # the scenario file carries the query; the runner's flags carry the hooks
+    for name in ("ATTENTION_QUERY", "ATTENTION_PROGRESS", "ATTENTION_TEX_DIR", HOLD_AT, HOLD_FILE):
+        env.pop(name, None)
+    return env
+
+
+def _run_process(
+    command: list[str], work: Path, env: dict[str, str], job: _Job, on_change: Callable[[], None]
+) -> tuple[int, list[str]]:
+    """Run one manim process, following its progress lines; return its status and last lines."""
     process = subprocess.Popen(
         command,
         cwd=work,
@@ -327,16 +332,29 @@ def _render_scene(
     status = process.wait()
     with _RUNNING_LOCK:
         _RUNNING.discard(process)
-    if status != 0:
+    return status, tail
+
+
+def _render_scene(
+    job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None]
+) -> Path:
+    """Render one scene in a manim process; return the clip it wrote."""
+    spec = job.spec
+    media = _fresh_media(spec, work)
+    job.status, job.started = "rendering", time.monotonic()
+    on_change()
+    command = _runner_command(spec, settings, work, media)
+    status, tail = _run_process(command, work, _runner_environment(scenario_file), job, on_change)
+    clips = sorted(media.glob(f"videos/*/*/{spec.name}.{settings.extension}"))
+    if status != 0 or not clips:
         job.status = "failed"
         on_change()
+    if status != 0:
         reason = next((t for t in reversed(tail) if "Error" in t or "error" in t), tail[-1] if tail else "no output")
         raise BundleError(f"scene {spec.name}: manim render failed (exit {status}): {reason.strip()}", 1)
-    clips = sorted(media.glob(f"videos/*/*/{spec.name}.{settings.extension}"))
     if not clips:
-        job.status = "failed"
         raise BundleError(f"scene {spec.name}: manim wrote no .{settings.extension} file", 1)
-    finished.touch()
+    (media / ".finished").touch()
     job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()
     return clips[0]
@@ -402,6 +420,41 @@ def build_bundle(
         return manifest
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What one build works from: the request, the previous manifest and every clip's key."""
+
+    scenario: Scenario
+    out: Path
+    settings: BundleSettings
+    chosen: list[SceneSpec]
+    code: str
+    old: dict[str, Any]
+    keys: dict[str, str]
+
+    @property
+    def work(self) -> Path:
+        return self.out / ".work"
+
+    @property
+    def old_scenes(self) -> dict[str, Any]:
+        return {entry["name"]: entry for entry in self.old.get("scenes", [])}
+
+    def clip(self, spec: SceneSpec) -> str:
+        """The clip's path in the bundle, relative to it."""
+        return f"{spec.stem}.{self.settings.extension}"
+
+    def changed(self) -> list[SceneSpec]:
+        """The scenes whose clip is missing or was made from something else."""
+        old_scenes = self.old_scenes
+        return [
+            spec
+            for spec in self.chosen
+            if old_scenes.get(spec.name, {}).get("key") != self.keys[spec.name]
+            or not (self.out / self.clip(spec)).exists()
+        ]
+
+
 def _build(
     scenario: Scenario,
     out: Path,
@@ -409,25 +462,29 @@ def _build(
     chosen: list[SceneSpec],
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
-    work = out / ".work"
-    work.mkdir(exist_ok=True)
-    scenario_file = work / "scenario.toml"
-    _write_text(scenario_file, scenario_to_toml(scenario))
-    code = _code_version()
-    old = _read_manifest(out)
-    old_scenes = {entry["name"]: entry for entry in old.get("scenes", [])}
-    ext = settings.extension
-
+    """The stages of a build: plan, render what changed, stage the new files, vouch, swap in."""
+    code = code_version()  # once per build: it hashes sources and asks fontconfig and TeX
     keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in chosen}
-    clip_paths = {spec.name: out / f"{spec.stem}.{ext}" for spec in chosen}
-    to_render = [
-        spec
-        for spec in chosen
-        if old_scenes.get(spec.name, {}).get("key") != keys[spec.name] or not clip_paths[spec.name].exists()
-    ]
-
-    # -- render the scenes that changed, in parallel --------------------------------------
+    plan = _Plan(scenario, out, settings, chosen, code, _read_manifest(out), keys)
+    plan.work.mkdir(exist_ok=True)
     jobs = [_Job(spec) for spec in chosen]
+    rendered = _render_changed(plan, jobs, progress)
+    staging = _Staging(out, plan.work / "next")
+    durations = _stage_files(plan, staging, rendered)
+    marker = _hold_requested("staged")
+    if marker is not None:
+        hold(marker)
+    manifest = _manifest(plan, staging, rendered, durations, jobs)
+    staging.stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _swap_in(staging)
+    return manifest
+
+
+def _render_changed(plan: _Plan, jobs: list[_Job], progress: ProgressCallback | None) -> dict[str, Path]:
+    """Render the scenes that changed, in parallel, the longest first; return their clips."""
+    scenario_file = plan.work / "scenario.toml"
+    _write_text(scenario_file, scenario_to_toml(plan.scenario))
+    to_render = plan.changed()
     for job in jobs:
         if job.spec not in to_render:
             job.status = "cached"
@@ -439,96 +496,121 @@ def _build(
                 progress(jobs)
 
     changed()
-    rendered: dict[str, Path] = {}
     pending = [job for job in jobs if job.status == "waiting"]
-    # One TeX cache for every scene (scenes.base shares it): kept only while no render that
+    if not pending:
+        return {}
+    # One TeX cache for every scene (the runner shares it): kept only while no render that
     # wrote into it was interrupted, since an interrupted compile can leave a truncated SVG.
-    tex_complete = work / "tex.complete"  # not inside: manim clears the TeX folder
-    if pending:
-        if not tex_complete.exists():
-            shutil.rmtree(work / "tex", ignore_errors=True)
-        tex_complete.unlink(missing_ok=True)
-        pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
-        try:
-            # The longest renders first, so no core idles at the end while one long scene runs on.
-            futures = {
-                job.spec.name: pool.submit(_render_scene, job, settings, work, scenario_file, changed)
-                for job in sorted(pending, key=lambda job: -_expected_cost(job.spec, old_scenes, settings))
-            }
-            errors = []
-            for name, future in futures.items():
-                try:
-                    rendered[name] = future.result()
-                except BundleError as error:
-                    errors.append(error)
-            if errors:
-                raise errors[0]
-        except BaseException:
-            # interrupted or failed: stop every manim still running, keep nothing half-done
-            with _RUNNING_LOCK:
-                for process in _RUNNING:
-                    process.terminate()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        tex_complete.touch()
+    tex_complete = plan.work / "tex.complete"  # not inside: manim clears the TeX folder
+    if not tex_complete.exists():
+        shutil.rmtree(plan.work / "tex", ignore_errors=True)
+    tex_complete.unlink(missing_ok=True)
+    # The longest renders first, so no core idles at the end while one long scene runs on.
+    pending.sort(key=lambda job: -_expected_cost(job.spec, plan.old_scenes, plan.settings))
+    rendered = _run_jobs(pending, plan, scenario_file, changed)
+    tex_complete.touch()
+    return rendered
 
-    # -- assemble every new file in a staging folder, then move them all into place ----------
-    # Until the final renames the previous bundle is untouched; the renames take milliseconds.
-    staging = work / "next"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    staged: dict[str, Path] = {}
 
-    def stage(rel: str) -> Path:
-        path = staging / rel
+def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Callable[[], None]) -> dict[str, Path]:
+    """Run the renders on ``settings.jobs`` threads; on any failure or interrupt stop them all."""
+    pool = ThreadPoolExecutor(max_workers=max(1, plan.settings.jobs))
+    try:
+        futures = {
+            job.spec.name: pool.submit(_render_scene, job, plan.settings, plan.work, scenario_file, changed)
+            for job in pending
+        }
+        rendered, errors = {}, []
+        for name, future in futures.items():
+            try:
+                rendered[name] = future.result()
+            except BundleError as error:
+                errors.append(error)
+        if errors:
+            raise errors[0]
+        return rendered
+    except BaseException:
+        # interrupted or failed: stop every manim still running, keep nothing half-done
+        with _RUNNING_LOCK:
+            for process in _RUNNING:
+                process.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass
+class _Staging:
+    """New files are written under ``folder``; the previous bundle stays untouched until the swap."""
+
+    out: Path
+    folder: Path
+    staged: dict[str, Path] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir()
+
+    def stage(self, rel: str) -> Path:
+        """Where to write the new file ``rel``."""
+        path = self.folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        staged[rel] = path
+        self.staged[rel] = path
         return path
 
-    def current(rel: str) -> Path:
-        return staged.get(rel, out / rel)
+    def current(self, rel: str) -> Path:
+        """The file ``rel`` as the new bundle will have it: staged, else the previous one."""
+        return self.staged.get(rel, self.out / rel)
 
+
+def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> dict[str, float]:
+    """Stage every new file (clips, subtitles, stills, lecture, narration, handout); return each clip's duration."""
+    out, chosen = plan.out, plan.chosen
     for spec in chosen:
         if spec.name in rendered:
             clip = rendered[spec.name]
-            shutil.copyfile(clip, stage(f"{spec.stem}.{ext}"))
-            subtitles = clip.with_suffix(".srt")
-            target = stage(f"{spec.stem}.srt")
+            shutil.copyfile(clip, staging.stage(plan.clip(spec)))
+            subtitles, target = clip.with_suffix(".srt"), staging.stage(f"{spec.stem}.srt")
             if subtitles.exists():
                 shutil.copyfile(subtitles, target)
             else:
                 target.write_text("", encoding="utf-8")
-    infos = {}
+    durations = {}
     for spec in chosen:
-        infos[spec.name] = probe(current(f"{spec.stem}.{ext}"))
+        durations[spec.name] = probe(staging.current(plan.clip(spec))).duration
         still = f"stills/{spec.stem}.png"
         if spec.name in rendered or not (out / still).exists():
-            last_frame(current(f"{spec.stem}.{ext}"), stage(still))
-    lecture_rel = f"lecture.{ext}"
-    if rendered or not (out / lecture_rel).exists() or old.get("scenes_in_lecture") != [s.name for s in chosen]:
-        join_videos([current(f"{s.stem}.{ext}") for s in chosen], stage(lecture_rel))
-        contact_sheet(
-            [(f"{s.number}. {s.name}", current(f"stills/{s.stem}.png")) for s in chosen],
-            stage("stills/contact-sheet.png"),
-        )
-    offsets, total = {}, 0.0
-    for spec in chosen:
-        offsets[spec.name] = total
-        total += infos[spec.name].duration
-    parts = [(current(f"{s.stem}.srt"), offsets[s.name]) for s in chosen]
-    stage("lecture.srt").write_text(srt.compose(_shifted_subtitles(parts)), encoding="utf-8")
-    narration = _narration(scenario, [(s, current(f"{s.stem}.srt"), offsets[s.name]) for s in chosen])
-    stage("narration.md").write_text(narration, encoding="utf-8")
-    for name, content in handout_files(scenario).items():
-        stage(f"handout/{name}").write_text(content, encoding="utf-8")
-    stage("scenario.toml").write_text(scenario_to_toml(scenario), encoding="utf-8")
+            last_frame(staging.current(plan.clip(spec)), staging.stage(still))
+    lecture = f"lecture.{plan.settings.extension}"
+    if rendered or not (out / lecture).exists() or plan.old.get("scenes_in_lecture") != [s.name for s in chosen]:
+        join_videos([staging.current(plan.clip(s)) for s in chosen], staging.stage(lecture))
+        stills = [(f"{s.number}. {s.name}", staging.current(f"stills/{s.stem}.png")) for s in chosen]
+        contact_sheet(stills, staging.stage("stills/contact-sheet.png"))
+    _stage_texts(plan, staging, durations)
+    return durations
 
-    # -- the manifest: it vouches for every file, and is moved into place last -----------------
+
+def _stage_texts(plan: _Plan, staging: _Staging, durations: dict[str, float]) -> None:
+    """The lecture's subtitles, the narration, the handout and the scenario."""
+    offsets, total = {}, 0.0
+    for spec in plan.chosen:
+        offsets[spec.name] = total
+        total += durations[spec.name]
+    parts = [(staging.current(f"{s.stem}.srt"), offsets[s.name]) for s in plan.chosen]
+    staging.stage("lecture.srt").write_text(srt.compose(_shifted_subtitles(parts)), encoding="utf-8")
+    scenes = [(s, staging.current(f"{s.stem}.srt"), offsets[s.name]) for s in plan.chosen]
+    staging.stage("narration.md").write_text(_narration(plan.scenario, scenes), encoding="utf-8")
+    for name, content in handout_files(plan.scenario).items():
+        staging.stage(f"handout/{name}").write_text(content, encoding="utf-8")
+    staging.stage("scenario.toml").write_text(scenario_to_toml(plan.scenario), encoding="utf-8")
+
+
+def _file_entries(plan: _Plan, staging: _Staging) -> list[dict[str, Any]]:
+    """The manifest's list of files: path, kind, scene, size, and for videos their shape."""
     files: list[dict[str, Any]] = []
 
     def add(rel: str, kind: str, scene: str | None = None) -> None:
-        path = current(rel)
+        path = staging.current(rel)
         entry: dict[str, Any] = {"path": rel, "kind": kind, "scene": scene}
         if kind in {"clip", "lecture"}:
             info = probe(path)
@@ -536,46 +618,58 @@ def _build(
         entry["bytes"] = path.stat().st_size
         files.append(entry)
 
-    for spec in chosen:
-        add(f"{spec.stem}.{ext}", "clip", spec.name)
+    for spec in plan.chosen:
+        add(plan.clip(spec), "clip", spec.name)
         add(f"{spec.stem}.srt", "subtitles", spec.name)
         add(f"stills/{spec.stem}.png", "still", spec.name)
-    add(lecture_rel, "lecture")
+    add(f"lecture.{plan.settings.extension}", "lecture")
     add("lecture.srt", "subtitles")
     add("narration.md", "narration")
     add("stills/contact-sheet.png", "contact-sheet")
-    for name in sorted(handout_files(scenario)):
+    for name in sorted(handout_files(plan.scenario)):
         add(f"handout/{name}", "handout")
     add("scenario.toml", "scenario")
-    manifest = {
+    return files
+
+
+def _manifest(
+    plan: _Plan, staging: _Staging, rendered: dict[str, Path], durations: dict[str, float], jobs: list[_Job]
+) -> dict[str, Any]:
+    """The manifest: it vouches for every file of the new bundle, and is moved into place last."""
+    seconds = {job.spec.name: job.seconds for job in jobs}
+    old_scenes = plan.old_scenes
+    scenes = [
+        {
+            "number": s.number,
+            "name": s.name,
+            "key": plan.keys[s.name],
+            "render_s": seconds[s.name] or old_scenes.get(s.name, {}).get("render_s"),
+            "quality": plan.settings.quality,
+            "clip": plan.clip(s),
+            "duration": durations[s.name],
+        }
+        for s in plan.chosen
+    ]
+    return {
         "tool": "attention-explainer",
-        "scenario": {"title": scenario.title, "hash": _hash(scenario.to_dict())},
-        "settings": settings.key(),
-        "settings_hash": _hash(settings.key()),
-        "code": code,
-        "scenes_in_lecture": [s.name for s in chosen],
+        "scenario": {"title": plan.scenario.title, "hash": _hash(plan.scenario.to_dict())},
+        "settings": plan.settings.key(),
+        "settings_hash": _hash(plan.settings.key()),
+        "code": plan.code,
+        "scenes_in_lecture": [s.name for s in plan.chosen],
         "rendered": sorted(rendered),
-        "scenes": [
-            {
-                "number": s.number,
-                "name": s.name,
-                "key": keys[s.name],
-                "render_s": next(j.seconds for j in jobs if j.spec == s) or old_scenes.get(s.name, {}).get("render_s"),
-                "quality": settings.quality,
-                "clip": clip_paths[s.name].name,
-                "duration": infos[s.name].duration,
-            }
-            for s in chosen
-        ],
-        "files": files,
+        "scenes": scenes,
+        "files": _file_entries(plan, staging),
     }
-    stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _swap_in(staging: _Staging) -> None:
+    """Move every staged file into place, the manifest last; the renames take milliseconds."""
     with _signals_deferred():  # Ctrl-C or SIGTERM waits for the last rename (SIGKILL cannot)
-        for rel in sorted(staged, key=lambda r: r == MANIFEST):  # the manifest last
-            target = out / rel
+        for rel in sorted(staging.staged, key=lambda r: r == MANIFEST):
+            target = staging.out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staged[rel], target)
-    return manifest
+            os.replace(staging.staged[rel], target)
 
 
 @contextmanager
@@ -592,8 +686,8 @@ def _signals_deferred() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-    for signum in dict.fromkeys(caught):
-        signal.raise_signal(signum)
+    for number in dict.fromkeys(caught):
+        signal.raise_signal(number)
 
 
 def _expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:

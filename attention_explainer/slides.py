@@ -18,7 +18,8 @@ from typing import Any
 
 from attention_math import Scenario, scenario_to_toml
 
-from .bundle import BundleError, BundleSettings, SceneSpec, _code_version, _hash, _scenes_dir, _write_text
+from .bundle import BundleError, BundleSettings, SceneSpec, _hash, _scenes_dir, _write_text
+from .fingerprint import code_version
 
 __all__ = ["build_slides"]
 
@@ -39,57 +40,50 @@ def build_slides(
     """Render the chosen scenes as slides and write ``out/slides.html``; return its path."""
     out = out.absolute()  # manim-slides runs inside out/.work/slides and is given paths below it
     deck = out / "slides.html"
-    assets = out / "slides_assets"
     names = [spec.name for spec in chosen]
-    key = _hash({"scenario": scenario.to_dict(), "settings": settings.key(), "scenes": names, "code": _code_version()})
+    key = _hash({"scenario": scenario.to_dict(), "settings": settings.key(), "scenes": names, "code": code_version()})
     stamp = out / ".work" / "slides.json"
-    if deck.exists() and assets.is_dir() and stamp.exists() and json.loads(stamp.read_text())["key"] == key:
-        return deck
+    if deck.exists() and (out / "slides_assets").is_dir() and stamp.exists():
+        if json.loads(stamp.read_text())["key"] == key:
+            return deck
     work = out / ".work" / "slides"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    if console is not None:
+        console.print(f"rendering {len(names)} scenes as slides ...")
+    staging = _render_deck(scenario, settings, names, work)
+    _swap_deck(staging, out, work)
+    _write_text(stamp, json.dumps({"key": key}))
+    return deck
+
+
+def _render_deck(scenario: Scenario, settings: BundleSettings, names: list[str], work: Path) -> Path:
+    """``manim-slides render`` and ``convert`` into ``work``; return the folder holding the new deck."""
     scenario_file = work / "scenario.toml"
     scenario_file.write_text(scenario_to_toml(scenario), encoding="utf-8")
     env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file))
     env.pop("ATTENTION_QUERY", None)
     binary = [sys.executable, "-m", "manim_slides"]
-    if console is not None:
-        console.print(f"rendering {len(names)} scenes as slides ...")
-    _run(
-        [
-            *binary,
-            "render",
-            f"-q{settings.quality}",
-            "--media_dir",
-            str(work / "media"),
-            "--progress_bar",
-            "none",
-            "-v",
-            "WARNING",
-            str(_scenes_dir() / "slides.py"),
-            *names,
-        ],
-        work,
-        env,
-        "manim-slides render",
-    )
+    quiet = ["--progress_bar", "none", "-v", "WARNING", "--silent"]
+    media = ["--media_dir", str(work / "media")]
+    script = str(_scenes_dir() / "slides.py")
+    _run([*binary, "render", f"-q{settings.quality}", *media, *quiet, script, *names], work, env, "manim-slides render")
     staging = work / "deck"
     staging.mkdir()
-    _run(
-        [*binary, "convert", "--folder", str(work / "slides"), *names, str(staging / "slides.html")],
-        work,
-        env,
-        "manim-slides convert",
-    )
-    # Move the new deck into place: the old assets aside (a rename), the new ones and the page
-    # that points at them in, then the old ones away; the folder is never half-deleted.
+    html = str(staging / "slides.html")
+    _run([*binary, "convert", "--folder", str(work / "slides"), *names, html], work, env, "manim-slides convert")
+    return staging
+
+
+def _swap_deck(staging: Path, out: Path, work: Path) -> None:
+    """Move the new deck into place: the old assets aside (a rename), the new ones and the page
+    that points at them in, then the old ones away; the folder is never half-deleted."""
+    assets = out / "slides_assets"
     new_assets = staging / "slides_assets"
     old_assets = work / "old_assets"
     if assets.exists():
         assets.replace(old_assets)
     if new_assets.exists():
         new_assets.replace(assets)
-    os.replace(staging / "slides.html", deck)
+    os.replace(staging / "slides.html", out / "slides.html")
     shutil.rmtree(old_assets, ignore_errors=True)
-    _write_text(stamp, json.dumps({"key": key}))
-    return deck

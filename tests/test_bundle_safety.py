@@ -9,7 +9,9 @@
 * Long and hostile tokens are whole in the handout and the subtitles (shortened only on screen),
   and the handout's LaTeX prints them literally.
 
-Every render here is one scene (Scores) at -ql.
+Every render here is one scene (Scores) at -ql. A test that stops a render at a moment holds it
+there with the runner's test hook (``ATTENTION_HOLD_AT``, ``ATTENTION_HOLD_FILE``): the render
+writes the marker file and waits until it is removed, so no test races a render.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ SENTENCE = " ".join(TOKENS)  # tokens are the whitespace-separated words
 QUERY = "2"  # the long token
 PROG = "attention-explainer"
 TIMEOUT = 600
-PARTIAL_MOVIES = ".work/media/Scores/videos/*/*/partial_movie_files/Scores/*.mp4"
 TEXT_PICTURES = ".work/media/Scores/texts/*.svg"
+HOLD_AFTER_PLAY = 3  # some of the new scene's pictures are written by then, far from all
 
 
 def _command(out: Path | str, seed: int) -> list[str]:
@@ -47,6 +49,23 @@ def _command(out: Path | str, seed: int) -> list[str]:
         sys.executable, "-m", "attention_explainer", "render", "--sentence", SENTENCE, "--seed", str(seed),
         "--query", QUERY, "--scenes", "scores", "--out", str(out),
     ]
+
+
+def _held(marker: Path, at: str) -> dict[str, str]:
+    """The environment of a render that holds ``at`` a moment (``play:N`` or ``staged``) until
+    ``marker`` is removed or the render is stopped."""
+    env = clean_environment()
+    env.update(ATTENTION_HOLD_AT=at, ATTENTION_HOLD_FILE=str(marker))
+    return env
+
+
+def _wait_for(marker: Path, process: subprocess.Popen[str], log: Path) -> None:
+    """Wait until the render holds (it wrote ``marker``); fail if it ended first."""
+    deadline = time.monotonic() + TIMEOUT
+    while not marker.exists():
+        assert process.poll() is None, f"the render ended before it held:\n{log.read_text()}"
+        assert time.monotonic() < deadline, "the render never held"
+        time.sleep(0.02)
 
 
 def _render(out: Path | str, seed: int, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -123,24 +142,20 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
     before = _final_files(out)
     old_manifest = _manifest(out)
     log = tmp_path / "stderr.txt"
+    marker = tmp_path / "held"
     started = time.time_ns()
-
-    def reached() -> bool:
-        if moment == "rendering":  # manim has written some of the new scene's pieces, not all
-            return len(_written_since(out, PARTIAL_MOVIES, started)) >= 2
-        return any(path.is_file() for path in (out / ".work" / "next").rglob("*"))  # files are being staged
-
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
-            _command(out, 5), cwd=tmp_path, env=clean_environment(), stdout=subprocess.DEVNULL, stderr=stderr,
+            _command(out, 5), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr,
+            env=_held(marker, f"play:{HOLD_AFTER_PLAY}" if moment == "rendering" else "staged"),
             start_new_session=True,  # its own process group: the CLI and the manim processes it starts
         )
         try:
-            deadline = time.monotonic() + TIMEOUT
-            while not reached():
-                assert process.poll() is None, f"the render ended before it was {moment}:\n{log.read_text()}"
-                assert time.monotonic() < deadline, f"never {moment}"
-                time.sleep(0.01)
+            _wait_for(marker, process, log)
+            if moment == "rendering":  # manim has written some of the new scene's pictures
+                assert _written_since(out, TEXT_PICTURES, started)
+            else:  # the new files are staged, none swapped in yet
+                assert any(path.is_file() for path in (out / ".work" / "next").rglob("*"))
             if signame == "SIGTERM":
                 os.kill(process.pid, signal.SIGTERM)  # as a service manager would: the CLI alone
             else:
@@ -195,18 +210,18 @@ def test_two_renders_at_once_into_two_folders_both_succeed_into_one_the_second_r
 ) -> None:
     first, other = tmp_path / "first", tmp_path / "other"
     shutil.copytree(base, first)
-    started = time.time_ns()
-    env = clean_environment()
+    marker = tmp_path / "held"
     with (tmp_path / "first.txt").open("w") as first_log, (tmp_path / "other.txt").open("w") as other_log:
-        one = subprocess.Popen(_command(first, 5), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=first_log)
-        two = subprocess.Popen(_command(other, 6), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=other_log)
+        one = subprocess.Popen(
+            _command(first, 5), cwd=tmp_path, env=_held(marker, "play:1"), stdout=subprocess.DEVNULL, stderr=first_log
+        )
+        two = subprocess.Popen(
+            _command(other, 6), cwd=tmp_path, env=clean_environment(), stdout=subprocess.DEVNULL, stderr=other_log
+        )
         try:
-            deadline = time.monotonic() + TIMEOUT
-            while not _written_since(first, PARTIAL_MOVIES, started):  # under way, holding its lock
-                assert one.poll() is None, (tmp_path / "first.txt").read_text()
-                assert time.monotonic() < deadline
-                time.sleep(0.02)
+            _wait_for(marker, one, tmp_path / "first.txt")  # under way, holding its lock
             refused = _render(first, 7, cwd=tmp_path)
+            marker.unlink()  # let it go on
             assert one.wait(timeout=TIMEOUT) == 0, (tmp_path / "first.txt").read_text()
             assert two.wait(timeout=TIMEOUT) == 0, (tmp_path / "other.txt").read_text()
         finally:

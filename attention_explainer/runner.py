@@ -1,0 +1,184 @@
+"""The bundle's manim process: plain ``manim render``, plus what only the bundle needs.
+
+::
+
+    python -m attention_explainer.runner [--progress] [--tex-dir DIR]
+                                         [--hold-after N --hold-file PATH] -- MANIM-RENDER-ARGS
+
+installs its hooks into this process, then runs manim's own command line in it
+(``manim render MANIM-RENDER-ARGS``) and exits with manim's status. The hooks:
+
+``--progress``
+    After every ``play``, one line on stderr: ``ATTENTION-PROGRESS <plays so far> <caption>``,
+    read by the bundle's progress display.
+``--tex-dir DIR``
+    Compile TeX into ``DIR``, shared by the bundle's parallel manim processes, so each formula
+    is compiled once per bundle rather than once per scene.
+``--hold-after N --hold-file PATH``
+    For tests only: after play ``N`` write ``PATH`` and wait, drawing nothing more, until
+    ``PATH`` is removed or the process is stopped. A test that must stop a render at a known
+    moment waits for ``PATH`` instead of racing the render. (The bundle passes these on from
+    ``ATTENTION_HOLD_AT=play:N`` and ``ATTENTION_HOLD_FILE``; see :func:`hold`.)
+
+The latex processes manim starts never run programs (``shell_escape=f``). Nothing here runs on
+importing :mod:`scenes`: ``manim render scenes/x.py X`` stays plain manim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PROGRESS", "hold", "install_hold", "install_progress", "main", "share_tex_cache"]
+
+PROGRESS = "ATTENTION-PROGRESS"
+"""The first word of a progress line."""
+
+HOLD_AT = "ATTENTION_HOLD_AT"
+HOLD_FILE = "ATTENTION_HOLD_FILE"
+"""Test hooks, read by the bundle: hold at ``play:N`` (in the manim process, after play ``N``)
+or at ``staged`` (in the bundle, once the new files are staged and before any is swapped in),
+with ``ATTENTION_HOLD_FILE`` as the marker. Never set them outside tests."""
+
+_MARK = "attention_runner_hook"  # set on every hook installed here: installing twice adds nothing
+
+
+def hold(marker: Path) -> None:
+    """Write ``marker`` and wait until it is removed (or this process is stopped); tests only."""
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    while marker.exists():
+        time.sleep(0.02)
+
+
+def _after_play_hooks() -> list[Callable[[Any], None]]:
+    # the scenes' own switches for these hooks are the runner's flags, never the environment
+    for name in ("ATTENTION_PROGRESS", "ATTENTION_TEX_DIR"):
+        os.environ.pop(name, None)
+    from scenes.base import AFTER_PLAY_HOOKS
+
+    return AFTER_PLAY_HOOKS
+
+
+def _add_hook(name: str, hook: Callable[[Any], None]) -> None:
+    hooks = _after_play_hooks()
+    if not any(getattr(existing, _MARK, None) == name for existing in hooks):
+        setattr(hook, _MARK, name)
+        hooks.append(hook)
+
+
+def install_progress() -> None:
+    """Print ``ATTENTION-PROGRESS <plays> <caption>`` on stderr after every play."""
+
+    def report_progress(scene: Any) -> None:
+        step = str(scene.current_step).replace("\n", " ")
+        print(f"{PROGRESS} {scene.renderer.num_plays} {step}", file=sys.stderr, flush=True)
+
+    _add_hook("progress", report_progress)
+
+
+def install_hold(after: int, marker: Path) -> None:
+    """Hold the render once ``after`` plays are done (tests only; see :func:`hold`).
+
+    A scene's waits count as plays but run no hooks, so the hold comes at the first hook
+    that sees at least ``after`` plays.
+    """
+    held: list[bool] = []
+
+    def hold_render(scene: Any) -> None:
+        if not held and scene.renderer.num_plays >= after:
+            held.append(True)
+            hold(marker)
+
+    _add_hook("hold", hold_render)
+
+
+def share_tex_cache(folder: Path) -> None:
+    """Compile TeX into ``folder``, shared by the bundle's parallel manim processes.
+
+    Each formula is then compiled once per bundle, not once per scene. Manim checks only that
+    a cached SVG exists and clears the folder's other files after each compile, so processes
+    take turns (a file lock beside the folder) to compile or reuse; each then reads its own
+    copy of the SVG in its own TeX folder (manim writes a scratch file beside the SVG it loads).
+    """
+    import fcntl
+
+    from manim import config
+    from manim.mobject.text import tex_mobject
+
+    compile_one = tex_mobject.tex_to_svg_file  # type: ignore[attr-defined]  # imported there, not exported
+    if getattr(compile_one, _MARK, None) == "tex":
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = folder.with_name(folder.name + ".lock")
+
+    def shared(*args: Any, **kwargs: Any) -> Path:
+        own = config.get_dir("tex_dir")  # this process's TeX folder, as the command line set it
+        own.mkdir(parents=True, exist_ok=True)
+        previous = config.tex_dir
+        with open(lock, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+            config.tex_dir = str(folder)
+            try:
+                svg = Path(compile_one(*args, **kwargs))
+            finally:
+                config.tex_dir = previous
+            copy = own / svg.name
+            if not copy.exists():
+                shutil.copyfile(svg, copy)
+        return copy
+
+    setattr(shared, _MARK, "tex")
+    tex_mobject.tex_to_svg_file = shared  # type: ignore[attr-defined]
+
+
+def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(
+        prog="python -m attention_explainer.runner",
+        description="manim render, with the attention-explainer bundle's hooks installed",
+    )
+    parser.add_argument("--progress", action="store_true", help="a progress line on stderr after every play")
+    parser.add_argument("--tex-dir", metavar="DIR", type=Path, help="a TeX folder shared by parallel renders")
+    parser.add_argument("--hold-after", metavar="N", type=int, help="tests only: hold the render after play N")
+    parser.add_argument("--hold-file", metavar="PATH", type=Path, help="tests only: the hold's marker file")
+    argv = list(argv)
+    if "--" not in argv:
+        parser.error("expected -- before the arguments for manim render")
+    split = argv.index("--")
+    options = parser.parse_args(argv[:split])
+    if (options.hold_after is None) != (options.hold_file is None):
+        parser.error("--hold-after and --hold-file go together")
+    return options, argv[split + 1 :]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Install the hooks the options ask for, run ``manim render`` in-process, return its status."""
+    options, manim_args = _parse(sys.argv[1:] if argv is None else argv)
+    # TeX typesets only the scenes' own formulas, and never runs programs: kpathsea takes this
+    # from the environment before texmf.cnf, and the latex processes manim starts inherit it.
+    os.environ["shell_escape"] = "f"
+    if options.progress:
+        install_progress()
+    if options.tex_dir is not None:
+        share_tex_cache(options.tex_dir.absolute())
+    if options.hold_after is not None:
+        install_hold(options.hold_after, options.hold_file.absolute())
+    from manim.__main__ import main as manim_main
+
+    try:
+        manim_main(["render", *manim_args], prog_name="manim", standalone_mode=True)
+    except SystemExit as stop:  # standalone click always ends here, with manim's status
+        if stop.code is None or isinstance(stop.code, int):
+            return stop.code or 0
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
