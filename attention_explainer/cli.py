@@ -46,8 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--quality", choices=QUALITIES, default="l", help="manim quality flag (default l: 480p15)")
     render.add_argument("--out", metavar="DIR", help="bundle folder (default media/<scenario-slug>/)")
     render.add_argument("--format", choices=FORMATS, default="mp4", help="video format (default mp4)")
-    render.add_argument("--transparent", action="store_true", help="transparent background (mov or webm)")
-    render.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scenes rendered at once")
+    render.add_argument(
+        "--transparent", action="store_true", help="transparent background (webm or mov; mp4 is written as .mov)"
+    )
+    cores = os.cpu_count() or 1
+    render.add_argument(
+        "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
+    )
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
     render.add_argument("--slides", action="store_true", help="also write an HTML slide deck (manim-slides)")
     render.add_argument("--debug", action="store_true", help="show tracebacks")

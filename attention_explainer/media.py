@@ -42,7 +42,9 @@ def probe(path: Path) -> VideoInfo:
         codec = stream.codec_context
         pix_fmt = codec.pix_fmt or ""
         # VP9 keeps alpha in a side channel flagged by the container; others in the pixel format.
-        alpha = stream.metadata.get("alpha_mode") == "1" or pix_fmt.startswith("yuva") or pix_fmt in _ALPHA_FORMATS
+        # (a copied track also keeps the flag as a tag, read back as "ALPHA_MODE")
+        tags = {key.lower(): value for key, value in stream.metadata.items()}
+        alpha = tags.get("alpha_mode") == "1" or pix_fmt.startswith("yuva") or pix_fmt in _ALPHA_FORMATS
         return VideoInfo(
             duration=duration,
             width=codec.width,
@@ -65,6 +67,10 @@ def join_videos(clips: Sequence[Path], output: Path) -> None:
         template = first.streams.video[0]
         with av.open(str(output), "w", format=_container_format(output)) as out:
             out_stream = out.add_stream_from_template(template)
+            if template.metadata.get("alpha_mode"):
+                # WebM flags VP9's alpha in the track's tags, which the template leaves out:
+                # without it players drop the alpha the packets carry.
+                out_stream.metadata["alpha_mode"] = template.metadata["alpha_mode"]
             offset = 0  # in the output stream's time base
             for clip in clips:
                 with av.open(str(clip)) as source:
@@ -103,7 +109,7 @@ def last_frame(video: Path, png: Path) -> None:
     last = _last_decoded(video, seek=True) or _last_decoded(video, seek=False)
     if last is None:
         raise ValueError(f"{video}: no frames")
-    last.to_image().save(png)
+    last.to_image().save(png)  # type: ignore[no-untyped-call]  # PyAV leaves it unannotated
 
 
 def _last_decoded(video: Path, *, seek: bool) -> av.VideoFrame | None:

@@ -1,4 +1,7 @@
-"""The ``attention-explainer`` command: a scenario in, a lecture bundle out."""
+"""The ``attention-explainer`` command: a scenario in, a lecture bundle out.
+
+(Every ``--format`` and ``--transparent``, with the alpha they keep: ``tests/test_formats.py``.)
+"""
 
 from __future__ import annotations
 
@@ -176,24 +179,6 @@ def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp
     assert _manifest(bundle)["rendered"] == ["Scores"]
 
 
-def test_transparent_webm_has_alpha(tmp_path: Path) -> None:
-    out = tmp_path / "alpha"
-    result = _cli(
-        "render", "--sentence", SENTENCE, "--scenes", "scores", "--transparent", "--format", "webm", "--out", str(out)
-    )
-    assert result.returncode == 0, result.stderr
-    clip = out / "03-scores.webm"
-    assert probe(clip).has_alpha
-    with av.open(str(clip)) as container:
-        stream = container.streams.video[0]
-        codec = av.CodecContext.create("libvpx-vp9", "r")
-        frame = next(f for packet in container.demux(stream) for f in codec.decode(packet))
-        assert frame.format.name == "yuva420p"
-        alpha = frame.to_ndarray(format="rgba")[..., 3]
-    assert alpha.min() == 0  # the background is see-through
-    assert alpha.max() == 255
-
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -237,6 +222,15 @@ def test_presets_and_numbers_commands() -> None:
     assert numbers.returncode == 0
     reference = subprocess.run([sys.executable, "-m", "attention_math"], capture_output=True, text=True, cwd=ROOT)
     assert numbers.stdout == reference.stdout
+
+
+def test_render_help_gives_every_default() -> None:
+    import os
+
+    help_text = " ".join(_cli("render", "--help").stdout.split())
+    assert f"(default: the machine's cores, {os.cpu_count()} here)" in help_text
+    assert "(default l: 480p15)" in help_text and "(default mp4)" in help_text
+    assert "mp4 is written as .mov" in help_text
 
 
 def test_slides_deck_has_one_slide_per_step(tmp_path: Path) -> None:
