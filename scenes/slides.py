@@ -8,17 +8,46 @@ present with, for example::
     manim-slides present Scores ScaleAndSoftmax
     manim-slides convert Scores ScaleAndSoftmax deck.html
 
+A render that writes no movie (``manim render -s scenes/slides.py Scores``, a last frame, or a
+dry run) makes no slides: manim-slides cuts its slides from the movie's pieces. It renders as
+the plain scene does instead, so ``-s`` writes the same last frame as ``scenes/scores.py``.
+
 The same scenario settings apply (``ATTENTION_SCENARIO``, ``ATTENTION_QUERY``, manim.cfg).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from manim import config
 from manim_slides import Slide
 
 from scenes.lecture import LECTURE, lecture_scenes
 
 __all__ = [name for _, name in LECTURE]
 
+
+def _without_movie() -> bool:
+    """Whether this render writes no movie (``-s``: the last frame only; a dry run)."""
+    return bool(config.save_last_frame or config.dry_run)
+
+
+def _init(self: Slide, *args: Any, **kwargs: Any) -> None:
+    if _without_movie():
+        # past Slide's own __init__, which turns the movie on (it would render every frame)
+        super(Slide, self).__init__(*args, **kwargs)
+    else:
+        Slide.__init__(self, *args, **kwargs)
+
+
+def _render(self: Slide, *args: Any, **kwargs: Any) -> Any:
+    """Slides when manim writes a movie; otherwise the plain scene's render, without slides."""
+    if _without_movie():
+        return super(Slide, self).render(*args, **kwargs)
+    return Slide.render(self, *args, **kwargs)
+
+
 for _scene in lecture_scenes():
     # Slide first, so its play/wait wrap ours; the variant keeps the scene's name.
-    globals()[_scene.__name__] = type(_scene.__name__, (Slide, _scene), {"__module__": __name__})
+    members = {"__module__": __name__, "__init__": _init, "render": _render}
+    globals()[_scene.__name__] = type(_scene.__name__, (Slide, _scene), members)
