@@ -30,7 +30,8 @@ import numpy as np
 from manim import UL, UR, Animation, Camera, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
-from scenes.facts import Fact, Shown, TokenPart, position, query_number, scene_number, size, value
+from attention_math.arithmetic import adds_up
+from scenes.facts import Fact, Relation, Shown, TokenPart, position, query_number, scene_number, size, value
 from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
@@ -45,6 +46,7 @@ __all__ = [
     "Beat",
     "ExplainerScene",
     "Fact",
+    "Relation",
     "Shown",
     "TokenPart",
     "check_scene_limits",
@@ -57,15 +59,15 @@ __all__ = [
 ]
 
 SCENE_LIMITS: dict[str, tuple[int, int]] = {
-    "tokens": (2, 8),
+    "tokens": (2, 16),
     "d_in": (2, 6),
     "d_k": (1, 4),
     "d_v": (1, 4),
-    "precision": (0, 3),
+    "precision": (0, 4),
 }
 """What the scenes can lay out legibly: a scenario outside these fails before rendering."""
 
-NUMBER_WIDTHS: tuple[tuple[int, int], ...] = ((4, 10), (5, 8), (7, 7), (8, 6))
+NUMBER_WIDTHS: tuple[tuple[int, int], ...] = ((4, 10), (5, 8), (7, 7), (16, 8))
 """``(tokens, characters)``: up to that many tokens, the widest number as shown (say "−12.34",
 6 characters) that fits the rows of scores and weights (measured in dry runs of every scene)."""
 
@@ -218,6 +220,8 @@ class ExplainerScene(Scene):
         self.beats: list[Beat] = []
         self.current_step = ""
         self._said: list[Shown] = []
+        self.relations: list[Relation] = []
+        self._rounding_said = False
         self.sources: dict[str, tuple[Any, int]] = {}
         self.add_source("trace", self.trace, scenario.precision)
         self.add_source("step", self.step, scenario.precision)
@@ -258,7 +262,7 @@ class ExplainerScene(Scene):
         if fact.source == "query":
             return str(self.scenario.query + 1)
         if fact.source == "scenario":
-            return str(int(getattr(self.scenario, fact.field)))
+            return str(int(getattr(self.scenario, fact.field)))  # a size, or the precision
         if fact.source == "lecture":
             return str(lecture_number(fact.field))
         _, precision = self.sources[fact.source]
@@ -314,6 +318,36 @@ class ExplainerScene(Scene):
     def fmt(self, source: str, field_name: str, *index: int, reduce: str | None = None) -> str:
         """A number of a registered source, as a caption says it (see :meth:`cite`)."""
         return self.cite(value(source, field_name, *index, reduce=reduce))
+
+    # -- arithmetic that adds up --------------------------------------------------------------
+    def equals(self, result: Fact, terms: Sequence[Fact], op: str = "sum") -> str:
+        """``"="`` when the shown terms give the shown result, else ``"≈"``; recorded either way.
+
+        Every sum or product a scene shows goes through here, so a student who redoes it with the
+        shown numbers never finds a wrong ``=``.
+        """
+        values = [self.value_of(term) for term in terms]
+        precision = self.precision_of(result)
+        exact = precision is not None and adds_up(values, self.value_of(result), precision, op=op)  # type: ignore[arg-type]
+        sign = "=" if exact else "≈"
+        self.relations.append(Relation(result, tuple(terms), op, sign))
+        return sign
+
+    @property
+    def rounding_shows(self) -> bool:
+        """Has some shown arithmetic not added up (a ``≈``) so far?"""
+        return any(relation.sign == "≈" for relation in self.relations)
+
+    def rounding_note(self, size: float = 20) -> Text | MathTex:
+        """"≈: rounded to 2 decimals", for a corner of the frame, once a ``≈`` was written."""
+        return self.label("≈ : rounded to {} decimals", Fact("scenario", "precision"), size=size, color=MUTED)
+
+    def said_rounded(self) -> str:
+        """The caption's words about rounding: said once per scene, when a ``≈`` is on screen."""
+        if self._rounding_said or not self.rounding_shows:
+            return ""
+        self._rounding_said = True
+        return f" The numbers are rounded to {self.cite(Fact('scenario', 'precision'))} decimals, so ≈."
 
     def grid(
         self,

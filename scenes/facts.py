@@ -13,7 +13,7 @@ from manim import Mobject
 
 from scenes.kit.text import MAX_TOKEN_CHARS, shorten_token
 
-__all__ = ["Fact", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value"]
+__all__ = ["Fact", "Relation", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value"]
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Fact:
       when ``reduce == "sum"``, its size when ``reduce == "magnitude"`` (a term written after
       its own sign);
     - ``"scenario"``: a size of the scenario, ``field`` one of ``n_tokens``, ``d_in``,
-      ``d_k``, ``d_v``;
+      ``d_k``, ``d_v``, or its ``precision``;
     - ``"position"``: the number of a token or a dimension, counted from 1 (``index[0] + 1``);
     - ``"query"``: the query token's number, counted from 1;
     - ``"lecture"``: the number of scene ``field`` in the lecture.
@@ -84,3 +84,17 @@ class Shown:
     text: str
     precision: int | None
     mobject: Mobject | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """Arithmetic a scene shows: ``result = terms[0] + terms[1] + …`` (or ``×`` for a product).
+
+    ``sign`` is what the scene writes between them: ``"="`` when the shown terms give the shown
+    result, ``"≈"`` when rounding shows (then the scene says once that the numbers are rounded).
+    """
+
+    result: Fact
+    terms: tuple[Fact, ...]
+    op: str  # "sum" or "product"
+    sign: str

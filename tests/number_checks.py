@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
 
 from attention_math import Scenario, preset
-from scenes.facts import Fact, Shown
+from scenes.facts import Fact, Relation, Shown
 from scenes.kit.text import shorten_token
 from scenes.plan import LECTURE
 
@@ -39,6 +39,7 @@ __all__ = [
     "expected_text",
     "is_shortened",
     "numbers_in",
+    "relation_problems",
     "shown_problems",
     "stray_digits",
 ]
@@ -84,7 +85,7 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
-SIZES = frozenset({"n_tokens", "d_in", "d_k", "d_v"})
+SIZES = frozenset({"n_tokens", "d_in", "d_k", "d_v", "precision"})
 
 
 def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, int]]) -> tuple[str, int | None]:
@@ -230,3 +231,41 @@ def caption_problems(
     if said_numbers != wanted:
         problems.append(f"says numbers {said_numbers}, its facts say {wanted}")
     return [f"caption {caption!r}: {problem}" for problem in problems]
+
+
+def _combined(terms: list[Decimal], op: str) -> Decimal:
+    """The shown terms combined exactly, as a student with a calculator combines them."""
+    if op == "sum":
+        return sum(terms, Decimal(0))
+    if op == "product":
+        product = Decimal(1)
+        for term in terms:
+            product *= term
+        return product
+    if op == "dot":
+        return sum((a * b for a, b in zip(terms[::2], terms[1::2], strict=True)), Decimal(0))
+    raise ValueError(f"unknown operation {op!r}")
+
+
+def relation_problems(relations: Iterable[Relation], scenario: Scenario) -> list[str]:
+    """Each sum or product a scene shows: ``=`` exactly where the shown numbers add up, else ``≈``."""
+    derived = derive_all(scenario)
+    problems = []
+    for relation in relations:
+        name = f"{describe_fact(relation.result)} {relation.sign} {relation.op} of " + ", ".join(
+            describe_fact(term) for term in relation.terms)
+        try:
+            result, precision = expected_for(relation.result, scenario, derived)
+            terms = [Decimal(expected_for(term, scenario, derived)[0].replace("−", "-")) for term in relation.terms]
+            combined = _combined(terms, relation.op)
+        except (AttributeError, IndexError, ValueError, TypeError) as error:
+            problems.append(f"{name}: cannot derive it: {error}")
+            continue
+        if precision is None:
+            problems.append(f"{name}: the result is not a number of the trace")
+            continue
+        rounded = combined.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
+        right = "=" if rounded == Decimal(result.replace("−", "-")) else "≈"
+        if relation.sign != right:
+            problems.append(f"{name}: shows {relation.sign!r}, but the shown numbers give {rounded} for {result}")
+    return problems

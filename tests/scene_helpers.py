@@ -36,10 +36,18 @@ from manim import (
     config,
     tempconfig,
 )
-from number_checks import canonical, caption_problems, describe_fact, is_shortened, shown_problems, stray_digits
+from number_checks import (
+    canonical,
+    caption_problems,
+    describe_fact,
+    is_shortened,
+    relation_problems,
+    shown_problems,
+    stray_digits,
+)
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
-from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Shown
+from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Fact, Relation, Shown
 from scenes.lecture import LECTURE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,35 +55,54 @@ REPO = Path(__file__).resolve().parents[1]
 # -- scenarios ------------------------------------------------------------------------------
 
 
-def _eight_narrow() -> Scenario:
-    """8 tokens, d_in 2, d_k 1, d_v 1: the most rows and the thinnest vectors the scenes accept."""
-    rng = np.random.default_rng(8)
+def drawn(
+    tokens: str, *, d_in: int, d_k: int, d_v: int, seed: int, precision: int, decimals: int = 1,
+    query: int | None = None, low: float = -1.0,
+) -> Scenario:
+    """A scenario of the given sizes whose inputs are drawn (seeded) from [low, 1] at ``decimals``."""
+    rng = np.random.default_rng(seed)
 
     def draw(rows: int, columns: int) -> np.ndarray:
-        return np.round(rng.uniform(-1.0, 1.0, size=(rows, columns)), 1) + 0.0
+        return np.round(rng.uniform(low, 1.0, size=(rows, columns)), decimals) + 0.0
 
-    tokens = ("a", "quick", "brown", "fox", "extraordinarily", "jumps", "over", "dogs")
-    return Scenario(
-        title="eight narrow tokens",
-        tokens=tokens,
-        embeddings=draw(8, 2),
-        w_query=draw(2, 1),
-        w_key=draw(2, 1),
-        w_value=draw(2, 1),
-        query=5,
-    )
+    words = tuple(tokens.split())
+    n = len(words)
+    return Scenario(title=tokens, tokens=words, embeddings=draw(n, d_in), w_query=draw(d_in, d_k),
+                    w_key=draw(d_in, d_k), w_value=draw(d_in, d_v), query=query, precision=precision)
 
+
+def _whole(tokens: str, *, d_in: int, d_k: int, d_v: int, seed: int, query: int | None = None) -> Scenario:
+    """Whole-number inputs shown with 0 decimals, as a lecturer picks them for a board."""
+    rng = np.random.default_rng(seed)
+    words = tuple(tokens.split())
+
+    def draw(rows: int, columns: int) -> np.ndarray:
+        return rng.integers(-2, 3, size=(rows, columns)).astype(float)
+
+    return Scenario(title=tokens, tokens=words, embeddings=draw(len(words), d_in), w_query=draw(d_in, d_k),
+                    w_key=draw(d_in, d_k), w_value=draw(d_in, d_v), query=query, precision=0)
+
+
+SIXTEEN = "Attention lets every token look back at all the others and choose what matters most here"
+TWELVE = "The quick brown fox jumps over the extraordinarily lazy dog near water"
 
 SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "default": lambda: preset(DEFAULT_PRESET),
     "three": lambda: Scenario.from_sentence("the cat sat", seed=1),
     "seven": lambda: Scenario.from_sentence("one two three four five six seven", seed=3, d_model=6, d_k=4),
-    "eight-narrow": _eight_narrow,
+    "eight-narrow": lambda: drawn("a quick brown fox extraordinarily jumps over dogs", d_in=2, d_k=1, d_v=1, seed=8,
+                                  precision=2, query=5),
+    "two-wide": lambda: drawn("attention works", d_in=4, d_k=2, d_v=3, seed=2, precision=4, decimals=2, low=0.0),
+    "five-whole": lambda: _whole("The dog chased the ball", d_in=3, d_k=2, d_v=3, seed=5),
+    "twelve": lambda: drawn(TWELVE, d_in=3, d_k=4, d_v=2, seed=12, precision=2, query=8),
+    "sixteen": lambda: drawn(SIXTEEN, d_in=3, d_k=2, d_v=3, seed=16, precision=4, decimals=2, low=0.0),
+    "sixteen-whole": lambda: _whole(SIXTEEN, d_in=2, d_k=1, d_v=1, seed=6, query=3),
 }
-"""Scenarios every scene is built with, by test id."""
+"""Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals, d_k/d_v from
+(1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers."""
 
-NUMBER_SCENARIOS = ("default", "three", "seven")
-LAYOUT_SCENARIOS = ("default", "three", "seven", "eight-narrow")
+NUMBER_SCENARIOS = ("default", "three", "seven", "two-wide", "five-whole", "twelve", "sixteen")
+LAYOUT_SCENARIOS = tuple(SCENARIOS)
 
 SCENES: tuple[tuple[str, str], ...] = LECTURE
 """(module, class) of every scene under test, in lecture order."""
@@ -385,6 +412,7 @@ class Build:
     error: str | None = None  # the formatted traceback of a failed dry run
     reads: set[tuple[str, str]] = field(default_factory=set)  # (scenario|trace|step, attribute) read
     tokens: tuple[str, ...] = ()  # every token the scene may quote: the scenario's and its own presets'
+    relations: list[Relation] = field(default_factory=list)
 
 
 class _Reads:
@@ -447,6 +475,7 @@ def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, 
     if scene is not None:
         build.shown = list(getattr(scene, "shown", []))
         build.beats = list(getattr(scene, "beats", []))
+        build.relations = list(getattr(scene, "relations", []))
         build.on_screen = [id(s.mobject) in probe.ever_on_screen for s in build.shown]
     return build
 
@@ -469,6 +498,25 @@ def number_problems(build: Build) -> list[str]:
                 "(made, not used? or shown through Transform(other, it), which draws other: use ReplacementTransform)"
             )
     problems += said_problems(build)
+    problems += relation_problems(build.relations, build.scenario)
+    problems += rounding_note_problems(build)
+    return problems
+
+
+def rounding_note_problems(build: Build) -> list[str]:
+    """Where a scene writes ≈, it says once, on screen and in a caption, that the numbers are rounded."""
+    if all(relation.sign == "=" for relation in build.relations):
+        return []
+    problems = []
+    notes = [
+        s for s, seen in zip(build.shown, build.on_screen, strict=True)
+        if seen and s.fact == Fact("scenario", "precision") and "rounded" in text_of(s.mobject)
+    ]
+    if not notes:
+        problems.append("writes ≈ but never shows that the numbers are rounded")
+    said = [beat.caption for beat in build.beats if "rounded" in beat.caption]
+    if len(said) != 1:
+        problems.append(f"writes ≈ and should say once in a caption that the numbers are rounded, says it {len(said)}×")
     return problems
 
 

@@ -3,9 +3,10 @@
 The probe in ``scene_helpers`` runs after every ``play`` (through
 ``scenes.base.AFTER_PLAY_HOOKS``) of the session's dry runs, which the number tests share. A
 visible mobject is one whose own fill or stroke is not fully transparent; text-like mobjects
-(Text, MarkupText, Paragraph, MathTex/Tex, DecimalNumber) are compared as wholes. Four
-scenarios: the default preset, 3 tokens, 7 tokens with d_k 4, and 8 tokens with d_in 2, d_k 1.
-The last tests prove the checks catch a deliberately broken scene.
+(Text, MarkupText, Paragraph, MathTex/Tex, DecimalNumber) are compared as wholes. The scenarios
+of ``scene_helpers.SCENARIOS``: 2 to 16 tokens, 0 to 4 decimals, d_k/d_v from (1, 1) to (4, 2).
+Text is never drawn below the font floor (size 20, which reads at 480p). The last tests prove
+the checks catch a deliberately broken scene.
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def test_no_two_texts_overlap(scene_builds, scene: tuple[str, str], scenario: st
     build = built(scene_builds, scene, scenario)
     problems = _report(build, "overlaps")
     assert not problems, f"{len(problems)} overlap(s):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_no_text_below_the_font_floor(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    """Every text reads at 480p: nothing drawn below size 20 (digits about 11 px tall)."""
+    build = built(scene_builds, scene, scenario)
+    problems = _report(build, "small")
+    assert not problems, f"{len(problems)} text(s) too small:\n" + "\n".join(problems)
 
 
 # -- the checker itself ---------------------------------------------------------------------------
