@@ -16,6 +16,7 @@ import pytest
 from scene_helpers import REPO, clean_environment
 
 from attention_explainer import runner
+from attention_math import PRESETS
 
 RUNNER = [sys.executable, "-m", "attention_explainer.runner"]
 MANIM_ARGS = ["-ql", "--progress_bar", "none", "-v", "WARNING", "--silent"]
@@ -112,9 +113,9 @@ def test_the_runner_exits_with_manims_status(tmp_path: Path) -> None:
     env["ATTENTION_SCENARIO"] = "no-such-preset"
     refused = _run("--progress", "--", *MANIM_ARGS, "--media_dir", str(tmp_path / "m"), *SCENE, cwd=tmp_path, env=env)
     assert refused.returncode == 2, refused.stderr
+    known = ", ".join(PRESETS)
     assert [line for line in refused.stderr.splitlines() if line.startswith("error: ")] == [
-        "error: ATTENTION_SCENARIO: expected a preset name (dog-chased-ball, raw-dot-product, softmax-saturation) "
-        "or a path to a .toml file, got 'no-such-preset'"
+        f"error: ATTENTION_SCENARIO: expected a preset name ({known}) or a path to a .toml file, got 'no-such-preset'"
     ]
     missing = _run("--", *MANIM_ARGS, str(tmp_path / "no-such-file.py"), "Scores", cwd=tmp_path)
     assert missing.returncode != 0  # click's usage error: the file does not exist
