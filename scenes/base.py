@@ -24,14 +24,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
-from manim import UL, UR, Animation, Camera, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
+from manim import DOWN, LEFT, UL, UR, Animation, Camera, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
 from attention_math.arithmetic import adds_up
-from scenes.facts import Fact, Relation, Shown, TokenPart, position, query_number, scene_number, size, value
+from scenes.facts import Fact, Plotted, Relation, Shown, TokenPart, position, query_number, scene_number, size, value
 from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
@@ -46,6 +46,7 @@ __all__ = [
     "Beat",
     "ExplainerScene",
     "Fact",
+    "Plotted",
     "Relation",
     "Shown",
     "TokenPart",
@@ -74,6 +75,8 @@ NUMBER_WIDTHS: tuple[tuple[int, int], ...] = ((4, 10), (5, 8), (7, 7), (16, 8))
 MAX_SHOWN = 1e6
 """Every number the scenes draw is smaller than this in size (six digits before the point at most):
 far larger numbers no longer fit the frame, and near 1e10 building a scene takes gigabytes."""
+
+M = TypeVar("M", bound=Mobject)
 
 AFTER_PLAY_HOOKS: list[Callable[[ExplainerScene], None]] = []
 """Called with the scene after every ``play`` (the bundle's runner and the layout tests add here)."""
@@ -221,6 +224,7 @@ class ExplainerScene(Scene):
         self.current_step = ""
         self._said: list[Shown] = []
         self.relations: list[Relation] = []
+        self.plotted: list[Plotted] = []
         self._rounding_said = False
         self.sources: dict[str, tuple[Any, int]] = {}
         self.add_source("trace", self.trace, scenario.precision)
@@ -319,6 +323,11 @@ class ExplainerScene(Scene):
         """A number of a registered source, as a caption says it (see :meth:`cite`)."""
         return self.cite(value(source, field_name, *index, reduce=reduce))
 
+    def plot(self, mob: M, axes: Any, *coordinates: Fact, anchor: str = "center") -> M:
+        """Record that ``mob``'s anchor sits at ``axes.c2p(*coordinates)`` (tests map it back)."""
+        self.plotted.append(Plotted(tuple(coordinates), mob, axes, anchor))
+        return mob
+
     # -- arithmetic that adds up --------------------------------------------------------------
     def equals(self, result: Fact, terms: Sequence[Fact], op: str = "sum") -> str:
         """``"="`` when the shown terms give the shown result, else ``"≈"``; recorded either way.
@@ -339,8 +348,14 @@ class ExplainerScene(Scene):
         return any(relation.sign == "≈" for relation in self.relations)
 
     def rounding_note(self, size: float = 20) -> Text | MathTex:
-        """"≈: rounded to 2 decimals", for a corner of the frame, once a ``≈`` was written."""
-        return self.label("≈ : rounded to {} decimals", Fact("scenario", "precision"), size=size, color=MUTED)
+        """"≈ : rounded to 2 decimals", under the heading (the header's band), for a ``≈`` written.
+
+        Add it once, when the first ``≈`` appears; it is frame furniture, like the header.
+        """
+        note = self.label("≈ : rounded to {} decimals", Fact("scenario", "precision"), size=size, color=MUTED)
+        note.next_to(self.heading, DOWN, buff=0.1, aligned_edge=LEFT)
+        note.is_furniture = True  # type: ignore[union-attr]
+        return note
 
     def said_rounded(self) -> str:
         """The caption's words about rounding: said once per scene, when a ``≈`` is on screen."""
@@ -381,6 +396,8 @@ class ExplainerScene(Scene):
         formula = AttentionFormula(font_size=30).to_corner(UR, buff=0.4).light(*focus)
         self.formula = formula
         group = VGroup(heading, formula)
+        group.is_furniture = True  # type: ignore[attr-defined]  # not part of the scene's drawing
+        self.heading = heading
         self.add(group)
         return group
 

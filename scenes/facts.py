@@ -8,12 +8,13 @@ tests can derive every number again from ``attention_math`` and compare.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from manim import Mobject
 
 from scenes.kit.text import MAX_TOKEN_CHARS, shorten_token
 
-__all__ = ["Fact", "Relation", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value"]
+__all__ = ["Fact", "Plotted", "Relation", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +99,18 @@ class Relation:
     terms: tuple[Fact, ...]
     op: str  # "sum" or "product"
     sign: str
+
+
+@dataclass(frozen=True)
+class Plotted:
+    """A point drawn where its numbers say: ``axes.c2p(*coordinates)`` is the mobject's anchor.
+
+    ``anchor`` names the mobject's point that sits there: ``"center"`` (a dot), ``"end"`` (an
+    arrow's tip) or ``"start"`` (an arrow's tail). ``axes`` is anything with ``c2p`` (manim's
+    axes and planes, or the kit's oblique 3-d axes).
+    """
+
+    coordinates: tuple[Fact, ...]
+    mobject: Mobject = field(compare=False, repr=False)
+    axes: Any = field(compare=False, repr=False)
+    anchor: str = "center"

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from attention_math import Scenario, preset
-from scenes.facts import Fact, Relation, Shown
+from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
 from scenes.plan import LECTURE
 
@@ -39,6 +39,7 @@ __all__ = [
     "expected_text",
     "is_shortened",
     "numbers_in",
+    "plotted_problems",
     "relation_problems",
     "shown_problems",
     "stray_digits",
@@ -119,6 +120,39 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
     if np.ndim(number) != 0:
         raise ValueError(f"names {np.size(number)} numbers, not one")
     return expected_text(float(number), precision), precision
+
+
+def derived_value(fact: Fact, derived: dict[str, tuple[Any, int]]) -> float:
+    """The number a fact of a derived source names, unrounded."""
+    obj, _ = derived[fact.source]
+    number = np.asarray(getattr(obj, fact.field), dtype=float)
+    if fact.index:
+        number = number[tuple(fact.index)]
+    if fact.reduce == "sum":
+        number = np.sum(number)
+    elif fact.reduce == "magnitude":
+        number = np.abs(number)
+    return float(number)
+
+
+def plotted_problems(plotted: Iterable[Plotted], scenario: Scenario, tolerance: float = 0.02) -> list[str]:
+    """Each plotted mobject's anchor against ``axes.c2p`` of its coordinates, derived here."""
+    derived = derive_all(scenario)
+    problems = []
+    for item in plotted:
+        anchor = {"center": item.mobject.get_center, "end": item.mobject.get_end, "start": item.mobject.get_start}
+        point = np.asarray(anchor[item.anchor]())
+        try:
+            values = [derived_value(fact, derived) for fact in item.coordinates]
+        except (AttributeError, IndexError, ValueError, TypeError, KeyError) as error:
+            problems.append(f"a plotted point of {[describe_fact(f) for f in item.coordinates]}: {error}")
+            continue
+        where = np.asarray(item.axes.c2p(*values))
+        if np.linalg.norm(point[:2] - where[:2]) > tolerance:
+            facts = ", ".join(describe_fact(f) for f in item.coordinates)
+            problems.append(f"({facts}) drawn at {point[:2].round(3)}, its axes put {np.round(values, 4)} at "
+                            f"{where[:2].round(3)}")
+    return problems
 
 
 def derive_all(scenario: Scenario) -> dict[str, tuple[Any, int]]:

@@ -41,6 +41,7 @@ from number_checks import (
     caption_problems,
     describe_fact,
     is_shortened,
+    plotted_problems,
     relation_problems,
     shown_problems,
     stray_digits,
@@ -313,6 +314,16 @@ def stray_numbers(scene_mobjects: Iterable[Mobject], recorded: set[int]) -> list
     return problems
 
 
+def drawing_extent(scene_mobjects: Iterable[Mobject]) -> tuple[float, float]:
+    """Width and height of what is drawn, leaving out frame furniture (the header, notes)."""
+    boxes = [box for mob in scene_mobjects if not getattr(mob, "is_furniture", False)
+             and (box := family_box(mob)) is not None]
+    if not boxes:
+        return 0.0, 0.0
+    array = np.array(boxes)
+    return float(array[:, 1].max() - array[:, 0].min()), float(array[:, 3].max() - array[:, 2].min())
+
+
 FONT_FLOOR = 19.5
 """The smallest type on screen: size 20 (digits about 11 px tall at 480p), with rounding."""
 
@@ -339,6 +350,8 @@ class PlayReport:
     overlaps: list[str]
     unrecorded: list[str]
     small: list[str] = field(default_factory=list)
+    misplaced: list[str] = field(default_factory=list)  # plotted points not where their numbers say
+    extent: tuple[float, float] = (0.0, 0.0)  # width and height of the drawing, header and notes left out
     beats_done: int = 0  # beats finished before this play ended: it belongs to beat number beats_done + 1
     visible: set[int] = field(default_factory=set)  # ids of recorded mobjects drawn in this play
 
@@ -359,6 +372,7 @@ class Probe:
     """Called after every play (via AFTER_PLAY_HOOKS) and once at the end of the scene."""
 
     target: type[ExplainerScene]
+    scenario: Scenario | None = None
     plays: list[PlayReport] = field(default_factory=list)
     ever_on_screen: dict[int, Mobject] = field(default_factory=dict)  # keeps them alive: ids stay unique
 
@@ -392,8 +406,16 @@ class Probe:
                 small=too_small(top),
                 beats_done=len(beats),
                 visible={key for key in visible_now if key in recorded},
+                misplaced=self._misplaced(scene, visible_now),
+                extent=drawing_extent(top),
             )
         )
+
+    def _misplaced(self, scene: ExplainerScene, visible: dict[int, Mobject]) -> list[str]:
+        if self.scenario is None:
+            return []
+        shown = [item for item in getattr(scene, "plotted", []) if id(item.mobject) in visible]
+        return plotted_problems(shown, self.scenario)
 
 
 @dataclass
@@ -456,7 +478,7 @@ def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, 
     """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised."""
     build = Build(label or cls.__name__, scenario, tokens=_quotable_tokens(scenario))
     tested = _recording(with_scenario(cls, scenario), build.reads)
-    probe = Probe(tested)
+    probe = Probe(tested, scenario)
     AFTER_PLAY_HOOKS.append(probe)
     scene = None
     try:

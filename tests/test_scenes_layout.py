@@ -12,7 +12,7 @@ the checks catch a deliberately broken scene.
 from __future__ import annotations
 
 import pytest
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Square, VGroup, config
 from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene, built
 
 from attention_math import preset
@@ -71,6 +71,30 @@ def test_no_text_below_the_font_floor(scene_builds, scene: tuple[str, str], scen
     build = built(scene_builds, scene, scenario)
     problems = _report(build, "small")
     assert not problems, f"{len(problems)} text(s) too small:\n" + "\n".join(problems)
+
+
+FILL_WIDTH, FILL_HEIGHT = 0.7, 0.4
+"""The last frame is a slide: its drawing spans at least this share of the frame's width and of
+its height below the header (from the header's band, y = 2.85, to the bottom edge)."""
+
+
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_the_last_frame_is_a_summary_that_fills_the_frame(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    build = built(scene_builds, scene, scenario)
+    width, height = build.plays[-1].extent
+    frame_width, below_header = config.frame_width, config.frame_height / 2 + 2.85
+    assert width >= FILL_WIDTH * frame_width and height >= FILL_HEIGHT * below_header, (
+        f"{build.label}: the last frame's drawing is {width:.2f} × {height:.2f} units, "
+        f"{width / frame_width:.0%} of the width and {height / below_header:.0%} of the height below the header "
+        f"(at least {FILL_WIDTH:.0%} and {FILL_HEIGHT:.0%})"
+    )
+
+
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_plotted_points_sit_where_their_numbers_say(scene_builds, scene: tuple[str, str], scenario: str) -> None:
+    build = built(scene_builds, scene, scenario)
+    problems = _report(build, "misplaced")
+    assert not problems, f"{len(problems)} misplaced point(s):\n" + "\n".join(problems)
 
 
 # -- the checker itself ---------------------------------------------------------------------------
