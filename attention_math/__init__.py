@@ -1,7 +1,9 @@
 """attention_math: scaled dot-product self-attention, every step kept and explained.
 
 ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
-convention of PyTorch (one row per token). Pure numpy; importing it does not import manim.
+convention of PyTorch (one row per token); several heads joined by ``W_O``
+(:func:`multi_head_attention`); and the sampled reason for ``√d_k`` (:func:`scaling_spread`).
+Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
 >>> trace = preset("dog-chased-ball").trace()
@@ -12,7 +14,9 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
 from .formatting import MINUS, format_number
+from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
+from .scaling import ScalingSpread, scaling_spread
 from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
 from .walkthrough import format_walkthrough, walkthrough_data
 
@@ -21,14 +25,18 @@ __all__ = [
     "MINUS",
     "PRESETS",
     "AttentionTrace",
+    "MultiHeadTrace",
     "QueryStep",
+    "ScalingSpread",
     "Scenario",
     "ScenarioError",
     "format_number",
     "format_walkthrough",
     "load_scenario",
+    "multi_head_attention",
     "preset",
     "resolve_query",
+    "scaling_spread",
     "scenario_from_mapping",
     "scenario_to_toml",
     "self_attention",

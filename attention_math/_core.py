@@ -39,6 +39,12 @@ def _frozen(array: npt.ArrayLike) -> FloatArray:
 
 
 def _as_matrix(name: str, value: Any) -> FloatArray:
+    """``value`` as a float64 copy of a non-empty 2-d matrix of finite numbers, or a ScenarioError."""
+    return _as_array(name, value, 2)
+
+
+def _as_array(name: str, value: Any, ndim: int) -> FloatArray:
+    """``value`` as a float64 copy with ``ndim`` dimensions, none empty, every entry finite."""
     try:
         raw = np.array(value, copy=True)
     except (TypeError, ValueError) as error:
@@ -55,10 +61,9 @@ def _as_matrix(name: str, value: Any) -> FloatArray:
         matrix = raw.astype(np.float64)
     except OverflowError:  # a Python int beyond float64
         raise ScenarioError(f"{name}: expected finite numbers, found one too large for float64") from None
-    if matrix.ndim != 2 or 0 in matrix.shape:
-        raise ScenarioError(
-            f"{name}: expected a non-empty 2-d matrix, got shape {matrix.shape}"
-        )
+    if matrix.ndim != ndim or 0 in matrix.shape:
+        what = "matrix" if ndim == 2 else "array (one matrix per head)"
+        raise ScenarioError(f"{name}: expected a non-empty {ndim}-d {what}, got shape {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
         raise ScenarioError(f"{name}: expected finite numbers, found NaN or infinity")
     return matrix
