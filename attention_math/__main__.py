@@ -20,7 +20,9 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--sentence", metavar="TEXT", help="a sentence; its numbers are drawn from --seed")
     parser.add_argument("--seed", type=int, default=0, help="seed for --sentence (default 0)")
     parser.add_argument("--d-model", type=int, default=3, help="embedding size for --sentence (default 3)")
-    parser.add_argument("--d-k", type=int, default=2, help="query/key/value size for --sentence (default 2)")
+    parser.add_argument("--d-k", type=int, default=2, help="query/key size for --sentence (default 2)")
+    parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)")
+    parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)")
     parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
 
 
@@ -29,7 +31,9 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if args.scenario is not None:
         scenario = load_scenario(args.scenario)
     elif args.sentence is not None:
-        scenario = Scenario.from_sentence(args.sentence, seed=args.seed, d_model=args.d_model, d_k=args.d_k)
+        scenario = Scenario.from_sentence(
+            args.sentence, seed=args.seed, d_model=args.d_model, d_k=args.d_k, d_v=args.d_v, heads=args.heads
+        )
     else:
         scenario = preset(args.preset or DEFAULT_PRESET)
     if args.query is not None:

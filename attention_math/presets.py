@@ -1,6 +1,7 @@
 """The lecture's scenarios, by name.
 
-Every input number has one decimal, so each product can be checked by hand.
+The lecture's own have one-decimal inputs, so each product can be checked by hand;
+``your-journey`` is the example of Raschka's book, with the 4-decimal weights PyTorch prints.
 """
 
 from __future__ import annotations
@@ -75,11 +76,74 @@ SOFTMAX_SATURATION = Scenario(
 gets (0.007, 0.993). Scaling is off, to show the softmax of the raw scores.
 """
 
+YOUR_JOURNEY = Scenario(
+    title="Your journey starts with one step",
+    tokens=("Your", "journey", "starts", "with", "one", "step"),
+    embeddings=[
+        [0.43, 0.15, 0.89],
+        [0.55, 0.87, 0.66],
+        [0.57, 0.85, 0.64],
+        [0.22, 0.58, 0.33],
+        [0.77, 0.25, 0.10],
+        [0.05, 0.80, 0.55],
+    ],
+    w_query=[[0.2961, 0.5166], [0.2517, 0.6886], [0.0740, 0.8665]],
+    w_key=[[0.1366, 0.1025], [0.1841, 0.7264], [0.3153, 0.6871]],
+    w_value=[[0.0756, 0.1966], [0.3164, 0.4017], [0.1186, 0.8274]],
+    query=1,
+)
+"""Sebastian Raschka, *Build a Large Language Model (From Scratch)*, chapter 3: "journey" (token 2).
+
+The six 3-d embeddings are the book's. ``W_Q``, ``W_K`` and ``W_V`` (3 × 2) are what the book
+makes and PyTorch prints at 4 decimals: ``torch.manual_seed(123)``, then
+``torch.nn.Parameter(torch.rand(3, 2))`` three times, for W_query, W_key and W_value in that
+order. They were computed here with torch 2.13.0 (CPU) and rounded to 4 decimals (the values
+above are exactly those roundings). The weights of "journey", ``softmax(q2 · k_j / √2)``, are
+the book's 0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820 and its context vector
+(0.3061, 0.8210); from the rounded weights, ``q2`` comes out 0.4307 (the book, from float32
+weights, prints 0.4306) and two scores differ from the book's in the fourth decimal.
+
+The inputs' products have 6 decimals, so at the precision shown (4) the scenario is
+:attr:`~attention_math.Scenario.rounded`.
+"""
+
+TWO_HEADS = Scenario(
+    title="The dog chased the ball (two heads)",
+    tokens=DOG_CHASED_BALL.tokens,
+    embeddings=DOG_CHASED_BALL.embeddings,
+    w_query=[
+        [[0.7, -0.3], [0.8, 0.5], [0.9, -0.3]],
+        [[0.2, 0.9], [-0.6, 0.8], [-0.7, 0.6]],
+    ],
+    w_key=[
+        [[-0.3, 0.5], [0.9, -0.6], [-0.3, 0.8]],
+        [[-0.2, -1.0], [-0.6, 0.8], [-1.0, 0.8]],
+    ],
+    w_value=[
+        [[0.7, -0.6], [-0.9, -0.4], [-0.5, 0.8]],
+        [[-0.8, -0.1], [0.7, -0.4], [-0.3, -0.5]],
+    ],
+    w_out=[[0.4, 0.3, -0.3], [1.0, -0.1, -0.6], [0.7, -0.7, 0.8], [0.2, -0.8, -1.0]],
+    query=4,
+)
+"""Multi-head attention: the sentence of ``dog-chased-ball`` through two heads (d_k = d_v = 2).
+
+For "ball" (token 5), head 1 attends most to "dog" (weights 0.22, 0.30, 0.22, 0.12, 0.15) and
+head 2 most to "chased" (0.20, 0.19, 0.31, 0.18, 0.12): two heads, two relations read from the
+same embeddings. ``W_O`` (4 × 3) takes the heads' z side by side back to 3 dimensions. The
+numbers were found, not tuned by hand: ``tools/find_two_heads_preset.py`` draws one-decimal
+``W_Q`` and ``W_K`` from a seeded generator until one pair puts "dog" on top and another
+"chased", each by a clear margin (the top weight at least 0.3 and 0.06 above the rest), then
+draws the values and ``W_O``.
+"""
+
 PRESETS: Mapping[str, Scenario] = MappingProxyType(
     {
         "dog-chased-ball": DOG_CHASED_BALL,
         "raw-dot-product": RAW_DOT_PRODUCT,
         "softmax-saturation": SOFTMAX_SATURATION,
+        "two-heads": TWO_HEADS,
+        "your-journey": YOUR_JOURNEY,
     }
 )
 """Every preset by name; read-only."""

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ._core import AttentionTrace, FloatArray, QueryStep, self_attention
 from ._errors import ScenarioError
+from .multi_head import MultiHeadTrace, _combine_heads, multi_head_attention
 
 __all__ = [
     "MAX_RANDOM_SIZE",
@@ -36,10 +37,12 @@ __all__ = [
 MAX_RANDOM_SIZE = 64
 """Largest ``d_model`` and ``d_k`` a sentence scenario may ask for."""
 
-_MAX_PRECISION = 6
+_MAX_PRECISION = 4
+_MAX_DECIMALS = 6
 _MATRIX_FIELDS = ("embeddings", "w_query", "w_key", "w_value")
-_EXPLICIT_KEYS = ("title", "tokens", *_MATRIX_FIELDS, "query", "precision", "scaled")
-_SENTENCE_KEYS = ("title", "sentence", "seed", "d_model", "d_k", "query", "precision", "scaled")
+_HEAD_KEYS = _MATRIX_FIELDS[1:]
+_EXPLICIT_KEYS = ("title", "tokens", *_MATRIX_FIELDS, "query", "precision", "scaled", "heads", "w_out")
+_SENTENCE_KEYS = ("title", "sentence", "seed", "d_model", "d_k", "d_v", "heads", "query", "precision", "scaled")
 _ALL_KEYS = tuple(dict.fromkeys(_EXPLICIT_KEYS + _SENTENCE_KEYS))
 
 
@@ -101,6 +104,82 @@ def _whole_number(name: str, value: object, low: int, high: int) -> int:
     return int(value)
 
 
+def _checked_tokens(title: object, tokens: object) -> tuple[str, ...]:
+    """The title checked, and the tokens as a tuple of non-blank strings."""
+    if not isinstance(title, str):
+        raise ScenarioError(f"title: expected text, got {title!r}")
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
+        raise ScenarioError(f"tokens: expected a list of strings, got {tokens!r}")
+    checked = tuple(tokens)
+    for position, token in enumerate(checked, start=1):
+        if not isinstance(token, str) or not token.strip():
+            raise ScenarioError(f"tokens: expected non-blank text for token {position}, got {token!r}")
+    return checked
+
+
+def _checked_row(query: object, n: int, n_tokens: int) -> int:
+    """The query's 0-based row (the last when ``None``), once the tokens match the ``n`` rows."""
+    if n_tokens != n:
+        raise ScenarioError(f"tokens: expected one token per row of embeddings ({n}), got {n_tokens}")
+    row = n - 1 if query is None else query
+    if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
+        raise ScenarioError(f"query: expected a 0-based token index, got {row!r}")
+    if not 0 <= row < n:
+        raise ScenarioError(f"query: expected a 0-based token index from 0 to {n - 1}, got {row}")
+    return int(row)
+
+
+def _stack(name: str, value: object) -> FloatArray:
+    """One matrix per head, each checked like any matrix ("w_key, head 2: …"), all of one shape."""
+    if isinstance(value, np.ndarray) and value.ndim != 3:
+        raise ScenarioError(f"{name}: expected one matrix per head (heads × rows × columns), got {value.ndim}-d")
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence | np.ndarray) or len(value) == 0:
+        raise ScenarioError(f"{name}: expected a list of matrices, one per head, got {value!r}")
+    first = value[0]
+    if isinstance(first, Sequence) and len(first) > 0 and _is_number(first[0]):
+        raise ScenarioError(f"{name}: expected one matrix per head (w_out makes the scenario multi-head), got a matrix")
+    matrices = [_matrix(f"{name}, head {h}", part) for h, part in enumerate(value, start=1)]
+    for h, matrix in enumerate(matrices, start=1):
+        if matrix.shape != matrices[0].shape:
+            rows, columns = matrices[0].shape
+            raise ScenarioError(
+                f"{name}, head {h}: expected {rows} × {columns} like head 1, got {matrix.shape[0]} × {matrix.shape[1]}"
+            )
+    stack = np.stack(matrices)
+    stack.setflags(write=False)
+    return stack
+
+
+def _decimals(array: FloatArray) -> int:
+    """The fewest decimals (at most 6) that write every entry, forgiving binary noise.
+
+    >>> _decimals(np.array([0.1, 0.2 + 0.1, 2.0])), _decimals(np.array([0.2961])), _decimals(np.array([1 / 3]))
+    (1, 4, 6)
+    """
+    values = np.abs(array.ravel())
+    with np.errstate(over="ignore", invalid="ignore"):
+        for places in range(_MAX_DECIMALS):
+            scaled = values * 10.0**places
+            if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(1.0, scaled)):
+                return places
+    return _MAX_DECIMALS
+
+
+def _decimals_of(x: FloatArray, weights: Sequence[FloatArray], w_out: FloatArray | None) -> tuple[int, int]:
+    """``(input decimals, exact decimals)``: see :attr:`Scenario.input_decimals` and ``exact_decimals``."""
+    of_x = _decimals(x)
+    of_weights = max(_decimals(w) for w in weights)
+    inputs = max(of_x, of_weights, 0 if w_out is None else _decimals(w_out))
+    return inputs, max(inputs, of_x + of_weights)
+
+
+def _checked_precision(precision: object, exact: int) -> int:
+    """The precision asked for, or by default the exact decimals kept between 2 and 4."""
+    if precision is None:
+        return min(_MAX_PRECISION, max(2, exact))
+    return _whole_number("precision", precision, 0, _MAX_PRECISION)
+
+
 def resolve_query(tokens: Sequence[str], spec: int | str) -> int:
     """Turn a query as people give it into a 0-based row.
 
@@ -149,7 +228,13 @@ def resolve_query(tokens: Sequence[str], spec: int | str) -> int:
 
 @dataclass(frozen=True, eq=False, init=False)
 class Scenario:
-    """One explainer: tokens, their embeddings, the three weight matrices and the query.
+    """One explainer: tokens, their embeddings, the weight matrices and the query.
+
+    One head (the default): ``w_query``, ``w_key`` and ``w_value`` are matrices. Several heads
+    (when ``w_out`` is given): they are stacks with one matrix per head, as
+    :func:`~attention_math.multi_head_attention` takes them, and :attr:`heads` holds each head
+    as a one-head scenario. A multi-head scenario's :meth:`trace` and :meth:`query_step` are
+    those of its first head (one self-attention); :meth:`multi_head_trace` has every head.
 
     Parameters
     ----------
@@ -160,17 +245,23 @@ class Scenario:
     embeddings
         ``X``, ``n × d_in``.
     w_query, w_key
-        ``d_in × d_k``.
+        ``d_in × d_k``; with ``w_out``, ``h × d_in × d_k`` (a list of ``h`` matrices).
     w_value
-        ``d_in × d_v``.
+        ``d_in × d_v``; with ``w_out``, ``h × d_in × d_v``.
     query
         The 0-based row of the token to explain; ``None`` means the last token. (Files and
         the command line count from 1: see :func:`resolve_query`.)
     precision
-        Decimals shown in walkthroughs and handouts, 0 to 6 (the scenes draw 0 to 3:
-        ``scenes.base.SCENE_LIMITS``).
+        Decimals shown, 0 to 4. ``None`` (the default) shows as many as a product of an
+        embedding and a weight has (:attr:`exact_decimals`), at least 2 and at most 4: with
+        one-decimal inputs, 2, so each term ``x_i[m] · W[m, c]`` of ``Q``, ``K`` and ``V`` is
+        shown exactly and adds up to the shown total; with two-decimal inputs, 4. Never
+        fewer than 2, because weights at one decimal cannot be told apart. When the precision
+        is below :attr:`exact_decimals`, :attr:`rounded` is true.
     scaled
         Divide scores by ``√d_k`` (turned off only to show softmax saturation).
+    w_out
+        ``W_O``, ``h·d_v × d_out``, for a multi-head scenario; ``None`` for one head.
 
     Raises
     ------
@@ -180,8 +271,8 @@ class Scenario:
     Examples
     --------
     >>> s = Scenario("toy", ["a", "b"], [[1, 0], [0, 1]], [[1], [0]], [[1], [1]], [[1], [2]])
-    >>> s.query, s.query_token, s.d_k
-    (1, 'b', 1)
+    >>> s.query, s.query_token, s.d_k, s.precision, s.rounded
+    (1, 'b', 1, 2, False)
     >>> s.trace().weights[1].round(3)
     array([0.5, 0.5])
     >>> Scenario("bad", ["a"], [[1, 0], [0, 1]], [[1], [0]], [[1], [1]], [[1], [2]])
@@ -199,7 +290,11 @@ class Scenario:
     query: int
     precision: int
     scaled: bool
+    w_out: FloatArray | None
     _trace: AttentionTrace = field(init=False, repr=False, compare=False)
+    _heads: tuple[Scenario, ...] = field(init=False, repr=False, compare=False)
+    _multi: MultiHeadTrace | None = field(init=False, repr=False, compare=False)
+    _decimals: tuple[int, int] = field(init=False, repr=False, compare=False)
 
     def __init__(
         self,
@@ -210,47 +305,49 @@ class Scenario:
         w_key: npt.ArrayLike,
         w_value: npt.ArrayLike,
         query: int | None = None,
-        precision: int = 2,
+        precision: int | None = None,
         scaled: bool = True,
+        *,
+        w_out: npt.ArrayLike | None = None,
     ) -> None:
-        if not isinstance(title, str):
-            raise ScenarioError(f"title: expected text, got {title!r}")
-        if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
-            raise ScenarioError(f"tokens: expected a list of strings, got {tokens!r}")
-        checked_tokens = tuple(tokens)
-        for position, token in enumerate(checked_tokens, start=1):
-            if not isinstance(token, str) or not token.strip():
-                raise ScenarioError(
-                    f"tokens: expected non-blank text for token {position}, got {token!r}"
-                )
-        given = {"embeddings": embeddings, "w_query": w_query, "w_key": w_key, "w_value": w_value}
-        matrices = {name: _matrix(name, value) for name, value in given.items()}
-        n = matrices["embeddings"].shape[0]
-        if len(checked_tokens) != n:
-            raise ScenarioError(
-                f"tokens: expected one token per row of embeddings ({n}), got {len(checked_tokens)}"
-            )
-        row = n - 1 if query is None else query
-        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
-            raise ScenarioError(f"query: expected a 0-based token index, got {row!r}")
-        if not 0 <= row < n:
-            raise ScenarioError(f"query: expected a 0-based token index from 0 to {n - 1}, got {row}")
+        checked_tokens = _checked_tokens(title, tokens)
+        x = _matrix("embeddings", embeddings)
+        row = _checked_row(query, x.shape[0], len(checked_tokens))
         if not isinstance(scaled, (bool, np.bool_)):
             raise ScenarioError(f"scaled: expected true or false, got {scaled!r}")
-        # self_attention checks the shapes against each other and catches overflow.
-        trace = self_attention(
-            matrices["embeddings"], matrices["w_query"], matrices["w_key"], matrices["w_value"],
-            scaled=bool(scaled),
-        )
+        given = (("w_query", w_query), ("w_key", w_key), ("w_value", w_value))
+        if w_out is None:
+            wq, wk, wv = weights = tuple(_matrix(name, value) for name, value in given)
+            # self_attention checks the shapes against each other and catches overflow.
+            trace = self_attention(x, wq, wk, wv, scaled=bool(scaled))
+            out = None
+        else:
+            wq, wk, wv = weights = tuple(_stack(name, value) for name, value in given)
+            out = _matrix("w_out", w_out)
+            trace = multi_head_attention(x, wq, wk, wv, out, scaled=bool(scaled)).heads[0]
+        decimals = _decimals_of(x, weights, out)
         set_ = object.__setattr__  # the dataclass is frozen; this is its constructor
-        set_(self, "title", title)
-        set_(self, "tokens", checked_tokens)
-        for name, matrix in matrices.items():
+        for name, value in (
+            ("title", title), ("tokens", checked_tokens), ("embeddings", x), ("query", row),
+            ("precision", _checked_precision(precision, decimals[1])), ("scaled", bool(scaled)),
+            ("w_out", out), ("_trace", trace), ("_decimals", decimals),
+        ):
+            set_(self, name, value)
+        for (name, _), matrix in zip(given, weights, strict=True):
             set_(self, name, matrix)
-        set_(self, "query", int(row))
-        set_(self, "precision", _whole_number("precision", precision, 0, _MAX_PRECISION))
-        set_(self, "scaled", bool(scaled))
-        set_(self, "_trace", trace)
+        heads = () if out is None else self._each_head()
+        set_(self, "_heads", heads)
+        set_(self, "_multi", None if out is None else _combine_heads(tuple(h._trace for h in heads), out))
+
+    def _each_head(self) -> tuple[Scenario, ...]:
+        """Head ``h`` as a one-head scenario titled "…: head h": the same tokens, ``X``, query and precision."""
+        return tuple(
+            Scenario(
+                f"{self.title}: head {h + 1}", self.tokens, self.embeddings, self.w_query[h], self.w_key[h],
+                self.w_value[h], self.query, self.precision, self.scaled,
+            )
+            for h in range(self.w_query.shape[0])
+        )
 
     @classmethod
     def from_sentence(
@@ -260,16 +357,20 @@ class Scenario:
         seed: int = 0,
         d_model: int = 3,
         d_k: int = 2,
+        d_v: int | None = None,
+        heads: int = 1,
         query: int | str | None = None,
         title: str | None = None,
-        precision: int = 2,
+        precision: int | None = None,
     ) -> Scenario:
         """A scenario whose tokens are the sentence's words and whose numbers are drawn.
 
-        Tokens are the whitespace-separated words, kept exactly as typed. Embeddings
-        (``n × d_model``) and the three weight matrices (``d_model × d_k``) are drawn
-        uniformly from [-1, 1] by ``numpy.random.default_rng(seed)`` and rounded to one
-        decimal, so every product can be checked by hand; the same seed gives the same numbers.
+        Tokens are the whitespace-separated words, kept exactly as typed. The numbers are
+        drawn uniformly from [-1, 1] by ``numpy.random.default_rng(seed)`` and rounded to one
+        decimal, so every product can be checked by hand; the same arguments give the same
+        numbers. In this order: ``X`` (``n × d_model``), ``W_Q`` and ``W_K`` (``d_model × d_k``),
+        ``W_V`` (``d_model × d_v``); with ``heads`` above 1, each of the three as ``heads``
+        matrices, then ``W_O`` (``heads·d_v × d_model``).
 
         Parameters
         ----------
@@ -277,37 +378,32 @@ class Scenario:
             The text to tokenize.
         seed
             Seed of the random generator (0 or more).
-        d_model, d_k
-            Embedding size and query/key/value size, 1 to ``MAX_RANDOM_SIZE``.
-        query
-            A token number counted from 1, or a token's text; default the last token.
-        title
-            Default: the sentence.
-        precision
-            Decimals shown.
+        d_model, d_k, d_v
+            Embedding size, query/key size and value size (default: ``d_k``), each 1 to
+            ``MAX_RANDOM_SIZE``.
+        heads
+            Attention heads, 1 to ``MAX_RANDOM_SIZE``; 1 is a one-head scenario (no ``W_O``).
+        query, title, precision
+            A token number from 1 or a token's text (default the last token); the title
+            (default the sentence); decimals shown (default 2, see :class:`Scenario`).
 
         Examples
         --------
-        >>> s = Scenario.from_sentence("the cat sat", seed=1)
-        >>> s.tokens, s.embeddings.shape, s.w_value.shape
-        (('the', 'cat', 'sat'), (3, 3), (3, 2))
-        >>> bool(np.all(s.embeddings == Scenario.from_sentence("the cat sat", seed=1).embeddings))
-        True
+        >>> s = Scenario.from_sentence("the cat sat", seed=1, d_v=3)
+        >>> s.tokens, s.embeddings.shape, s.w_key.shape, s.w_value.shape, s.precision
+        (('the', 'cat', 'sat'), (3, 3), (3, 2), (3, 3), 2)
+        >>> two = Scenario.from_sentence("the cat sat", heads=2)
+        >>> two.n_heads, two.w_query.shape, two.w_out.shape
+        (2, (2, 3, 2), (4, 3))
         """
         if not isinstance(sentence, str) or not sentence.split():
             raise ScenarioError(f"sentence: expected text with at least one word, got {sentence!r}")
-        seed = _whole_number("seed", seed, 0, 2**63 - 1)
-        d_model = _whole_number("d_model", d_model, 1, MAX_RANDOM_SIZE)
-        d_k = _whole_number("d_k", d_k, 1, MAX_RANDOM_SIZE)
         tokens = tuple(sentence.split())
-        embeddings, w_query, w_key, w_value = _drawn_matrices(len(tokens), d_model, d_k, seed)
+        drawn = _drawn_matrices(len(tokens), seed=seed, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads)
         return cls(
             title=" ".join(tokens) if title is None else title,
             tokens=tokens,
-            embeddings=embeddings,
-            w_query=w_query,
-            w_key=w_key,
-            w_value=w_value,
+            **drawn,
             query=None if query is None else resolve_query(tokens, query),
             precision=precision,
         )
@@ -325,21 +421,82 @@ class Scenario:
 
     @property
     def d_k(self) -> int:
-        """Query/key size (columns of ``W_Q`` and ``W_K``)."""
-        return int(self.w_key.shape[1])
+        """Query/key size (columns of ``W_Q`` and ``W_K``; of each head's)."""
+        return int(self.w_key.shape[-1])
 
     @property
     def d_v(self) -> int:
-        """Value size (columns of ``W_V``)."""
-        return int(self.w_value.shape[1])
+        """Value size (columns of ``W_V``; of each head's)."""
+        return int(self.w_value.shape[-1])
+
+    @property
+    def n_heads(self) -> int:
+        """The number of heads: 1 without ``w_out``."""
+        return max(1, len(self._heads))
+
+    @property
+    def heads(self) -> tuple[Scenario, ...]:
+        """Each head as a one-head scenario titled "…: head h"; ``(self,)`` for a one-head scenario."""
+        return self._heads or (self,)
 
     @property
     def query_token(self) -> str:
         """The text of the query token."""
         return self.tokens[self.query]
 
+    @property
+    def input_decimals(self) -> int:
+        """The most decimals an input number has (``X``, every weight matrix), 0 to 6.
+
+        A number has ``k`` decimals when it is, to float64 rounding, a multiple of ``10⁻ᵏ``:
+        0.1 has one (though its binary value is 0.1000000000000000055…), 0.30000000000000004
+        (0.1 + 0.2) also one, 2.0 none. Six means six or more.
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> preset("dog-chased-ball").input_decimals, preset("softmax-saturation").input_decimals
+        (1, 0)
+        """
+        return self._decimals[0]
+
+    @property
+    def exact_decimals(self) -> int:
+        """Decimals that show every product of an embedding and a weight exactly, 0 to 12.
+
+        The decimals of ``X`` plus the most of ``W_Q``, ``W_K`` and ``W_V`` (and at least
+        :attr:`input_decimals`): at this precision each term ``x_i[m] · W[m, c]``, and so every
+        entry of ``Q``, ``K`` and ``V``, is shown exactly, and sums of shown terms are the shown
+        totals. Later numbers (the scores' terms, the weights, ``z``) are products of those and
+        of exponentials: they are shown rounded at any precision.
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> preset("dog-chased-ball").exact_decimals, preset("your-journey").exact_decimals
+        (2, 6)
+        """
+        return self._decimals[1]
+
+    @property
+    def rounded(self) -> bool:
+        """Whether the precision is below :attr:`exact_decimals`: numbers from the inputs shown rounded.
+
+        Then a sum of shown terms (a ``q_i[c]`` of the projection, say) may differ from the shown
+        total in the last digit, and a caption should say the numbers are rounded.
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> preset("dog-chased-ball").rounded, preset("your-journey").rounded
+        (False, True)
+        """
+        return self.precision < self.exact_decimals
+
     def trace(self, *, causal: bool = False) -> AttentionTrace:
-        """Every intermediate of attention for this scenario (masked when ``causal``)."""
+        """Every intermediate of attention (masked when ``causal``); of the first head if several."""
+        if self._heads:
+            return self._heads[0].trace(causal=causal)
         if not causal:
             return self._trace
         return self_attention(
@@ -348,8 +505,31 @@ class Scenario:
         )
 
     def query_step(self) -> QueryStep:
-        """The term-by-term arithmetic of the scenario's query."""
+        """The term-by-term arithmetic of the scenario's query (in the first head if several)."""
         return self._trace.query_step(self.query)
+
+    def multi_head_trace(self, *, causal: bool = False) -> MultiHeadTrace:
+        """Every head's trace, their concatenation and the output ``concat @ W_O``.
+
+        Raises
+        ------
+        ScenarioError
+            For a one-head scenario, which has no ``W_O``.
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> trace = preset("two-heads").multi_head_trace()
+        >>> trace.n_heads, trace.concat.shape, trace.output.shape
+        (2, (5, 4), (5, 3))
+        """
+        if self.w_out is None or self._multi is None:
+            raise ScenarioError("w_out: a one-head scenario has no W_O; give [[heads]] tables and w_out, or heads = 2")
+        if not causal:
+            return self._multi
+        return multi_head_attention(
+            self.embeddings, self.w_query, self.w_key, self.w_value, self.w_out, scaled=self.scaled, causal=True
+        )
 
     def simplified(self) -> Scenario:
         """The same tokens and embeddings with ``W_Q = W_K = W_V = I`` (``d_in × d_in``), unscaled.
@@ -357,7 +537,7 @@ class Scenario:
         The simplified self-attention of the previous lecture, where ``X`` plays every role:
         the scores are the raw dot products ``X Xᵀ``, the weights ``softmax(X Xᵀ)`` (no
         ``√d_k``: that lecture had no scaling) and the context vectors ``weights @ X``. Title,
-        query and precision are kept.
+        query and precision are kept; the result has one head.
 
         Examples
         --------
@@ -369,30 +549,52 @@ class Scenario:
         array([0.51, 0.51, 0.51])
         """
         identity = np.eye(self.d_in)
-        return replace(self, w_query=identity, w_key=identity, w_value=identity, scaled=False)
+        return replace(self.heads[0], title=self.title, w_query=identity, w_key=identity, w_value=identity,
+                       scaled=False)
 
     def with_query(self, spec: int | str) -> Scenario:
         """The same scenario explaining another token (number from 1, or its text)."""
         return replace(self, query=resolve_query(self.tokens, spec))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain lists and numbers, as in a scenario file (``query`` counted from 1)."""
-        return {
-            "title": self.title,
-            "tokens": list(self.tokens),
-            **{name: getattr(self, name).tolist() for name in _MATRIX_FIELDS},
-            "query": self.query + 1,
-            "precision": self.precision,
-            "scaled": self.scaled,
-        }
+        """Plain lists and numbers, as in a scenario file (``query`` counted from 1).
+
+        A multi-head scenario has ``w_out`` and ``heads``, a list of ``{w_query, w_key, w_value}``.
+        """
+        data: dict[str, Any] = {"title": self.title, "tokens": list(self.tokens)}
+        data["embeddings"] = self.embeddings.tolist()
+        if self.w_out is None:
+            data.update({name: getattr(self, name).tolist() for name in _MATRIX_FIELDS[1:]})
+        data.update(query=self.query + 1, precision=self.precision, scaled=self.scaled)
+        if self.w_out is not None:
+            data["w_out"] = self.w_out.tolist()
+            data["heads"] = [
+                {name: getattr(head, name).tolist() for name in _MATRIX_FIELDS[1:]} for head in self._heads
+            ]
+        return data
 
 
-def _drawn_matrices(n: int, d_model: int, d_k: int, seed: int) -> list[FloatArray]:
-    """``X``, ``W_Q``, ``W_K``, ``W_V`` drawn in that order, uniform in [-1, 1], one decimal."""
+def _drawn_matrices(
+    n: int, *, seed: object, d_model: object, d_k: object, d_v: object, heads: object
+) -> dict[str, Any]:
+    """``X``, ``W_Q``, ``W_K``, ``W_V`` (and ``w_out``) drawn in that order, uniform in [-1, 1], one decimal."""
+    seed = _whole_number("seed", seed, 0, 2**63 - 1)
+    d_model = _whole_number("d_model", d_model, 1, MAX_RANDOM_SIZE)
+    d_k = _whole_number("d_k", d_k, 1, MAX_RANDOM_SIZE)
+    d_v = d_k if d_v is None else _whole_number("d_v", d_v, 1, MAX_RANDOM_SIZE)
+    heads = _whole_number("heads", heads, 1, MAX_RANDOM_SIZE)
+    per_head = () if heads == 1 else (heads,)
+    shapes = {
+        "embeddings": (n, d_model),
+        "w_query": (*per_head, d_model, d_k),
+        "w_key": (*per_head, d_model, d_k),
+        "w_value": (*per_head, d_model, d_v),
+    }
+    if heads > 1:
+        shapes["w_out"] = (heads * d_v, d_model)
     rng = np.random.default_rng(seed)
-    shapes = ((n, d_model), (d_model, d_k), (d_model, d_k), (d_model, d_k))
     # + 0.0 turns -0.0 into 0.0, which prints more kindly.
-    return [np.round(rng.uniform(-1.0, 1.0, size=shape), 1) + 0.0 for shape in shapes]
+    return {name: np.round(rng.uniform(-1.0, 1.0, size=shape), 1) + 0.0 for name, shape in shapes.items()}
 
 
 def _toml_value(value: Any) -> str:
@@ -423,6 +625,8 @@ def _toml_value(value: Any) -> str:
 def scenario_to_toml(scenario: Scenario) -> str:
     """The scenario as a scenario file that :func:`load_scenario` reads back exactly.
 
+    A multi-head scenario's heads come last, as ``[[heads]]`` tables.
+
     Examples
     --------
     >>> from attention_math import preset
@@ -430,8 +634,16 @@ def scenario_to_toml(scenario: Scenario) -> str:
     >>> back = scenario_from_mapping(tomllib.loads(scenario_to_toml(s)))
     >>> bool(np.all(back.w_value == s.w_value)), back.tokens == s.tokens, back.query
     (True, True, 4)
+    >>> print(scenario_to_toml(preset("two-heads")).split("[[heads]]")[1].strip().splitlines()[0])
+    w_query = [
     """
-    return "".join(f"{key} = {_toml_value(value)}\n" for key, value in scenario.to_dict().items())
+    data = scenario.to_dict()
+    tables = data.pop("heads", [])
+    lines = [f"{key} = {_toml_value(value)}\n" for key, value in data.items()]
+    for table in tables:
+        lines.append("\n[[heads]]\n")
+        lines.extend(f"{key} = {_toml_value(value)}\n" for key, value in table.items())
+    return "".join(lines)
 
 
 def _key_name(key: object) -> str:
@@ -445,16 +657,18 @@ def _key_name(key: object) -> str:
     return name if plain else repr(name)
 
 
-def _suggest(key: str) -> str:
-    close = difflib.get_close_matches(key, _ALL_KEYS, n=1)
+def _suggest(key: str, known: Sequence[str] = _ALL_KEYS) -> str:
+    close = difflib.get_close_matches(key, known, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
     """Build a scenario from the keys of a scenario file (see README, "Scenario files").
 
-    Either ``tokens`` with ``embeddings``, ``w_query``, ``w_key`` and ``w_value``, or a
-    ``sentence`` with optional ``seed``, ``d_model`` and ``d_k``. Both take ``title``,
+    Either ``tokens`` with ``embeddings``, ``w_query``, ``w_key`` and ``w_value``; or ``tokens``
+    with ``embeddings``, ``w_out`` and ``heads``, a list of tables (``[[heads]]`` in TOML) each
+    holding a head's ``w_query``, ``w_key`` and ``w_value``; or a ``sentence`` with optional
+    ``seed``, ``d_model``, ``d_k``, ``d_v`` and ``heads`` (a number). Each takes ``title``,
     ``query`` (a number from 1 or a token's text), ``precision`` and ``scaled``.
 
     Examples
@@ -474,12 +688,7 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
     for key in data:
         if key not in _EXPLICIT_KEYS:
             raise ScenarioError(f"{_key_name(key)}: only allowed together with 'sentence'")
-    missing = [key for key in ("tokens", *_MATRIX_FIELDS) if key not in data]
-    if missing:
-        raise ScenarioError(
-            f"{missing[0]}: missing; a scenario needs tokens, embeddings, w_query, w_key and "
-            "w_value (or a sentence)"
-        )
+    weights = _head_tables(data) if "heads" in data or "w_out" in data else _one_head(data)
     tokens = data["tokens"]
     if isinstance(tokens, str) or not isinstance(tokens, Sequence):
         raise ScenarioError(f"tokens: expected a list of strings, got {tokens!r}")
@@ -492,11 +701,49 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
     return Scenario(
         title=data.get("title", " ".join(str(t) for t in tokens)),
         tokens=tuple(tokens),
-        **{name: data[name] for name in _MATRIX_FIELDS},
+        embeddings=data["embeddings"],
+        **weights,
         query=row,
-        precision=data.get("precision", 2),
+        precision=data.get("precision"),
         scaled=data.get("scaled", True),
     )
+
+
+def _one_head(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The three weight matrices of a one-head file, once every needed key is there."""
+    missing = [key for key in ("tokens", *_MATRIX_FIELDS) if key not in data]
+    if missing:
+        raise ScenarioError(
+            f"{missing[0]}: missing; a scenario needs tokens, embeddings, w_query, w_key and "
+            "w_value (or [[heads]] tables and w_out, or a sentence)"
+        )
+    return {name: data[name] for name in _HEAD_KEYS}
+
+
+def _head_tables(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The stacked weights and ``w_out`` of a file with ``[[heads]]`` tables."""
+    for name in _HEAD_KEYS:
+        if name in data:
+            raise ScenarioError(f"{name}: not allowed beside [[heads]] tables (each head holds its own)")
+    for name in ("tokens", "embeddings", "heads", "w_out"):
+        if name not in data:
+            raise ScenarioError(
+                f"{name}: missing; a multi-head scenario needs tokens, embeddings, [[heads]] tables "
+                "(each with w_query, w_key and w_value) and w_out"
+            )
+    tables = data["heads"]
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, Mapping) for t in tables):
+        hint = " (a number of heads goes with 'sentence')" if isinstance(tables, int) else ""
+        raise ScenarioError(f"heads: expected [[heads]] tables with w_query, w_key and w_value, got {tables!r}{hint}")
+    for h, table in enumerate(tables, start=1):
+        for key in table:
+            if key not in _HEAD_KEYS:
+                hint = _suggest(str(key), _HEAD_KEYS)
+                raise ScenarioError(f"heads: table {h} has an unknown key {_key_name(key)}{hint}")
+        for key in _HEAD_KEYS:
+            if key not in table:
+                raise ScenarioError(f"heads: table {h} has no {key}; each head needs w_query, w_key and w_value")
+    return {**{name: [table[name] for table in tables] for name in _HEAD_KEYS}, "w_out": data["w_out"]}
 
 
 def _sentence_scenario(data: Mapping[str, Any]) -> Scenario:
@@ -509,9 +756,11 @@ def _sentence_scenario(data: Mapping[str, Any]) -> Scenario:
         seed=data.get("seed", 0),
         d_model=data.get("d_model", 3),
         d_k=data.get("d_k", 2),
+        d_v=data.get("d_v"),
+        heads=data.get("heads", 1),
         query=data.get("query"),
         title=data.get("title"),
-        precision=data.get("precision", 2),
+        precision=data.get("precision"),
     )
     return replace(scenario, scaled=data.get("scaled", True))
 

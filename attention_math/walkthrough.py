@@ -4,6 +4,8 @@ Tokens count from 1 here, as on slides. Numbers are written by
 :func:`attention_math.format_number` at the scenario's precision, with an ASCII ``-``: the
 walkthrough (and the handout's ``walkthrough.md``) is text to copy numbers from into Python,
 a spreadsheet or a CSV, where U+2212 is not a minus sign. The scenes draw a true minus.
+When the scenario is :attr:`~attention_math.Scenario.rounded`, the walkthrough says so once.
+A multi-head scenario's walkthrough has each head's, then the heads joined and ``× W_O``.
 """
 
 from __future__ import annotations
@@ -27,13 +29,23 @@ FORMATS: tuple[Format, ...] = ("text", "json", "markdown")
 def walkthrough_data(scenario: Scenario) -> dict[str, Any]:
     """Every number of the scenario's walkthrough, full precision, as plain Python data.
 
+    A multi-head scenario's data has ``heads`` (each head's data, as a one-head scenario's),
+    ``w_out``, ``concat`` and ``output``, and the query's rows of the last two.
+
     Examples
     --------
     >>> from attention_math import preset
     >>> data = walkthrough_data(preset("dog-chased-ball"))
     >>> data["query"]["token"], data["query"]["number"], round(data["query"]["weights"][4], 2)
     ('ball', 5, 0.31)
+    >>> data["precision"], data["rounded"]
+    (2, False)
+    >>> two = walkthrough_data(preset("two-heads"))
+    >>> len(two["heads"]), [round(w, 2) for w in two["heads"][1]["query"]["weights"]]
+    (2, [0.2, 0.19, 0.31, 0.18, 0.12])
     """
+    if scenario.w_out is not None:
+        return _multi_head_data(scenario)
     trace = scenario.trace()
     step = scenario.query_step()
     return {
@@ -41,6 +53,8 @@ def walkthrough_data(scenario: Scenario) -> dict[str, Any]:
         "tokens": list(scenario.tokens),
         "d_k": trace.d_k,
         "scaled": trace.scaled,
+        "precision": scenario.precision,
+        "rounded": scenario.rounded,
         "matrices": {
             name: getattr(trace, name).tolist()
             for name in (
@@ -66,27 +80,49 @@ def walkthrough_data(scenario: Scenario) -> dict[str, Any]:
     }
 
 
+def _multi_head_data(scenario: Scenario) -> dict[str, Any]:
+    trace = scenario.multi_head_trace()
+    return {
+        "title": scenario.title,
+        "tokens": list(scenario.tokens),
+        "precision": scenario.precision,
+        "rounded": scenario.rounded,
+        "heads": [walkthrough_data(head) for head in scenario.heads],
+        "w_out": trace.w_out.tolist(),
+        "concat": trace.concat.tolist(),
+        "output": trace.output.tolist(),
+        "query": {
+            "number": scenario.query + 1,
+            "token": scenario.query_token,
+            "concat": trace.concat[scenario.query].tolist(),
+            "output": trace.output[scenario.query].tolist(),
+        },
+    }
+
+
 class _Writer:
     """Aligned tables and headings, in plain text or Markdown."""
 
     def __init__(self, markdown: bool, precision: int) -> None:
         self.markdown = markdown
         self.precision = precision
+        self.depth = 0  # 1 inside a head of a multi-head walkthrough: its sections one level down
         self.lines: list[str] = []
 
     def num(self, value: float, precision: int | None = None) -> str:
         """``value`` at the scenario's precision (or ``precision``), with an ASCII minus."""
         return format_number(value, self.precision if precision is None else precision, minus="-")
 
-    def heading(self, text: str) -> None:
+    def heading(self, text: str, *, top: bool = False) -> None:
+        """A section heading; ``top`` for a head of a multi-head walkthrough (one level up)."""
         if self.lines:
             self.lines.append("")
         if self.markdown:
-            self.lines.append(f"## {text}")
+            self.lines.append("#" * (2 if top else 2 + self.depth) + f" {text}")
             self.lines.append("")
         else:
             self.lines.append(text)
-            self.lines.append("-" * len(text))
+            self.lines.append(("=" if top else "-") * len(text))
 
     def line(self, text: str) -> None:
         self.lines.append(f"- {text}" if self.markdown else text)
@@ -132,35 +168,93 @@ def format_walkthrough(scenario: Scenario, fmt: Format = "text") -> str:
     True
     >>> print(text.splitlines()[0])
     The dog chased the ball: the context vector for 'ball' (token 5)
+    >>> print(format_walkthrough(preset("your-journey")).splitlines()[4][:66])
+    Numbers are rounded to 4 decimals (products of the inputs have 6):
     """
     if fmt == "json":
         return json.dumps(walkthrough_data(scenario), indent=2, ensure_ascii=False)
     if fmt not in FORMATS:
         raise ValueError(f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     w = _Writer(markdown=fmt == "markdown", precision=scenario.precision)
+    if scenario.w_out is not None:
+        _multi_head(w, scenario)
+        return "\n".join(w.lines) + "\n"
     step = scenario.query_step()
-    heading = f"{scenario.title}: the context vector for {scenario.query_token!r} (token {step.index + 1})"
-    w.lines.append(f"# {heading}" if w.markdown else heading)
-    w.lines.append("")
+    _title(w, f"{scenario.title}: the context vector for {scenario.query_token!r} (token {step.index + 1})")
     w.lines.append(
         "Q = X W_Q, K = X W_K, V = X W_V; weights = softmax(Q Kᵀ / √d_k) row by row; "
         "Z = weights V. Tokens count from 1."
     )
+    _rounded_note(w, scenario)
     _matrices(w, scenario)
-    _scores(w, scenario, step)
-    _softmax(w, scenario, step)
-    _context(w, scenario, step)
+    _one_head(w, scenario, step)
     return "\n".join(w.lines) + "\n"
 
 
+def _title(w: _Writer, heading: str) -> None:
+    w.lines.append(f"# {heading}" if w.markdown else heading)
+    w.lines.append("")
+
+
+def _rounded_note(w: _Writer, scenario: Scenario) -> None:
+    """Say once that the numbers are rounded, when they are (see ``Scenario.rounded``)."""
+    if scenario.rounded:
+        w.lines.append("")
+        w.lines.append(
+            f"Numbers are rounded to {scenario.precision} decimals (products of the inputs have "
+            f"{scenario.exact_decimals}): a sum of shown numbers may differ from the shown total in the last digit."
+        )
+
+
+def _one_head(w: _Writer, scenario: Scenario, step: QueryStep) -> None:
+    """From the weight matrices to z: the projections, scores, softmax and weighted sum."""
+    _projections(w, scenario)
+    _scores(w, scenario, step)
+    _softmax(w, scenario, step)
+    _context(w, scenario, step)
+
+
+def _multi_head(w: _Writer, scenario: Scenario) -> None:
+    """Each head's walkthrough (X once, at the top), then the heads joined and times W_O."""
+    token = scenario.query + 1
+    _title(w, f"{scenario.title}: the multi-head output for {scenario.query_token!r} (token {token})")
+    w.lines.append(
+        "Each head h: Q = X W_Q^h, K = X W_K^h, V = X W_V^h, Z^h = softmax(Q Kᵀ / √d_k) V; then "
+        "concat = [Z^1 … Z^h] row by row, and output = concat W_O. Tokens count from 1."
+    )
+    _rounded_note(w, scenario)
+    trace = scenario.multi_head_trace()
+    w.matrix(f"X, the input embeddings ({scenario.n_tokens} × {scenario.d_in})", trace.heads[0].embeddings,
+             _labels(scenario.tokens), "x")
+    for number, head in enumerate(scenario.heads, start=1):
+        w.heading(f"Head {number}", top=True)
+        w.depth = 1
+        _weights(w, head)
+        _one_head(w, head, head.query_step())
+        w.depth = 0
+    _joined(w, scenario)
+
+
 def _matrices(w: _Writer, scenario: Scenario) -> None:
-    """X, the three weight matrices, and Q, K, V."""
+    """X and the three weight matrices."""
     trace = scenario.trace()
-    labels = _labels(scenario.tokens)
-    w.matrix(f"X, the input embeddings ({trace.n_tokens} × {scenario.d_in})", trace.embeddings, labels, "x")
+    w.matrix(f"X, the input embeddings ({trace.n_tokens} × {scenario.d_in})", trace.embeddings,
+             _labels(scenario.tokens), "x")
+    _weights(w, scenario)
+
+
+def _weights(w: _Writer, scenario: Scenario) -> None:
+    """W_Q, W_K and W_V."""
+    trace = scenario.trace()
     rows = [f"row {d + 1}" for d in range(scenario.d_in)]
     for name, matrix in (("W_Q", trace.w_query), ("W_K", trace.w_key), ("W_V", trace.w_value)):
         w.matrix(f"{name} ({matrix.shape[0]} × {matrix.shape[1]})", matrix, rows, "col ")
+
+
+def _projections(w: _Writer, scenario: Scenario) -> None:
+    """Q, K and V."""
+    trace = scenario.trace()
+    labels = _labels(scenario.tokens)
     for name, matrix, column in (
         ("Q = X W_Q, the queries", trace.queries, "q"),
         ("K = X W_K, the keys", trace.keys, "k"),
@@ -217,3 +311,23 @@ def _context(w: _Writer, scenario: Scenario, step: QueryStep) -> None:
         ]
         + [[f"= {z}", *map(w.num, step.context)]],
     )
+
+
+def _joined(w: _Writer, scenario: Scenario) -> None:
+    """concat = [z of each head], W_O, and the query's output term by term."""
+    trace = scenario.multi_head_trace()
+    labels = _labels(scenario.tokens)
+    d_v = scenario.d_v
+    w.heading("Join the heads", top=True)
+    w.depth = 1
+    columns = [f"h{h + 1}.{c + 1}" for h in range(scenario.n_heads) for c in range(d_v)]
+    w.heading(f"concat = [Z^1 … Z^{scenario.n_heads}] ({trace.concat.shape[0]} × {trace.concat.shape[1]})")
+    w.table(["", *columns], [[label, *map(w.num, row)] for label, row in zip(labels, trace.concat, strict=True)])
+    w.matrix(f"W_O ({trace.w_out.shape[0]} × {trace.w_out.shape[1]})", trace.w_out, columns, "col ")
+    w.matrix(f"output = concat W_O ({trace.output.shape[0]} × {trace.output.shape[1]})", trace.output, labels, "o")
+    i = scenario.query
+    w.heading(f"o{i + 1} = concat{i + 1} W_O, term by term")
+    for c in range(trace.output.shape[1]):
+        terms = " + ".join(f"{w.num(a)}×{w.num(b)}" for a, b in zip(trace.concat[i], trace.w_out[:, c], strict=True))
+        w.line(f"o{i + 1}[{c + 1}] = {terms} = {w.num(trace.output[i, c])}")
+    w.depth = 0

@@ -136,6 +136,41 @@ def test_sentence_with_seed() -> None:
     assert sized["query"]["token"] == "b"
 
 
+def test_sentence_with_its_own_value_size_and_heads() -> None:
+    data = json.loads(ok("--sentence", "a b c", "--seed", "2", "--d-v", "3", "--format", "json"))
+    scenario = Scenario.from_sentence("a b c", seed=2, d_v=3)
+    assert np.array(data["matrices"]["w_value"]).shape == (3, 3)
+    assert data["query"]["context"] == scenario.query_step().context.tolist()
+    two = json.loads(ok("--sentence", "a b c", "--heads", "2", "--d-v", "1", "--format", "json"))
+    expected = Scenario.from_sentence("a b c", heads=2, d_v=1).multi_head_trace()
+    assert len(two["heads"]) == 2 and two["query"]["output"] == expected.output[2].tolist()
+    text = ok("--sentence", "a b c", "--heads", "2")
+    assert text.splitlines()[0] == "a b c: the multi-head output for 'c' (token 3)"
+    assert "Head 1" in text and "Head 2" in text and "Join the heads" in text
+
+
+def test_two_heads_walkthrough_shows_both_heads_for_ball() -> None:
+    text = ok("--preset", "two-heads")
+    scenario = preset("two-heads")
+    for head in scenario.heads:
+        expected = " + ".join(f"{w:.2f}·v{j + 1}" for j, w in enumerate(head.query_step().weights))
+        assert f"z5 = {expected}" in text.splitlines()
+    last = [line for line in text.splitlines() if line.startswith("o5[")]
+    assert [line.rsplit("= ", 1)[1] for line in last] == [
+        f"{v:.2f}" for v in scenario.multi_head_trace().output[4]
+    ]
+
+
+def test_rounded_numbers_are_said_once() -> None:
+    rounded = ok("--preset", "your-journey")
+    assert rounded.count("Numbers are rounded to 4 decimals") == 1
+    assert rounded.splitlines()[0] == "Your journey starts with one step: the context vector for 'journey' (token 2)"
+    assert "= 0.1500" in rounded and "0.2264" in rounded  # the book's weights
+    assert "rounded" not in ok()  # one-decimal inputs at 2 decimals: exact
+    tiny = ok("--sentence", "a b c")
+    assert "rounded" not in tiny
+
+
 def test_scenario_file(tmp_path: Path) -> None:
     path = tmp_path / "file.toml"
     path.write_text(
@@ -172,6 +207,10 @@ def test_scenario_file(tmp_path: Path) -> None:
         pytest.param(["--seed", "x", "--sentence", "a"], ["--seed"], id="seed not a number"),
         pytest.param(["--sentence", "a", "--seed", "-1"], ["seed"], id="negative seed"),
         pytest.param(["--sentence", "a b", "--d-k", "0"], ["d_k"], id="d_k zero"),
+        pytest.param(["--sentence", "a b", "--d-v", "0"], ["d_v", "1 to 64"], id="d_v zero"),
+        pytest.param(["--sentence", "a b", "--d-v", "x"], ["--d-v"], id="d_v not a number"),
+        pytest.param(["--sentence", "a b", "--heads", "0"], ["heads", "1 to 64"], id="no heads"),
+        pytest.param(["--scenario", "{tmp}/precise.toml"], ["precision", "0 to 4"], id="precision above 4"),
         pytest.param(["--sentence", " "], ["sentence"], id="blank sentence"),
         pytest.param(["--preset", "raw-dot-product", "--sentence", "a"], ["not allowed with"], id="two sources"),
         pytest.param(["--query"], ["--query", "expected one argument"], id="missing value"),
@@ -184,6 +223,7 @@ def test_bad_input_is_one_line_and_exit_two(tmp_path: Path, arguments: list[str]
         encoding="utf-8",
     )
     (tmp_path / "typo.toml").write_text('sentense = "a b"\n', encoding="utf-8")
+    (tmp_path / "precise.toml").write_text('sentence = "a b"\nprecision = 5\n', encoding="utf-8")
     result = run(*(a.replace("{tmp}", str(tmp_path)) for a in arguments))
     assert result.returncode == 2, (result.returncode, result.stderr)
     assert result.stdout == ""
@@ -199,7 +239,7 @@ def test_bad_input_is_one_line_and_exit_two(tmp_path: Path, arguments: list[str]
 def test_help_exits_zero() -> None:
     result = run("--help")
     assert result.returncode == 0
-    for option in ("--preset", "--scenario", "--sentence", "--seed", "--query", "--format"):
+    for option in ("--preset", "--scenario", "--sentence", "--seed", "--d-v", "--heads", "--query", "--format"):
         assert option in result.stdout
 
 

@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
-from attention_math.presets import DOG_CHASED_BALL
+from attention_math.presets import DOG_CHASED_BALL, TWO_HEADS
 
 MATRICES = ("embeddings", "w_query", "w_key", "w_value")
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "find_default_preset.py"
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+TOOL = TOOLS / "find_default_preset.py"
+ONE_DECIMAL = sorted(set(PRESETS) - {"your-journey"})  # the lecture's own
 
 
 def rounds_to(value: float, target: float, decimals: int) -> bool:
@@ -72,13 +74,23 @@ def test_dog_chased_ball_shapes_and_tokens() -> None:
     assert scenario.query == 4 and scenario.query_token == "ball"
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_preset_input_has_one_decimal(name: str) -> None:
+@pytest.mark.parametrize("name", ONE_DECIMAL)
+def test_every_lecture_preset_input_has_one_decimal(name: str) -> None:
     scenario = preset(name)
-    for matrix_name in MATRICES:
+    names = MATRICES if scenario.w_out is None else (*MATRICES, "w_out")
+    for matrix_name in names:
         tenths = getattr(scenario, matrix_name) * 10
         assert np.all(np.abs(tenths - np.round(tenths)) < 1e-9), matrix_name
         assert all(len(f"{v}".split(".")[1]) == 1 for v in getattr(scenario, matrix_name).ravel()), matrix_name
+    assert scenario.input_decimals <= 1 and not scenario.rounded
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_shows_at_least_two_decimals(name: str) -> None:
+    # by default (only softmax-saturation asks for 3), whatever the inputs' decimals
+    scenario = preset(name)
+    expected = 3 if name == "softmax-saturation" else min(4, max(2, scenario.exact_decimals))
+    assert scenario.precision == expected
 
 
 def test_dog_chased_ball_reproduces_the_slide() -> None:
@@ -123,8 +135,8 @@ def test_find_default_preset_reproduces_the_matrices() -> None:
         assert np.array_equal(matrix, getattr(DOG_CHASED_BALL, name)), name
 
 
-def _load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("find_default_preset", TOOL)
+def _load_tool(path: Path = TOOL) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -155,11 +167,82 @@ def _arguments(scenario: Scenario) -> dict[str, object]:
     return data
 
 
+# -- your-journey --------------------------------------------------------------------------------
+
+BOOK_INPUTS = [  # Raschka, Build a Large Language Model (From Scratch), section 3.3.1
+    [0.43, 0.15, 0.89], [0.55, 0.87, 0.66], [0.57, 0.85, 0.64],
+    [0.22, 0.58, 0.33], [0.77, 0.25, 0.10], [0.05, 0.80, 0.55],
+]
+BOOK_WEIGHTS_2 = [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820]  # attn_weights_2, section 3.4.1
+BOOK_CONTEXT_2 = [0.3061, 0.8210]  # context_vec_2
+
+
+def test_your_journey_is_the_books_example() -> None:
+    scenario = preset("your-journey")
+    assert scenario.tokens == ("Your", "journey", "starts", "with", "one", "step")
+    assert scenario.embeddings.tolist() == BOOK_INPUTS
+    assert scenario.query == 1 and scenario.query_token == "journey"
+    for name in MATRICES[1:]:
+        matrix = getattr(scenario, name)
+        assert matrix.shape == (3, 2), name
+        assert np.all((0 <= matrix) & (matrix < 1)), name  # torch.rand draws from [0, 1)
+        assert np.array_equal(matrix, np.round(matrix, 4)), name  # 4 decimals, as PyTorch prints
+    assert scenario.scaled
+
+
+def test_your_journey_weights_are_the_books_scaled_softmax() -> None:
+    scenario = preset("your-journey")
+    x = scenario.embeddings
+    query = x[1] @ scenario.w_query
+    keys = x @ scenario.w_key
+    scores = np.array([sum(q * k for q, k in zip(query, key, strict=True)) for key in keys])
+    exps = np.exp(scores / math.sqrt(2))
+    formula = exps / exps.sum()
+    step = scenario.query_step()
+    np.testing.assert_allclose(step.weights, formula, rtol=1e-12)
+    assert step.weights.round(4).tolist() == BOOK_WEIGHTS_2
+    np.testing.assert_allclose(step.context, formula @ (x @ scenario.w_value), rtol=1e-12)
+    assert step.context.round(4).tolist() == BOOK_CONTEXT_2
+
+
+def test_your_journey_shows_four_decimals_and_says_they_are_rounded() -> None:
+    scenario = preset("your-journey")
+    assert (scenario.input_decimals, scenario.exact_decimals) == (4, 6)  # 0.55 × 0.2961 = 0.162855
+    assert scenario.precision == 4 and scenario.rounded
+
+
+# -- two-heads ------------------------------------------------------------------------------------
+
+
+def test_two_heads_attend_most_to_different_tokens_for_ball() -> None:
+    scenario = preset("two-heads")
+    assert scenario is TWO_HEADS and scenario.n_heads == 2 and scenario.query_token == "ball"
+    assert scenario.tokens == DOG_CHASED_BALL.tokens
+    assert np.array_equal(scenario.embeddings, DOG_CHASED_BALL.embeddings)
+    tops = []
+    for head in scenario.heads:
+        weights = head.query_step().weights
+        order = np.argsort(weights)[::-1]
+        # clearly on top, at the two decimals shown: at least 0.3, and 0.06 above the rest
+        assert weights[order[0]] >= 0.3 and weights[order[0]] - weights[order[1]] >= 0.06, weights
+        tops.append(scenario.tokens[int(order[0])])
+    assert tops == ["dog", "chased"]
+    trace = scenario.multi_head_trace()
+    assert trace.concat.shape == (5, 4) and trace.output.shape == (5, 3)
+    assert np.all(np.abs(trace.output[4]) >= 0.1)  # no entry of the output of "ball" shows as 0.00
+
+
+def test_find_two_heads_preset_reproduces_the_matrices() -> None:
+    found = _load_tool(TOOLS / "find_two_heads_preset.py").search()
+    for name in ("w_query", "w_key", "w_value", "w_out"):
+        assert np.array_equal(np.array(found[name]), getattr(TWO_HEADS, name)), name
+
+
 # -- the registry ------------------------------------------------------------------------------
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "raw-dot-product", "softmax-saturation"]
+    assert sorted(PRESETS) == ["dog-chased-ball", "raw-dot-product", "softmax-saturation", "two-heads", "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario
         assert isinstance(scenario, Scenario)

@@ -26,7 +26,7 @@ def fences(language: str) -> list[str]:
 def test_the_readme_has_the_examples_this_file_runs() -> None:
     assert len(fences("python")) >= 1
     assert any("assert" in block for block in fences("python"))
-    assert len(fences("toml")) >= 2
+    assert len(fences("toml")) >= 3
 
 
 @pytest.mark.parametrize("number", range(len(fences("python"))))
@@ -50,3 +50,18 @@ def test_the_sentence_scenario_file_loads_as_described() -> None:
     loaded = scenario_from_mapping(tomllib.loads(sentence))
     assert loaded.tokens == ("The", "cat", "sat", "on", "the", "mat")
     assert (loaded.d_in, loaded.d_k, loaded.query_token) == (4, 2, "sat")
+
+
+def test_the_heads_scenario_file_is_the_two_heads_preset() -> None:
+    heads = next(block for block in fences("toml") if "[[heads]]" in block)
+    loaded = scenario_from_mapping(tomllib.loads(heads))
+    two = preset("two-heads")
+    assert (loaded.title, loaded.tokens, loaded.query, loaded.n_heads) == (two.title, two.tokens, two.query, 2)
+    for name in ("embeddings", "w_query", "w_key", "w_value", "w_out"):
+        assert np.array_equal(getattr(loaded, name), getattr(two, name)), name
+
+
+def test_the_sentence_file_documents_every_sentence_key() -> None:
+    sentence = next(block for block in fences("toml") if "sentence" in block)
+    for key in ("seed", "d_model", "d_k", "d_v", "heads", "query"):
+        assert f"\n{key} = " in "\n" + sentence, key

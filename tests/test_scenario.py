@@ -218,8 +218,8 @@ def test_resolve_query_directly() -> None:
         pytest.param({"query": -1}, "query", ("0 to 4",), id="query negative"),
         pytest.param({"query": True}, "query", ("index",), id="query boolean"),
         pytest.param({"query": "ball"}, "query", ("index",), id="query text"),
-        pytest.param({"precision": 7}, "precision", ("0 to 6",), id="precision too large"),
-        pytest.param({"precision": -1}, "precision", ("0 to 6",), id="precision negative"),
+        pytest.param({"precision": 5}, "precision", ("0 to 4", "5"), id="precision too large"),
+        pytest.param({"precision": -1}, "precision", ("0 to 4",), id="precision negative"),
         pytest.param({"precision": True}, "precision", (), id="precision boolean"),
         pytest.param({"precision": 2.0}, "precision", (), id="precision float"),
         pytest.param({"scaled": "yes"}, "scaled", ("true or false",), id="scaled not boolean"),
@@ -316,12 +316,80 @@ def test_from_sentence_depends_on_the_seed_and_keeps_punctuation() -> None:
         ({"sentence": "a b", "query": 3}, "query"),
         ({"sentence": "a b", "query": "c"}, "query"),
         ({"sentence": "a b", "precision": 9}, "precision"),
+        ({"sentence": "a b", "precision": 5}, "precision"),
+        ({"sentence": "a b", "d_v": 0}, "d_v"),
+        ({"sentence": "a b", "d_v": MAX_RANDOM_SIZE + 1}, "d_v"),
+        ({"sentence": "a b", "d_v": "2"}, "d_v"),
+        ({"sentence": "a b", "heads": 0}, "heads"),
+        ({"sentence": "a b", "heads": 1.0}, "heads"),
         ({"sentence": "a b", "title": 7}, "title"),
     ],
 )
 def test_from_sentence_rejects_bad_arguments(arguments: dict[str, object], field: str) -> None:
     sentence = arguments.pop("sentence")
     assert_scenario_error(lambda: Scenario.from_sentence(sentence, **arguments), field)  # type: ignore[arg-type]
+
+
+def test_from_sentence_draws_values_of_their_own_size() -> None:
+    same = Scenario.from_sentence("the cat sat", seed=5, d_k=2)
+    wide = Scenario.from_sentence("the cat sat", seed=5, d_k=2, d_v=3)
+    narrow = Scenario.from_sentence("the cat sat", seed=5, d_k=2, d_v=1)
+    assert (wide.d_k, wide.d_v, narrow.d_v, same.d_v) == (2, 3, 1, 2)
+    assert wide.trace().context.shape == (3, 3) and narrow.trace().values.shape == (3, 1)
+    for name in ("embeddings", "w_query", "w_key"):  # drawn before W_V: the same numbers
+        assert np.array_equal(getattr(wide, name), getattr(same, name)), name
+    # d_v = d_k draws exactly what leaving it out draws
+    assert Scenario.from_sentence("the cat sat", seed=5, d_v=2).to_dict() == same.to_dict()
+    assert np.array_equal(wide.trace().weights, same.trace().weights)  # W_V does not touch the weights
+
+
+# -- precision: the default and "rounded" ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("embeddings", "weights", "input_decimals", "exact", "precision"),
+    [
+        pytest.param([[1.0, 2.0], [3.0, -4.0]], [[1.0], [2.0]], 0, 0, 2, id="whole numbers: 2 at least"),
+        pytest.param([[0.1, 0.2], [0.3, 0.4]], [[0.5], [0.6]], 1, 2, 2, id="one decimal: 2"),
+        pytest.param([[0.1 + 0.2, 0.7], [0.3, 0.4]], [[0.5], [0.6]], 1, 2, 2, id="binary noise forgiven"),
+        pytest.param([[0.43, 0.15], [0.55, 0.87]], [[0.5], [0.6]], 2, 3, 3, id="two and one: 3"),
+        pytest.param([[0.43, 0.15], [0.55, 0.87]], [[0.25], [0.5]], 2, 4, 4, id="two and two: 4"),
+        pytest.param([[0.43, 0.15], [0.55, 0.87]], [[0.2961], [0.5]], 4, 6, 4, id="four decimals: 4 at most"),
+        pytest.param([[1 / 3, 0.0], [0.0, 1.0]], [[1.0], [0.5]], 6, 7, 4, id="a third: 6 or more"),
+    ],
+)
+def test_the_default_precision_shows_the_inputs_products(
+    embeddings: list[list[float]], weights: list[list[float]], input_decimals: int, exact: int, precision: int
+) -> None:
+    scenario = Scenario("p", ["a", "b"], embeddings, weights, weights, weights)
+    assert (scenario.input_decimals, scenario.exact_decimals, scenario.precision) == (input_decimals, exact, precision)
+    assert scenario.rounded == (exact > 4)
+    # at the exact precision every projection term x·w, and so every entry of Q, is shown exactly
+    if not scenario.rounded:
+        terms = scenario.embeddings[:, :, None] * scenario.w_query[None, :, :]
+        scale = 10.0**scenario.precision
+        assert np.allclose(terms * scale, np.round(terms * scale), atol=1e-6)
+        assert np.allclose(scenario.trace().queries * scale, np.round(scenario.trace().queries * scale), atol=1e-6)
+
+
+def test_a_chosen_precision_is_kept_and_rounded_says_when_it_is_too_few() -> None:
+    for precision in range(5):
+        scenario = make(precision=precision)
+        assert scenario.precision == precision
+        assert scenario.rounded == (precision < 2)  # one-decimal inputs: products have 2 decimals
+    assert make().precision == 2 and not make().rounded
+    assert make(precision=None).precision == 2
+    assert replace_query(make(precision=3)).precision == 3  # kept through with_query and simplified
+    assert make(precision=3).simplified().precision == 3
+
+
+def replace_query(scenario: Scenario) -> Scenario:
+    return scenario.with_query(1)
+
+
+def test_input_decimals_counts_every_weight_matrix() -> None:
+    scenario = make(w_value=[[-0.85, -1.0], [-1.0, -0.2], [0.7, 1.0]])
+    assert (scenario.input_decimals, scenario.exact_decimals, scenario.precision) == (2, 3, 3)
 
 
 # -- mappings and TOML files -------------------------------------------------------------------
