@@ -106,7 +106,8 @@ class Plotted:
     """A point drawn where its numbers say: ``axes.c2p(*coordinates)`` is the mobject's anchor.
 
     ``anchor`` names the mobject's point that sits there: ``"center"`` (a dot), ``"end"`` (an
-    arrow's tip) or ``"start"`` (an arrow's tail). ``axes`` is anything with ``c2p`` (manim's
+    arrow's tip), ``"start"`` (an arrow's tail), or a side (``"right"``, ``"left"``, ``"top"``,
+    ``"bottom"``: the end of a bar). ``axes`` is anything with ``c2p`` (manim's
     axes and planes, or the kit's oblique 3-d axes).
     """
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from attention_math import Scenario, preset
+from attention_math.alignment import alignment
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
 from scenes.plan import LECTURE
@@ -78,6 +79,8 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "raw_step": lambda s: (_raw_dot_product().simplified().query_step(), _raw_dot_product().precision),
     "projected": lambda s: (_raw_dot_product().trace(), _raw_dot_product().precision),
     "projected_step": lambda s: (_raw_dot_product().query_step(), _raw_dot_product().precision),
+    # the scores scene's geometry: each key's shadow on the query's line
+    "alignment": lambda s: (alignment(s.query_step()), s.precision),
     # the saturation aside, as the lecture writes it: softmax(5, 6) = (0.27, 0.73) and
     # softmax(500, 505) = (0.007, 0.993)
     "saturation_scores": lambda s: (preset("softmax-saturation").trace(), 0),
@@ -140,7 +143,9 @@ def plotted_problems(plotted: Iterable[Plotted], scenario: Scenario, tolerance: 
     derived = derive_all(scenario)
     problems = []
     for item in plotted:
-        anchor = {"center": item.mobject.get_center, "end": item.mobject.get_end, "start": item.mobject.get_start}
+        mob = item.mobject
+        anchor = {"center": mob.get_center, "end": mob.get_end, "start": mob.get_start, "right": mob.get_right,
+                  "left": mob.get_left, "top": mob.get_top, "bottom": mob.get_bottom}
         point = np.asarray(anchor[item.anchor]())
         try:
             values = [derived_value(fact, derived) for fact in item.coordinates]

@@ -48,7 +48,7 @@ from number_checks import (
 )
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
-from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Fact, Relation, Shown
+from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
 from scenes.lecture import LECTURE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -435,6 +435,7 @@ class Build:
     reads: set[tuple[str, str]] = field(default_factory=set)  # (scenario|trace|step, attribute) read
     tokens: tuple[str, ...] = ()  # every token the scene may quote: the scenario's and its own presets'
     relations: list[Relation] = field(default_factory=list)
+    plotted: list[Plotted] = field(default_factory=list)
 
 
 class _Reads:
@@ -498,6 +499,7 @@ def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, 
         build.shown = list(getattr(scene, "shown", []))
         build.beats = list(getattr(scene, "beats", []))
         build.relations = list(getattr(scene, "relations", []))
+        build.plotted = list(getattr(scene, "plotted", []))
         build.on_screen = [id(s.mobject) in probe.ever_on_screen for s in build.shown]
     return build
 
@@ -560,9 +562,10 @@ def said_problems(build: Build) -> list[str]:
 
 
 def shown_keys(build: Build) -> set[tuple[str, str, tuple[int, ...], str | None]]:
-    """What the scene shows, by canonical fact; sums and sizes included."""
+    """What the scene shows, by canonical fact (sums and sizes included), as text or as a drawn position."""
     query = build.scenario.query
-    return {canonical(s.fact, query) for s, seen in zip(build.shown, build.on_screen, strict=True) if seen}
+    shown = {canonical(s.fact, query) for s, seen in zip(build.shown, build.on_screen, strict=True) if seen}
+    return shown | {canonical(fact, query) for item in build.plotted for fact in item.coordinates}
 
 
 def every_index(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:

@@ -70,7 +70,11 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("trace", "values", every(n, d_v)),
         ("step", "query_terms", lambda s: [(m, 0) for m in range(s.d_in)]),  # one entry of q_i by hand
     ],
-    "Scores": [("step", "scores", every(n)), ("step", "products", every(n, d_k))],
+    "Scores": [
+        ("step", "scores", every(n)),  # every score, at its bar
+        ("step", "products", lambda s: [(0, m) for m in range(s.d_k)]),  # the first key worked out
+        ("alignment", "feet", lambda s: every_index((s.n_tokens, 2)) if s.d_k == 2 else []),  # the shadows
+    ],
     "ScaleAndSoftmax": [("step", "weights", every(n)), ("step", "exps", every(n)), ("step", "exp_sum", lambda s: [()])],
     "WeightedSum": [("step", "context", every(d_v)), ("step", "weights", every(n))],
     "MatrixForm": [("trace", "weights", every(n, n)), ("trace", "context", every(n, d_v))],

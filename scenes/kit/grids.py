@@ -45,9 +45,9 @@ class NumberGrid(VGroup):
 
     def __init__(
         self,
-        entries: Sequence[Sequence[Text]],
+        entries: Sequence[Sequence[Text]],  # a row of '⋮' marks rows left out
         *,
-        row_labels: Sequence[str] | None = None,
+        row_labels: Sequence[str | VMobject] | None = None,
         column_labels: Sequence[Text] | None = None,
         color: str = INK,
         label_color: str = MUTED,
@@ -76,7 +76,7 @@ class NumberGrid(VGroup):
         self.add(body, self.brackets)
         self.row_labels = VGroup()
         for i, token in enumerate(row_labels or ()):
-            mob = token_text(token, size=label_size, color=label_color)
+            mob = token if isinstance(token, VMobject) else token_text(token, size=label_size, color=label_color)
             mob.next_to(self.brackets, LEFT, buff=0.2).set_y(-i * cell_h)
             self.row_labels.add(mob)
         self.column_labels = VGroup()

@@ -6,11 +6,21 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from manim import Arrow, Mobject
+from manim import Arrow, Line, Mobject, NumberPlane, VGroup
 
-from scenes.kit.palette import VALUE
+from scenes.kit.palette import MUTED, VALUE
 
-__all__ = ["Box", "arrow", "box_of", "nice_span", "place_label", "shaft_boxes"]
+__all__ = [
+    "Box",
+    "QueryFrame",
+    "arrow",
+    "box_of",
+    "fitted_plane",
+    "nice_span",
+    "place_label",
+    "shaft_boxes",
+    "try_place_label",
+]
 
 Box = tuple[float, float, float, float]  # left, right, bottom, top
 NICE_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0)
@@ -18,8 +28,8 @@ NICE_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0)
 
 def arrow(start: np.ndarray, end: np.ndarray, color: str = VALUE, width: float = 6) -> Arrow:
     """An arrow from ``start`` to ``end`` whose tip never swallows a short shaft."""
-    if np.linalg.norm(end - start) < 0.02:  # a zero arrow still needs a direction to draw
-        end = start + np.array([0.02, 0.0, 0.0])
+    if np.linalg.norm(end - start) < 0.015:  # a zero arrow still needs a direction to draw
+        end = start + np.array([0.015, 0.0, 0.0])
     return Arrow(start, end, buff=0, color=color, stroke_width=width, tip_length=0.22,
                  max_tip_length_to_length_ratio=0.4, max_stroke_width_to_length_ratio=12)
 
@@ -66,3 +76,74 @@ def place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: l
                 taken.append(box)
                 return
     taken.append(box_of(label))
+
+
+def try_place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: list[Box], area: Box) -> bool:
+    """Like :func:`place_label`, but a label that finds no free place is left out: returns False."""
+    angle = math.atan2(direction[1], direction[0]) if np.linalg.norm(direction) > 1e-6 else math.pi / 2
+    for extra in (0.08, 0.25, 0.45):
+        for turn in (0, 30, -30, 60, -60, 90, -90, 135, -135, 180):
+            u = np.array([math.cos(angle + math.radians(turn)), math.sin(angle + math.radians(turn)), 0.0])
+            reach = min(label.width / 2 / max(abs(u[0]), 1e-6), label.height / 2 / max(abs(u[1]), 1e-6))
+            label.move_to(tip + (reach + extra) * u)
+            box = box_of(label)
+            inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
+            if inside and _clear(box, taken):
+                taken.append(box)
+                return True
+    return False
+
+
+def fitted_plane(points: np.ndarray, area: Box, *, ticks: int = 6) -> NumberPlane:
+    """A plane holding ``points`` (and the origin) in ``area``, with one unit the same on both axes.
+
+    Equal units keep right angles right: a perpendicular drawn on it looks perpendicular.
+    """
+    left, right, bottom, top = area
+    (x_tick, x0, x1), (y_tick, y0, y1) = nice_span(points[:, 0], ticks), nice_span(points[:, 1], ticks)
+    tick = max(x_tick, y_tick)
+    unit = min((right - left) / (x1 - x0), (top - bottom) / (y1 - y0))
+    plane = NumberPlane(
+        x_range=[x0, x1, tick], y_range=[y0, y1, tick], x_length=unit * (x1 - x0), y_length=unit * (y1 - y0),
+        axis_config={"include_numbers": False, "stroke_color": MUTED, "include_tip": False, "stroke_width": 2},
+        background_line_style={"stroke_color": MUTED, "stroke_opacity": 0.18, "stroke_width": 1},
+    )
+    return plane.move_to(((left + right) / 2, (top + bottom) / 2, 0.0))
+
+
+class QueryFrame(VGroup):
+    """A plane turned so that one vector (the query) points right: its line is the horizontal axis.
+
+    A key's shadow on the query's line is then its horizontal position, and the perpendicular
+    from its tip drops straight down (or up) onto the axis. ``c2p(x, y)`` maps coordinates of the
+    original plane to the screen, turned; equal units on both axes keep right angles right.
+    """
+
+    def __init__(self, direction: np.ndarray, points: np.ndarray, area: Box, *, color: str = MUTED) -> None:
+        super().__init__()
+        d = np.asarray(direction[:2], dtype=float)
+        norm = float(np.linalg.norm(d))
+        cos, sin = (d / norm) if norm > 0 else (1.0, 0.0)
+        self.rotation = np.array([[cos, sin], [-sin, cos]])  # turns the direction onto +x
+        turned = np.vstack([points[:, :2] @ self.rotation.T, [[0.0, 0.0]]])
+        low, high = turned.min(axis=0), turned.max(axis=0)
+        span = np.maximum(high - low, 0.05 * max(float(np.max(high - low)), 1e-3)) * 1.15
+        left, right, bottom, top = area
+        unit = float(min((right - left) / span[0], (top - bottom) / span[1]))
+        centre = (low + high) / 2
+        origin = np.array([(left + right) / 2 - centre[0] * unit, (top + bottom) / 2 - centre[1] * unit, 0.0])
+        half = span * unit / 2
+        mid = origin[:2] + centre * unit
+        self.axis = Line((mid[0] - half[0], origin[1], 0.0), (mid[0] + half[0], origin[1], 0.0), color=color,
+                         stroke_width=2)
+        self.cross = Line((origin[0], mid[1] - half[1], 0.0), (origin[0], mid[1] + half[1], 0.0), color=color,
+                          stroke_width=1.5, stroke_opacity=0.5)
+        # invisible: where the origin is and how long one unit is, wherever the frame is moved
+        self.unit_line = Line(origin, origin + np.array([unit, 0.0, 0.0]), stroke_opacity=0.0)
+        self.add(self.axis, self.cross, self.unit_line)
+
+    def c2p(self, x: float, y: float = 0.0, *_: float) -> np.ndarray:
+        """The screen point of ``(x, y)`` (coordinates of the unturned plane)."""
+        turned = self.rotation @ np.array([x, y], dtype=float)
+        origin, unit = self.unit_line.get_start(), self.unit_line.get_length()
+        return np.array([origin[0] + turned[0] * unit, origin[1] + turned[1] * unit, 0.0])
