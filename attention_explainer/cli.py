@@ -225,5 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    """The console script."""
+    """The console script: refuses in one line (exit 2) when the ``video`` extra is missing."""
+    from ._extras import require_video_extra
+
+    require_video_extra()
     sys.exit(main())

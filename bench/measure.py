@@ -3,7 +3,8 @@
 ``python -m bench.measure -- COMMAND...`` runs in a process of its own, so the CPU time and
 peak memory it reads from ``getrusage(RUSAGE_CHILDREN)`` are those of COMMAND and its children
 only. Also: ``python -m bench.measure --parallel-renders SPEC.json`` renders several manim
-scenes at once (the floor and the peer scenes) and joins the clips, like the bundle does.
+scenes at once (the floor and the peer scenes) through the bundle's manim process
+(``attention_explainer.runner``) and joins the clips, like the bundle does.
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ def _parallel_renders(spec_file: Path) -> None:
 
     def render(item: dict[str, Any]) -> Path:
         media = Path(item["media_dir"])
+        # the bundle's manim process (attention_explainer.runner: plain manim render, no hooks
+        # asked for here), with the flags the bundle passes
         command = [
-            sys.executable, "-m", "manim", "render", f"-q{spec['quality']}", "--disable_caching",
+            sys.executable, "-m", "attention_explainer.runner", "--", f"-q{spec['quality']}", "--disable_caching",
             "--progress_bar", "none", "-v", "WARNING", "--media_dir", str(media), item["file"], item["scene"],
         ]  # fmt: skip
         env = dict(os.environ, **item.get("env", {}))

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 60
-CHECKED = ("attention_math", "bench", "tools")
+CHECKED = ("attention_math", "attention_explainer", "bench", "tools")
 
 
 def long_functions(path: Path, root: Path = ROOT) -> list[str]:
