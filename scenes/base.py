@@ -40,6 +40,7 @@ from scenes.plan import LECTURE
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
+    "BEAT_HOOKS",
     "MAX_SHOWN",
     "NUMBER_WIDTHS",
     "SCENE_LIMITS",
@@ -80,6 +81,11 @@ M = TypeVar("M", bound=Mobject)
 
 AFTER_PLAY_HOOKS: list[Callable[[ExplainerScene], None]] = []
 """Called with the scene after every ``play`` (the bundle's runner and the layout tests add here)."""
+
+BEAT_HOOKS: list[Callable[[ExplainerScene, str], float]] = []
+"""Called with the scene and a beat's caption as the beat starts; each returns the seconds the
+caption is spoken from there (0: not spoken). The beat then lasts at least that long (the scene
+waits for the voice) and its subtitle spans the speech. The bundle's runner adds its voice here."""
 
 
 @dataclass(frozen=True)
@@ -416,12 +422,15 @@ class ExplainerScene(Scene):
         start = self.renderer.time
         self.current_step = caption
         said, self._said = tuple(self._said), []
+        spoken = max((hook(self, caption) for hook in BEAT_HOOKS), default=0.0)
         if animations:
             self.play(*animations, **kwargs)
         if wait > 0:
             self.wait(wait)
+        if start + spoken - self.renderer.time > 1e-6:
+            self.wait(start + spoken - self.renderer.time)  # the voice is still speaking
         end = self.renderer.time
-        self.add_subcaption(caption, duration=end - start, offset=start - end)
+        self.add_subcaption(caption, duration=spoken or end - start, offset=start - end)
         self.beats.append(Beat(len(self.beats) + 1, caption, start, end, said))
         # As a manim-slides Slide (scenes/slides.py), every beat is one slide step.
         next_slide = getattr(self, "next_slide", None)
