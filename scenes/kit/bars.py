@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from manim import RIGHT, Line, Mobject, Rectangle, VGroup, VMobject
+from manim import RIGHT, Dot, Line, Mobject, Rectangle, Text, VGroup, VMobject
 
 from scenes.kit.palette import MUTED
 
@@ -50,13 +50,16 @@ class BarRows(VGroup):
     """
 
     def __init__(
-        self, labels: Sequence[VMobject], values: Sequence[float], *, width: float, pitch: float, color: str,
-        thickness: float = 0.62, gap: float = 0.25,
+        self, labels: Sequence[VMobject] | None, values: Sequence[float], *, width: float, pitch: float,
+        color: str, thickness: float = 0.62, gap: float = 0.25,
     ) -> None:
         super().__init__()
         numbers = np.asarray(values, dtype=float)
         low, high = min(0.0, float(numbers.min())), max(0.0, float(numbers.max()))
         unit = width / (high - low) if high > low else 1.0
+        if labels is None:  # rows named elsewhere (a table beside the bars): invisible anchors
+            labels = [Dot(radius=0.0, fill_opacity=0.0, stroke_opacity=0.0) for _ in numbers]
+            gap = 0.0
         label_right = max(label.width for label in labels)
         zero_x = label_right + gap - low * unit
         self.labels = VGroup(*labels)
@@ -71,7 +74,8 @@ class BarRows(VGroup):
         self.zero_line = Line((zero_x, top, 0.0), (zero_x, bottom, 0.0), color=MUTED, stroke_width=2)
         self.unit_line = Line((zero_x, top, 0.0), (zero_x + unit, top, 0.0), stroke_opacity=0.0)  # keeps the scale
         self.values = numbers
-        self.font = float(getattr(labels[0], "font_size", 24))  # the labels' size, for the numbers beside them
+        # the labels' size, for the numbers beside them
+        self.font = float(getattr(labels[0], "font_size", 24)) if isinstance(labels[0], Text) else 24.0
         self.add(self.labels, self.zero_line, self.unit_line, self.bars)
 
     def row_y(self, row: int) -> float:
