@@ -14,6 +14,7 @@ __all__ = ["INPUTS", "LECTURE", "OWN_PRESET", "RENDER_COST", "SHOWS", "STRUCTURE
 LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.raw_dot_products", "RawDotProducts"),
     ("scenes.projection", "Projection"),
+    ("scenes.spaces", "Spaces"),
     ("scenes.scores", "Scores"),
     ("scenes.softmax", "ScaleAndSoftmax"),
     ("scenes.weighted_sum", "WeightedSum"),
@@ -34,6 +35,7 @@ OWN_PRESET = frozenset({"RawDotProducts"})
 SHOWS: dict[str, frozenset[str]] = {
     "RawDotProducts": frozenset(),
     "Projection": INPUTS | {"queries", "keys", "values"},
+    "Spaces": frozenset({"embeddings", "queries", "keys", "values"}),
     "Scores": frozenset({"queries", "keys", "scores"}),
     "ScaleAndSoftmax": frozenset({"scores", "scaled_scores", "weights"}),
     "WeightedSum": frozenset({"weights", "values", "context"}),
@@ -46,6 +48,7 @@ SHOWS: dict[str, frozenset[str]] = {
 RENDER_COST: dict[str, float] = {
     "RawDotProducts": 1.7,
     "Projection": 1.7,
+    "Spaces": 0.8,
     "Scores": 1.0,
     "ScaleAndSoftmax": 1.1,
     "WeightedSum": 0.9,

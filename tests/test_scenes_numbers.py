@@ -70,6 +70,11 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("trace", "values", every(n, d_v)),
         ("step", "query_terms", lambda s: [(m, 0) for m in range(s.d_in)]),  # one entry of q_i by hand
     ],
+    "Spaces": [  # the shapes of the maps, said on screen: 3-d → 2-d (the positions are checked as plotted)
+        ("scenario", "d_in", lambda s: [()]),
+        ("scenario", "d_k", lambda s: [()]),
+        ("scenario", "d_v", lambda s: [()]),
+    ],
     "Scores": [
         ("step", "scores", every(n)),  # every score, at its bar
         ("step", "products", lambda s: [(0, m) for m in range(s.d_k)]),  # the first key worked out
