@@ -1,8 +1,16 @@
-"""Scene 7: coming next, the causal mask — a token may attend only to itself and earlier tokens."""
+"""Scene 8: coming next, the causal mask — a token may attend only to itself and earlier tokens.
+
+The scaled scores return on a token × token grid (numbers in the cells while they are legible,
+else colours, columns numbered); a mask slides over the keys after each query, their scores
+become −∞, and after the softmax their weights are 0. Beside the grid, one query's weights
+without and with the mask, a line per key: the last token's row is unchanged, an earlier one's
+changes, and its z with it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from manim import (
     DL,
@@ -10,6 +18,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     FadeIn,
     FadeOut,
     FadeTransform,
@@ -17,42 +26,71 @@ from manim import (
     MathTex,
     MoveToTarget,
     Polygon,
-    TransformFromCopy,
+    ReplacementTransform,
     TransformMatchingTex,
     VGroup,
 )
 
+from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
+from scenes.facts import TokenPart, position, value
 from scenes.kit.formula import formula_title
-from scenes.kit.heatmap import TokenGrid, fit_lattice, focus_row, heat_colors, row_box, row_sums, vector_line
-from scenes.kit.layout import BOTTOM, TOP
-from scenes.kit.palette import CONTEXT, FAINT, HIGHLIGHT, MUTED, WEIGHT
-from scenes.kit.text import text
+from scenes.kit.heatmap import (
+    HeatFit,
+    HeatGrid,
+    Legend,
+    cell_numbers,
+    fill_cells,
+    fit_heat,
+    key_column,
+    legend,
+    row_box,
+    text_width,
+    vector_line,
+    vector_width,
+    widest,
+)
+from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
+from scenes.kit.palette import CONTEXT, FAINT, HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.text import SMALLEST_SIZE, text
 
 __all__ = ["CausalMask"]
 
-SUMS = 1.5  # room for the "row sum" column right of the grid
-BELOW = 1.15  # room for the two z lines under the comparison row
+TABLE_MOST = 26  # the largest type of the comparison
+GAP = 0.8  # between the grid and the comparison beside it
+BAND = 0.7  # under the grid: its title and legend; under the comparison: z without and with the mask
 
 
 @dataclass
 class _Board:
-    grid: TokenGrid
+    fit: HeatFit
+    grid: HeatGrid
     titles: list[MathTex]  # scores, masked scores, their softmax
-    size: float
+    right: float  # where the comparison beside the grid starts
+    numbers: VGroup = field(default_factory=VGroup)
+    legend: VGroup = field(default_factory=VGroup)
+    marks: VGroup = field(default_factory=VGroup)  # colour only: "−∞" written once, on the mask
+
+
+def _table_size(fit: HeatFit) -> float:
+    """The comparison's type: the grid's, up to :data:`TABLE_MOST`; the floor beside a colour-only grid."""
+    return min(fit.size, TABLE_MOST) if fit.numbers else SMALLEST_SIZE
 
 
 class CausalMask(ExplainerScene):
     """The scaled scores, masked above the diagonal, softmaxed: rows change, z changes."""
 
     def construct(self) -> None:
-        self.add_source("causal", self.scenario.trace(causal=True), self.scenario.precision)
+        causal = self.scenario.trace(causal=True)
+        self.add_source("causal", causal, self.scenario.precision)
+        self.add_source("extremes", Extremes(self.trace), self.scenario.precision)
+        self.add_source("causal_extremes", Extremes(causal), self.scenario.precision)
         self.header("Coming next: the causal mask", "query", "key", "scale")
         board = self._board()
-        scores = self._scores(board)
-        mask = self._mask_future(board, scores)
-        weights = self._softmax(board, scores, mask)
-        self._rows_compared(board, weights)
+        self._scores(board)
+        mask = self._mask_future(board)
+        self._softmax(board, mask)
+        self._z_changes(board, self._row_changed(board, self._row_unchanged(board)))
 
     @property
     def _earlier(self) -> int:
@@ -60,118 +98,172 @@ class CausalMask(ExplainerScene):
         last = self.scenario.n_tokens - 1
         return self.second_query if self.second_query != last else max(last - 1, 0)
 
+    # -- layout ---------------------------------------------------------------------------------
+    def _comparison_width(self) -> float:
+        n = self.scenario.n_tokens
+        numbers = [self.text_for(value(source, "weights", i, j)) for source in ("trace", "causal")
+                   for i in range(n) for j in range(n)]
+        column = max(widest(numbers, TABLE_MOST), widest(["no mask"], TABLE_MOST))
+        return widest([f"k{n}"], TABLE_MOST) + 0.3 + 2 * (column + 0.3)
+
     def _board(self) -> _Board:
-        tokens, n = self.scenario.tokens, self.scenario.n_tokens
+        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        cells = [self.text_for(value(source, name, i, j)) for source, name in
+                 (("trace", "scaled_scores"), ("causal", "scaled_scores"), ("causal", "weights"))
+                 for i in range(n) for j in range(n)]
+        width = 2 * HALF_WIDTH - GAP - self._comparison_width()
+        # 0.3 left over the heads of the comparison for its title
+        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - BAND - 0.4,
+                       fill=min(width, 8.0))
+        grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
+                        row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
+                        column_limit=fit.column_limit, upright=fit.upright)
+        if fit.numbered:
+            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in range(n)])
+            grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
+                                        color=QUERY) for i, t in enumerate(tokens)])
+        total = grid.width + GAP + self._comparison_width()
+        grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]) + UP * ((TOP + BOTTOM + BAND) / 2 - 0.15 - grid.get_y()))
         scores_tex = ["Q", "K^{\\top}", "/\\sqrt{d_k}"] if self.trace.scaled else ["Q", "K^{\\top}"]
         masked_tex = ["\\mathrm{mask}\\big(", *scores_tex, "\\big)"]
-        titles = [formula_title(*scores_tex), formula_title(*masked_tex),
-                  formula_title("\\mathrm{softmax}\\big(", *masked_tex, "\\big)")]
-        title_h = max(t.height for t in titles) + 0.12
-        fields = [("trace", "scaled_scores"), ("causal", "scaled_scores"), ("causal", "weights"), ("trace", "weights")]
-        lattice = fit_lattice(
-            self, tokens, lambda lat: lat.block_width(tokens, n, fields) + SUMS,
-            height=(TOP - BOTTOM - title_h - 0.7 - BELOW) * n / (n + 1),
-        )
-        grid = TokenGrid(lattice, tokens, n, lattice.cell_width(fields), column_tokens=tokens)
-        spare = (TOP - title_h - grid.height) - (BOTTOM + BELOW + grid.cell_h)
-        grid.shift(RIGHT * (-(grid.width + SUMS) / 2 - grid.get_left()[0]))
-        grid.shift(DOWN * (grid.get_top()[1] - TOP + title_h + spare / 2))
+        titles = [formula_title(*tex, font_size=28) for tex in
+                  (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
         for title in titles:
-            title.next_to(grid, UP, buff=0.12).set_x(grid.cells.get_x())
-        return _Board(grid, titles, max(lattice.size, 22))
+            title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        return _Board(fit, grid, titles, grid.get_right()[0] + GAP)
+
+    def _numbers(self, board: _Board, source: str, name: str, ranges: str) -> VGroup:
+        if not board.fit.numbers:
+            return VGroup()
+        return cell_numbers(self, board.grid, source, name, ranges, size=board.fit.size)
+
+    def _legend(self, board: _Board, ranges: str, name: str, hue: str, title: MathTex) -> Legend:
+        return legend(self, ranges, name, hue).next_to(title, RIGHT, buff=0.35)
 
     # -- the beats ------------------------------------------------------------------------------
-    def _scores(self, board: _Board) -> VGroup:
+    def _scores(self, board: _Board) -> None:
         grid = board.grid
-        scores = grid.numbers(self, "trace", "scaled_scores", WEIGHT)
-        self.add(grid.cells)
+        fill_cells(self, grid, "trace", "scaled_scores", "extremes", INK, animate=False)
+        board.numbers = self._numbers(board, "trace", "scaled_scores", "extremes")
+        board.legend = self._legend(board, "extremes", "scaled_scores", INK, board.titles[0])
+        cells = [square for row in grid.squares for square in row]
         self.beat(
             "The scaled scores return: every query against every key.",
-            FadeIn(board.titles[0], grid.brackets, grid.row_labels, grid.column_labels),
-            LaggedStart(*(FadeIn(row, shift=DOWN * 0.1) for row in scores), lag_ratio=0.12), run_time=2, wait=1,
+            FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[0], board.legend),
+            LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
+            *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers), *self._note(board), run_time=2, wait=1,
         )
-        return scores
 
-    def _mask_future(self, board: _Board, scores: VGroup) -> Polygon:
+    def _note(self, board: _Board) -> list[Animation]:
+        if board.fit.numbers:
+            return []
+        note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
+        note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
+        return [FadeIn(note)]
+
+    def _mask_future(self, board: _Board) -> Polygon:
         """A mask slides over the keys after each query: their scores become −∞."""
         n, grid = self.scenario.n_tokens, board.grid
         mask = _mask(grid)
         hidden = [(i, j) for i in range(n) for j in range(i + 1, n)]
-        minus_inf = {(i, j): self.number("causal", "scaled_scores", i, j).move_to(scores[i][j]) for i, j in hidden}
+        old = board.numbers
+        board.numbers = self._numbers(board, "causal", "scaled_scores", "extremes")
+        if not board.fit.numbers:
+            board.marks = self._minus_infinity(board, hidden[0])
+        changes: list[Animation] = []
+        if board.fit.numbers:
+            changes = [FadeTransform(old[i][j], board.numbers[i][j]) for i, j in hidden]
+            changes += [ReplacementTransform(old[i][j], board.numbers[i][j]) for i in range(n) for j in range(i + 1)]
         self.beat(
             "A mask hides every key after the query: those scores become "
             f"{self.fmt('causal', 'scaled_scores', *hidden[0])}.",
-            FadeIn(mask, shift=DL * 0.6), TransformMatchingTex(board.titles[0], board.titles[1]),
-            *(FadeTransform(scores[i][j], minus_inf[i, j]) for i, j in hidden), run_time=2, wait=1.5,
+            FadeIn(mask, shift=DL * 0.6), TransformMatchingTex(board.titles[0], board.titles[1]), *changes,
+            board.legend.animate.next_to(board.titles[1], RIGHT, buff=0.35),
+            *([] if board.fit.numbers else [FadeIn(board.marks)]), run_time=2, wait=1.5,
         )
-        for (i, j), mob in minus_inf.items():
-            scores[i].submobjects[j] = mob
         return mask
 
-    def _softmax(self, board: _Board, scores: VGroup, mask: Polygon) -> VGroup:
+    def _minus_infinity(self, board: _Board, cell: tuple[int, int]) -> VGroup:
+        """Colour only: "−∞" written once, on the mask, for every hidden cell (the first one's)."""
+        n = self.scenario.n_tokens
+        sign = self.number("causal", "scaled_scores", *cell, size=26, color=INK)
+        return VGroup(sign.move_to(board.grid.cell_center(n // 4, (3 * n) // 4)))
+
+    def _softmax(self, board: _Board, mask: Polygon) -> None:
         """After the softmax the masked weights are 0, and each row still adds up to one."""
-        weights, fills = heat_colors(self, board.grid, "causal")
-        sums = row_sums(self, board.grid, "causal")
+        n, grid = self.scenario.n_tokens, board.grid
+        fills = fill_cells(self, grid, "causal", "weights", "causal_extremes", WEIGHT, animate=True)
+        old, board.numbers = board.numbers, self._numbers(board, "causal", "weights", "causal_extremes")
+        old_legend = board.legend
+        board.legend = self._legend(board, "causal_extremes", "weights", WEIGHT, board.titles[2])
+        sums = VGroup()
+        for i in range(n):
+            sign = self.equals(value("causal", "weights", i, reduce="sum"),
+                               [value("causal", "weights", i, j) for j in range(n)])
+            size = _table_size(board.fit)
+            line = VGroup(text(f"Σ {sign}", size=size, color=MUTED),
+                          self.number("causal", "weights", i, reduce="sum", size=size, color=WEIGHT))
+            sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, grid.row_y(i), 0)))
+        sums.align_to((board.right, 0, 0), LEFT)
         self.formula.generate_target()
         self.formula.target.light("query", "key", "scale", "softmax")
         self.beat(
-            "After the softmax they become zero weights, and each row still adds up to one.",
-            FadeTransform(scores, weights), *fills, mask.animate.set_fill(opacity=FAINT),
-            TransformMatchingTex(board.titles[1], board.titles[2]), MoveToTarget(self.formula),
-            FadeIn(sums, shift=LEFT * 0.2), run_time=2, wait=1.5,
+            "After the softmax they become zero weights, and each row still adds up to one." + self.said_rounded(),
+            *fills, *([FadeTransform(old, board.numbers)] if board.fit.numbers else []),
+            mask.animate.set_fill(opacity=FAINT), TransformMatchingTex(board.titles[1], board.titles[2]),
+            FadeTransform(old_legend, board.legend), MoveToTarget(self.formula),
+            LaggedStart(*(FadeIn(s, shift=LEFT * 0.2) for s in sums), lag_ratio=0.05),
+            *([FadeIn(self.rounding_note())] if self.rounding_shows else []), run_time=2, wait=1.5,
         )
-        self.play(FadeOut(sums), run_time=0.5)
-        return weights
+        self.play(FadeOut(sums), *([FadeOut(board.marks)] if len(board.marks) else []), run_time=0.5)
 
-    def _rows_compared(self, board: _Board, weights: VGroup) -> None:
-        """The last token's row is unchanged; an earlier one's changes, and its z with it."""
-        tokens, grid = self.scenario.tokens, board.grid
-        last, earlier = self.scenario.n_tokens - 1, self._earlier
-        causal_weights = self.sources["causal"][0].weights
+    def _comparison(self, board: _Board, row: int) -> VGroup:
+        """Row ``row``'s weights without and with the mask, a line per key, beside the grid."""
+        size = _table_size(board.fit)
+        heads = [self.label("no mask", size=size, color=MUTED), self.label("masked", size=size, color=WEIGHT)]
+        table = key_column(self, board.grid, [("trace", "weights", row, INK), ("causal", "weights", row, WEIGHT)],
+                           left=board.right, heads=heads, size=size)
+        title = self.label("row {} {}", position(row), TokenPart(self.scenario.tokens[row], 8), size=size,
+                           color=QUERY)
+        title.next_to(table[0], UP, buff=0.1).align_to((board.right, 0, 0), LEFT)
+        table.add(title)
+        return table
+
+    def _row_unchanged(self, board: _Board) -> tuple[VGroup, Any]:
+        """The last token could already see every token before it: its row is unchanged."""
+        last, grid = self.scenario.n_tokens - 1, board.grid
         box = row_box(grid, last)
-        before = self._unmasked_row(grid, last)
-        self.beat(
-            f"'{tokens[last]}' could already see every token before it: its row is unchanged.",
-            *focus_row(grid, weights, causal_weights, last), FadeIn(box),
-            TransformFromCopy(weights[last], before[1]), FadeIn(before[0]), run_time=2, wait=1.5,
-        )
-        after = self._unmasked_row(grid, earlier)
-        box.generate_target().move_to(row_box(grid, earlier))
-        self.beat(
-            f"'{tokens[earlier]}' loses the tokens after it, so its weights change.",
-            *focus_row(grid, weights, causal_weights, earlier), MoveToTarget(box),
-            FadeTransform(before, after), run_time=1.5, wait=1.5,
-        )
-        z_lines = self._z_lines(earlier, grid, after, board.size)
-        self.beat(
-            "In text generation a token may only attend to itself and the tokens before it.",
-            LaggedStart(*(FadeIn(line, shift=DOWN * 0.1) for line in z_lines), lag_ratio=0.4), run_time=2, wait=2,
-        )
+        table = self._comparison(board, last)
+        self.beat(f"'{self.scenario.tokens[last]}' could already see every token before it: its row is unchanged.",
+                  FadeIn(box), FadeIn(table, shift=LEFT * 0.2), run_time=1.5, wait=1.5)
+        return table, box
 
-    def _unmasked_row(self, grid: TokenGrid, row: int) -> VGroup:
-        """Row ``row`` of the unmasked weights, under the grid's columns, labelled "no mask"."""
-        size = grid.size
-        numbers = grid.place([[self.number("trace", "weights", row, j, size=size, color=WEIGHT)
-                               for j in range(len(grid.squares))]])[0]
-        numbers.shift(DOWN * (grid.cell_h * len(grid.squares) + 0.15))
-        label = text("no mask", size=size, color=MUTED).next_to(grid.brackets, LEFT, buff=0.15)
-        return VGroup(label.set_y(numbers.get_y()), numbers)
+    def _row_changed(self, board: _Board, shown: tuple[VGroup, Any]) -> VGroup:
+        """An earlier token loses the tokens after it, so its weights change."""
+        earlier, (old, box) = self._earlier, shown
+        table = self._comparison(board, earlier)
+        box.generate_target().move_to(row_box(board.grid, earlier))
+        self.beat(f"'{self.scenario.tokens[earlier]}' loses the tokens after it, so its weights change.",
+                  MoveToTarget(box), FadeTransform(old, table), run_time=1.5, wait=1.5)
+        return table
 
-    def _z_lines(self, row: int, grid: TokenGrid, anchor: VGroup, size: float) -> VGroup:
-        """z of the token without and with the mask, one line each, under the comparison row."""
-        lines = VGroup()
-        for caption, source in (("no mask", "trace"), ("masked", "causal")):
-            vector = vector_line(self, "z", source, "context", row, size=size, color=CONTEXT)
-            lines.add(VGroup(text(caption, size=size, color=MUTED), vector))
-        lines[0].next_to(anchor, DOWN, buff=0.22)
-        lines[1].next_to(lines[0], DOWN, buff=0.12)
-        for name, line in lines:
-            name.next_to(grid.brackets, LEFT, buff=0.15).set_y(line.get_y())
-            line.align_to(grid.cells, LEFT)
-        return lines
+    def _z_changes(self, board: _Board, table: VGroup) -> None:
+        """z of that token without and with the mask, in the band under the comparison."""
+        row, lines = self._earlier, VGroup()
+        room = HALF_WIDTH - board.legend.get_right()[0] - 0.3
+        size = next((s for s in (26, 24, 22) if s <= _table_size(board.fit) + 2 and text_width("no mask", s) + 0.2
+                     + vector_width(self, "z", "causal", "context", row, s) <= room), SMALLEST_SIZE)
+        for caption, source, color in (("no mask", "trace", INK), ("masked", "causal", CONTEXT)):
+            vector = vector_line(self, "z", source, "context", row, size=size, color=color)
+            lines.add(VGroup(text(caption, size=size, color=MUTED), vector).arrange(RIGHT, buff=0.2))
+        lines.arrange(DOWN, buff=0.1, aligned_edge=RIGHT)
+        lines.next_to(board.grid.brackets, DOWN, buff=0.12).align_to((HALF_WIDTH, 0, 0), RIGHT)
+        lines.shift(RIGHT * max(0.0, board.legend.get_right()[0] + 0.3 - lines.get_left()[0]))
+        self.beat("In text generation a token may only attend to itself and the tokens before it.",
+                  LaggedStart(*(FadeIn(line, shift=UP * 0.1) for line in lines), lag_ratio=0.4), run_time=2, wait=2)
 
 
-def _mask(grid: TokenGrid) -> Polygon:
+def _mask(grid: HeatGrid) -> Polygon:
     """A staircase over the cells above the diagonal."""
     n = len(grid.squares)
     half_w, half_h = grid.cell_w / 2, grid.cell_h / 2

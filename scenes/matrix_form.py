@@ -1,8 +1,15 @@
-"""Scene 6: the matrix form — softmax(Q Kᵀ/√d_k) V computes every context vector at once."""
+"""Scene 7: the matrix form — softmax(Q Kᵀ/√d_k) V computes every context vector at once.
+
+The score matrix is a token × token grid: with its numbers in the cells while they are legible,
+else in colour only (columns numbered, each row label its key), the numbers of the query's row
+written beside it. The softmax turns it into a heat map of weights (lightness over the grid's own
+range, a legend for its ends); × V gives Z, whose rows are the context vectors.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from manim import (
@@ -10,6 +17,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     FadeIn,
     FadeOut,
@@ -23,78 +31,134 @@ from manim import (
     VGroup,
 )
 
+from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
-from scenes.facts import position
+from scenes.facts import TokenPart, position, query_number, value
 from scenes.kit.formula import formula_title
-from scenes.kit.heatmap import TokenGrid, fit_lattice, focus_row, heat_colors, row_box, row_sums, vector_line
-from scenes.kit.layout import BOTTOM, TOP
-from scenes.kit.palette import CONTEXT, INK, MUTED, VALUE, WEIGHT
+from scenes.kit.heatmap import (
+    HeatFit,
+    HeatGrid,
+    Legend,
+    cell_numbers,
+    fill_cells,
+    fit_heat,
+    key_column,
+    legend,
+    opacity_of,
+    row_box,
+    vector_line,
+    vector_width,
+    widest,
+)
+from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
+from scenes.kit.palette import CONTEXT, DIM, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
+from scenes.kit.text import SMALLEST_SIZE, text
 
 __all__ = ["MatrixForm"]
 
-OPERATOR = 1.1  # room for "×" or "→" between the weights and V / Z
-Z_LINE = 0.9  # room for the line z_i = (…) under the grids
+OPERATOR = 1.0  # room for "×" or "→" between the weights and V / Z
+BAND = 0.62  # the band under the grids: the grid's title and legend, the line z_i = (…)
+GRID_FIELDS = ("scores", "scaled_scores", "weights")
+HUES = {"scores": INK, "scaled_scores": INK, "weights": WEIGHT}
 
 
 @dataclass
-class _Grids:
-    """The score grid (wide cells), the weight grid it becomes, V's grid, and their titles."""
+class _Board:
+    """The token grid, V's grid (Z takes its place), and how they are drawn."""
 
-    scores: TokenGrid
-    weights: TokenGrid
-    values: TokenGrid
+    fit: HeatFit
+    grid: HeatGrid
+    values: HeatGrid
     titles: dict[str, MathTex]
+    numbers: VGroup = field(default_factory=VGroup)  # the grid's numbers now (rows), if it carries them
+    strip: VGroup = field(default_factory=VGroup)  # colour only: the query row's numbers beside the grid
+    legend: VGroup = field(default_factory=VGroup)
+    title: str = "scores"  # the field the grid shows now
 
 
 class MatrixForm(ExplainerScene):
     """Q Kᵀ as a token × token grid, scaled, softmaxed into a heat map, times V gives Z."""
 
     def construct(self) -> None:
+        self.add_source("extremes", Extremes(self.trace), self.scenario.precision)
         self.header("The matrix form")
-        grids = self._grids()
+        board = self._board()
         self._formula_large()
-        scores = self._score_matrix(grids)
-        weights = self._heat_map(grids, scores)
-        context = self._times_values(grids)
-        self._rows_of_z(grids, weights, context)
+        self._score_matrix(board)
+        self._heat_map(board)
+        self._row_sums(board)
+        self._times_values(board)
+        self._rows_of_z(board)
 
     # -- layout from the data -------------------------------------------------------------
-    def _grids(self) -> _Grids:
-        tokens, n, d_v = self.scenario.tokens, self.scenario.n_tokens, self.scenario.d_v
+    def _texts(self, name: str, rows: int, columns: int) -> list[str]:
+        return [self.text_for(value("trace", name, i, j)) for i in range(rows) for j in range(columns)]
+
+    def _board(self) -> _Board:
+        n, d_v, tokens = self.scenario.n_tokens, self.scenario.d_v, self.scenario.tokens
+        grid_numbers = [t for name in GRID_FIELDS for t in self._texts(name, n, n)]
+        value_numbers = self._texts("values", n, d_v) + self._texts("context", n, d_v)
+        value_w = widest(value_numbers, 26)
+        strip_w = 1.6 + widest(grid_numbers, SMALLEST_SIZE)  # colour only: "k token" and a number
+        right_w = max(d_v * (value_w * 24 / 26 + 0.25) + 0.3, strip_w)
+        width = 2 * HALF_WIDTH - OPERATOR - right_w
+        fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.1,
+                       fill=min(width, 10.6 - OPERATOR - right_w))
+        grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
+                        row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
+                        column_limit=fit.column_limit, upright=fit.upright)
+        if fit.numbered:
+            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in range(n)])
+            grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
+                                        color=QUERY) for i, t in enumerate(tokens)])
+        value_size = fit.size if fit.numbers else SMALLEST_SIZE
+        values = HeatGrid(n, d_v, cell_w=value_w * value_size / 26 + 0.25, cell_h=fit.cell_h, size=value_size)
+        total = grid.width + OPERATOR + values.width
+        grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]))
+        grid.shift(UP * ((TOP + BOTTOM + BAND) / 2 - grid.get_y()))
+        values.shift(RIGHT * (grid.get_right()[0] + OPERATOR - values.get_left()[0]))
+        values.shift(UP * (grid.row_y(0) - values.row_y(0)))
         titles = {
-            "scores": formula_title("Q", "K^{\\top}"),
-            "scaled": formula_title("Q", "K^{\\top}", "/\\sqrt{d_k}"),
-            "weights": formula_title("\\mathrm{softmax}\\big(", "Q", "K^{\\top}", "/\\sqrt{d_k}", "\\big)"),
+            "scores": formula_title("Q", "K^{\\top}", font_size=28),
+            "scaled_scores": formula_title("Q", "K^{\\top}", "/\\sqrt{d_k}", font_size=28),
+            "weights": formula_title("\\mathrm{softmax}\\big(", "Q", "K^{\\top}", "/\\sqrt{d_k}", "\\big)",
+                                     font_size=28),
         }
-        title_h = max(t.height for t in titles.values()) + 0.12
-        score_fields = [("trace", "scores"), ("trace", "scaled_scores")]
-        weight_fields = [("trace", "weights")]
-        value_fields = [("trace", "values"), ("trace", "context")]
-        lattice = fit_lattice(
-            self, tokens,
-            lambda lat: max(
-                lat.block_width(tokens, n, score_fields),
-                lat.block_width(tokens, n, weight_fields) + OPERATOR + lat.block_width(tokens, d_v, value_fields),
-            ),
-            height=TOP - BOTTOM - title_h - 0.8 - Z_LINE,
-        )
-        # the scores need wider cells than the weights: the grid narrows at the softmax
-        score_grid = TokenGrid(lattice, tokens, n, lattice.cell_width(score_fields), column_tokens=tokens)
-        weights_grid = TokenGrid(lattice, tokens, n, lattice.cell_width(weight_fields), column_tokens=tokens)
-        values_grid = TokenGrid(lattice, tokens, d_v, lattice.cell_width(value_fields), row_color=MUTED)
-        # centred across the frame, and in the height left by the header and the subtitles
-        total = weights_grid.width + OPERATOR + values_grid.width
-        spare = (TOP - title_h - weights_grid.height) - (BOTTOM + Z_LINE)
-        weights_grid.shift(RIGHT * (-total / 2 - weights_grid.get_left()[0]))
-        weights_grid.shift(UP * (TOP - title_h - spare / 2 - weights_grid.get_top()[1]))
-        values_grid.next_to(weights_grid, RIGHT, buff=OPERATOR).align_to(weights_grid.cells, UP)
-        score_grid.align_to(weights_grid, UP)
-        score_grid.shift(RIGHT * (weights_grid.cells.get_left()[0] - score_grid.cells.get_left()[0]))
-        score_grid.shift(LEFT * max(0.0, score_grid.get_right()[0] - 6.8))
-        for name, title in titles.items():
-            grid = weights_grid if name == "weights" else score_grid
-            title.next_to(grid, UP, buff=0.12).set_x(grid.cells.get_x())
-        return _Grids(score_grid, weights_grid, values_grid, titles)
+        for title in titles.values():
+            title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        return _Board(fit, grid, values, titles)
+
+    # -- numbers on the grid --------------------------------------------------------------
+    def _grid_numbers(self, board: _Board, name: str) -> VGroup:
+        """The grid's cells' numbers (ink against each cell's fill), placed; nothing if colour only."""
+        if not board.fit.numbers:
+            return VGroup()
+        return cell_numbers(self, board.grid, "trace", name, "extremes", size=board.fit.size)
+
+    def _fill(self, board: _Board, name: str, *, animate: bool) -> list[Any]:
+        """The cells filled by ``name`` over its own range (the animations, or at once)."""
+        board.title = name
+        return fill_cells(self, board.grid, "trace", name, "extremes", HUES[name], animate=animate)
+
+    def _strip(self, board: _Board, name: str, row: int) -> VGroup:
+        """Colour only: row ``row`` of ``name`` as a column beside the grid, a line per key."""
+        if board.fit.numbers:
+            return VGroup()
+        head = self.label("row {}", position(row), size=SMALLEST_SIZE, color=QUERY)
+        return key_column(self, board.grid, [("trace", name, row, HUES[name])], left=board.values.get_left()[0],
+                          heads=[head])
+
+    def _legend(self, board: _Board, name: str) -> Legend:
+        scale = legend(self, "extremes", name, HUES[name])
+        return scale.next_to(board.titles[name], RIGHT, buff=0.35)
+
+    def _note(self, board: _Board) -> list[Animation]:
+        """Colour only: say so, in the corner above the row labels and left of the column numbers."""
+        if board.fit.numbers:
+            return []
+        note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
+        note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
+        return [FadeIn(note)]
 
     # -- the beats ----------------------------------------------------------------------------
     def _formula_large(self) -> None:
@@ -103,87 +167,122 @@ class MatrixForm(ExplainerScene):
                   TransformFromCopy(self.formula, big), run_time=1.5, wait=1.5)
         self.play(ReplacementTransform(big, self.formula), run_time=1)
 
-    def _score_matrix(self, grids: _Grids) -> VGroup:
-        """Q Kᵀ, then ÷ √d_k, on the wide grid."""
-        grid, titles = grids.scores, grids.titles
-        scores = grid.numbers(self, "trace", "scores", WEIGHT)
-        self.add(grid.cells)
+    def _score_matrix(self, board: _Board) -> None:
+        """Q Kᵀ, then ÷ √d_k: the numbers in the cells, or the colours and the query's row."""
+        grid, q = board.grid, self.scenario.query
+        self._fill(board, "scores", animate=False)
+        cells = [square for row in grid.squares for square in row]
+        board.numbers = self._grid_numbers(board, "scores")
+        board.strip = self._strip(board, "scores", q)
+        board.legend = self._legend(board, "scores")
         self.beat(
             "The score matrix Q Kᵀ: every query against every key, a row per query and a column per key.",
-            FadeIn(titles["scores"], grid.brackets, grid.row_labels, grid.column_labels),
-            LaggedStart(*(FadeIn(row, shift=DOWN * 0.1) for row in scores), lag_ratio=0.15),
-            self._light("query", "key"), run_time=2.5, wait=1.2,
+            FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles["scores"]),
+            LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
+            *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers), FadeIn(board.legend), *self._note(board),
+            FadeIn(board.strip), self._light("query", "key"), run_time=2.5, wait=1.2,
         )
-        if not self.trace.scaled:
-            return scores
-        scaled = grid.numbers(self, "trace", "scaled_scores", WEIGHT)
-        self.beat(
-            "Divide every score by √d_k.",
-            FadeTransform(scores, scaled), TransformMatchingTex(titles["scores"], titles["scaled"]),
-            self._light("query", "key", "scale"), run_time=1.5, wait=1.2,
-        )
-        return scaled
+        if self.trace.scaled:
+            self._change_numbers(board, "scaled_scores", "Divide every score by √d_k.", "query", "key", "scale")
 
-    def _heat_map(self, grids: _Grids, scaled: VGroup) -> VGroup:
-        """The row-wise softmax turns the grid into a heat map of weights; each row adds up to one."""
-        titles = grids.titles
-        weights, _ = heat_colors(self, grids.weights, "trace", animate=False)
+    def _change_numbers(self, board: _Board, name: str, caption: str, *lit: str, **options: float) -> None:
+        """The grid (colours, numbers, strip, legend, title) turns from its current field to ``name``."""
+        old, numbers, strip, legend = board.title, board.numbers, board.strip, board.legend
+        fills = self._fill(board, name, animate=True)
+        board.numbers = self._grid_numbers(board, name)
+        board.strip = self._strip(board, name, self.scenario.query)
+        board.legend = self._legend(board, name)
         self.beat(
-            "A softmax along each row turns the scores into weights: a heat map.",
-            # the grid first, so the numbers land on top of the heat-map cells
-            ReplacementTransform(grids.scores, grids.weights), FadeTransform(scaled, weights),
-            TransformMatchingTex(titles["scaled" if self.trace.scaled else "scores"], titles["weights"]),
-            self._light("query", "key", "scale", "softmax"), run_time=2, wait=1.5,
+            caption, *fills,
+            *([FadeTransform(numbers, board.numbers)] if board.fit.numbers else []),
+            *([FadeTransform(strip[2], board.strip[2]), ReplacementTransform(strip[:2], board.strip[:2])]
+              if not board.fit.numbers else []),
+            FadeTransform(legend, board.legend), TransformMatchingTex(board.titles[old], board.titles[name]),
+            self._light(*lit), run_time=options.get("run_time", 1.5), wait=options.get("wait", 1.2),
         )
-        sums = row_sums(self, grids.weights, "trace")
-        self.beat("Each row of weights adds up to one.", LaggedStart(*map(FadeIn, sums), lag_ratio=0.1), run_time=1.5)
+
+    def _heat_map(self, board: _Board) -> None:
+        """The row-wise softmax turns the grid into a heat map of weights."""
+        self._change_numbers(board, "weights", "A softmax along each row turns the scores into weights: a heat map.",
+                             "query", "key", "scale", "softmax", run_time=2.0, wait=1.5)
+
+    def _row_sums(self, board: _Board) -> None:
+        """Each row of weights adds up to one: the sums beside the rows, where V will come."""
+        n = self.scenario.n_tokens
+        size = board.fit.size if board.fit.numbers else SMALLEST_SIZE
+        sums = VGroup()
+        for i in range(n):
+            terms = [value("trace", "weights", i, j) for j in range(n)]
+            sign = self.equals(value("trace", "weights", i, reduce="sum"), terms)
+            line = VGroup(text(f"Σ {sign}", size=size, color=MUTED),
+                          self.number("trace", "weights", i, reduce="sum", size=size, color=WEIGHT))
+            sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, board.grid.row_y(i), 0)))
+        sums.align_to(board.values, LEFT)
+        self.beat("Each row of weights adds up to one." + self.said_rounded(), FadeOut(board.strip),
+                  LaggedStart(*(FadeIn(s) for s in sums), lag_ratio=0.1), *self._rounding(), run_time=1.5)
         self.play(FadeOut(sums), run_time=0.5)
-        return weights
+        board.strip = VGroup()
 
-    def _times_values(self, grids: _Grids) -> VGroup:
+    def _rounding(self) -> list[Animation]:
+        """The rounding note, the first time a ``≈`` is written."""
+        if not self.rounding_shows or getattr(self, "_noted", False):
+            return []
+        self._noted = True
+        return [FadeIn(self.rounding_note())]
+
+    def _times_values(self, board: _Board) -> None:
         """× V, then = Z: each row of Z mixes the value rows by that row's weights."""
-        values_grid = grids.values
-        values = values_grid.numbers(self, "trace", "values", VALUE)
-        times = MathTex("\\times", font_size=40, color=INK).move_to(_between(grids.weights, values_grid))
-        v_title = formula_title("V").next_to(values_grid.brackets, UP, buff=0.15)
-        self.beat(
-            "Multiply the weights by V, the values: a row per token.",
-            FadeIn(values_grid.brackets, values_grid.row_labels, values, v_title, times, shift=LEFT * 0.3),
-            self._light(), run_time=1.5, wait=1.2,
-        )
-        context = values_grid.numbers(self, "trace", "context", CONTEXT)
-        z_title = formula_title("Z").move_to(v_title)
-        arrow = Arrow(LEFT * 0.45, RIGHT * 0.45, buff=0, color=MUTED, stroke_width=3).move_to(times)
-        by_v = formula_title("\\times", "V").scale(0.8).next_to(arrow, UP, buff=0.08)
-        self.beat(
-            "Weights × V = Z: each row of Z mixes the value rows by that row's weights.",
-            FadeTransform(values, context), ReplacementTransform(v_title, z_title),
-            ReplacementTransform(times, arrow), FadeIn(by_v), run_time=2, wait=1.5,
-        )
-        return context
+        grid, values_grid, n, d_v = board.grid, board.values, self.scenario.n_tokens, self.scenario.d_v
+        size = values_grid.size
+        values = values_grid.place([[self.number("trace", "values", j, m, size=size, color=VALUE)
+                                     for m in range(d_v)] for j in range(n)])
+        between = np.array([(grid.brackets.get_right()[0] + values_grid.get_left()[0]) / 2, grid.cells.get_y(), 0])
+        times = MathTex("\\times", font_size=40, color=INK).move_to(between)
+        v_title = formula_title("V", font_size=30).next_to(values_grid.brackets, UP, buff=0.15)
+        self.beat("Multiply the weights by V, the values: a row per token.",
+                  FadeIn(values_grid.brackets, values, v_title, times, shift=LEFT * 0.3), self._light(),
+                  run_time=1.5, wait=1.2)
+        context = values_grid.place([[self.number("trace", "context", i, m, size=size, color=CONTEXT)
+                                      for m in range(d_v)] for i in range(n)])
+        z_title = formula_title("Z", font_size=30).move_to(v_title)
+        arrow = Arrow(LEFT * 0.4, RIGHT * 0.4, buff=0, color=MUTED, stroke_width=3).move_to(times)
+        by_v = formula_title("\\times", "V", font_size=26).next_to(arrow, UP, buff=0.08)
+        self.beat("Weights × V = Z: each row of Z mixes the value rows by that row's weights.",
+                  FadeTransform(values, context), ReplacementTransform(v_title, z_title),
+                  ReplacementTransform(times, arrow), FadeIn(by_v), run_time=2, wait=1.5)
+        self.context = context
 
-    def _rows_of_z(self, grids: _Grids, weights: VGroup, context: VGroup) -> None:
+    def _rows_of_z(self, board: _Board) -> None:
         """The query's row gives its z, as before; then another token's row gives its own."""
         q, other, tokens = self.scenario.query, self.second_query, self.scenario.tokens
-        weight_values = np.asarray(self.trace.weights)
-        weights_box, z_box = row_box(grids.weights, q), row_box(grids.values, q)
-        z_line = self._z_line(q, grids.values)
-        said = f"The row of '{tokens[q]}' gives z{self.cite(position(q))} = ("
+        weights_box, z_box = row_box(board.grid, q), row_box(board.values, q)
+        z_line = self._z_line(board, q)
+        said = f"The row of '{tokens[q]}' gives z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("trace", "context", q, m) for m in range(self.scenario.d_v))
-        self.beat(
-            said + "), the same as before.",
-            *focus_row(grids.weights, weights, weight_values, q), FadeIn(weights_box, z_box),
-            TransformFromCopy(context[q], z_line[2::2]), FadeIn(z_line[:2], z_line[3::2]), run_time=2, wait=1.5,
-        )
-        next_line = self._z_line(other, grids.values)
-        weights_box.generate_target().move_to(row_box(grids.weights, other))
-        z_box.generate_target().move_to(row_box(grids.values, other))
-        self.beat(
-            "Every token gets its own context vector, all in one matrix product.",
-            *focus_row(grids.weights, weights, weight_values, other), MoveToTarget(weights_box), MoveToTarget(z_box),
-            FadeOut(z_line), TransformFromCopy(context[other], next_line[2::2]), FadeIn(next_line[:2], next_line[3::2]),
-            run_time=2, wait=2,
-        )
+        self.beat(said + "), the same as before.", *self._focus(board, q), FadeIn(weights_box, z_box),
+                  TransformFromCopy(self.context[q], z_line[2::2]), FadeIn(z_line[:2], z_line[3::2]),
+                  run_time=2, wait=1.5)
+        next_line = self._z_line(board, other)
+        weights_box.generate_target().move_to(row_box(board.grid, other))
+        z_box.generate_target().move_to(row_box(board.values, other))
+        self.beat("Every token gets its own context vector, all in one matrix product.",
+                  *self._focus(board, other), MoveToTarget(weights_box), MoveToTarget(z_box), FadeOut(z_line),
+                  TransformFromCopy(self.context[other], next_line[2::2]), FadeIn(next_line[:2], next_line[3::2]),
+                  run_time=2, wait=2)
+
+    def _focus(self, board: _Board, row: int) -> list[object]:
+        """Light row ``row`` of the heat map (cells, numbers, label) and dim the others."""
+        matrix = np.asarray(self.trace.weights)
+        low, high = (self.value_of(value("extremes", "weights", k)) for k in (0, 1))
+        animations: list[object] = []
+        for i, squares in enumerate(board.grid.squares):
+            share = 1.0 if i == row else DIM
+            animations += [s.animate.set_fill(opacity=opacity_of(float(matrix[i, j]), low, high) * share)
+                           for j, s in enumerate(squares)]
+            animations.append(board.grid.row_labels[i].animate.set_opacity(share))
+            if board.fit.numbers:
+                animations.append(board.numbers[i].animate.set_opacity(share))
+        return animations
 
     def _light(self, *parts: str) -> MoveToTarget:
         """Light parts of the corner formula (all when none are named)."""
@@ -191,13 +290,13 @@ class MatrixForm(ExplainerScene):
         self.formula.target.light(*parts)
         return MoveToTarget(self.formula)
 
-    def _z_line(self, row: int, grid: TokenGrid) -> VGroup:
-        """z_i = (…) under Z, inside the frame."""
-        line = vector_line(self, "z", "trace", "context", row, size=max(grid.size, 24), color=CONTEXT)
-        line.next_to(grid.cells, DOWN, buff=0.35).set_x(grid.cells.get_x())
-        return line.shift(LEFT * max(0.0, line.get_right()[0] - 6.8))
-
-
-def _between(left: TokenGrid, right: TokenGrid) -> np.ndarray:
-    """The point between two grids, at the height of the rows."""
-    return np.array([(left.brackets.get_right()[0] + right.row_labels.get_left()[0]) / 2, left.cells.get_y(), 0])
+    def _z_line(self, board: _Board, row: int) -> VGroup:
+        """z_i = (…) in the band under Z, inside the frame and clear of the legend."""
+        room = HALF_WIDTH - board.legend.get_right()[0] - 0.3
+        size = next((s for s in (24, 22) if vector_width(self, "z", "trace", "context", row, s) <= room),
+                    SMALLEST_SIZE)
+        line = vector_line(self, "z", "trace", "context", row, size=size, color=CONTEXT)
+        line.next_to(board.values.brackets, DOWN, buff=0.18)
+        x = min(board.values.brackets.get_x(), HALF_WIDTH - line.width / 2)
+        x = max(x, board.legend.get_right()[0] + 0.3 + line.width / 2)
+        return line.shift(RIGHT * (x - line.get_x()))

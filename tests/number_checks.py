@@ -65,6 +65,18 @@ def expected_text(value: float, precision: int) -> str:
     return "−" + digits if rounded < 0 else digits
 
 
+class _Ranges:
+    """Each matrix's smallest and largest finite entry, as a heat map's legend writes them."""
+
+    def __init__(self, trace: Any) -> None:
+        self._trace = trace
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        matrix = np.asarray(getattr(self._trace, name), dtype=float)
+        finite = matrix[np.isfinite(matrix)]
+        return np.array([finite.min(), finite.max()])
+
+
 def _raw_dot_product() -> Scenario:
     return preset("raw-dot-product")
 
@@ -74,6 +86,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "trace": lambda s: (s.trace(), s.precision),
     "step": lambda s: (s.query_step(), s.precision),
     "causal": lambda s: (s.trace(causal=True), s.precision),
+    # the ends of each heat map's colour scale
+    "extremes": lambda s: (_Ranges(s.trace()), s.precision),
+    "causal_extremes": lambda s: (_Ranges(s.trace(causal=True)), s.precision),
     # scene 1 shows its own preset: raw dot products (X plays every role), then W_K's keys
     "raw": lambda s: (_raw_dot_product().simplified().trace(), _raw_dot_product().precision),
     "raw_step": lambda s: (_raw_dot_product().simplified().query_step(), _raw_dot_product().precision),

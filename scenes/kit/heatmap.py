@@ -1,268 +1,406 @@
-"""Token × token grids and heat maps: scores and weights with a row per query, a column per key.
+"""Token × token grids and heat maps: a row per query, a column per key, lightness by value.
 
-A :class:`TokenGrid` is an ``n × m`` matrix whose rows (and, for score and weight matrices,
-columns) are tokens. Cell sizes, font size and label length come from the data through
-:func:`fit_lattice`, so every scenario lays out without overlaps. Several matrices of numbers
-(scores, scaled scores, weights) can sit on one grid in turn; the weights are drawn as a heat
-map: one hue (WEIGHT), fill opacity by value, the number in a contrasting colour.
+A :class:`HeatGrid` is a bracketed lattice of cells with token labels on its rows and,
+above its columns, flat or upright (a quarter turn, never staggered). A heat map fills each
+cell with one hue, its lightness spread over the grid's own range (from the smallest number
+to the largest), so weights of 0.16 and 0.31 look different; a :class:`Legend` writes the two
+ends. Numbers, when the cells carry them, are drawn in a contrasting ink: dark on light cells,
+light on dark ones. Grids hold no numbers of their own: the scene makes (and records) them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, Rectangle, SurroundingRectangle, Text, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, SurroundingRectangle, Text, VGroup
 
-from scenes.facts import position, value
+from scenes.facts import Fact
 from scenes.kit.grids import Brackets
-from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
-from scenes.kit.text import shorten_token, text, token_text
+from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY
+from scenes.kit.text import SMALLEST_SIZE, shorten_token, text, token_text
 
 __all__ = [
-    "FRAME_WIDTH",
-    "Lattice",
-    "TokenGrid",
-    "fit_lattice",
-    "focus_row",
-    "heat_colors",
+    "FLAT_LIMIT",
+    "HeatFit",
+    "HeatGrid",
+    "Legend",
+    "cell_numbers",
+    "column_limit",
+    "fill_cells",
+    "fit_heat",
+    "ink_on",
+    "key_column",
+    "legend",
     "opacity_of",
     "row_box",
-    "row_sums",
+    "stack",
+    "text_height",
     "text_width",
+    "upright_height",
     "vector_line",
+    "vector_width",
     "widest",
 ]
 
-FRAME_WIDTH = 13.6  # usable width: x in ±6.8
-SIZES = (26, 24, 22, 20)  # font sizes tried, largest first (20 still reads at 480p)
-LABEL_LIMITS = (10, 8, 6, 5, 4)  # characters kept of a row label, most first
-PAD = 0.24  # horizontal space around the widest number of a cell
-TIGHT_PAD = 0.16  # the same when space is short
-LABEL_GAP = 0.15  # between a row label and its bracket
-BRACKET = 0.22  # what the two brackets add to a block's width
+LOWEST, HIGHEST = 0.07, 0.92  # fill opacity of a grid's smallest and largest number
+FLAT_LIMIT = 5  # column labels lie flat when every token, cut to this many characters, fits its cell
+LABEL_GAP = 0.12  # between labels and the bracket
 
 
 @cache
-def _width26(content: str) -> float:
-    return float(text(content, size=26).width)
+def _extent26(content: str) -> tuple[float, float]:
+    mob = text(content, size=26)
+    return float(mob.width), float(mob.height)
 
 
 def text_width(content: str, size: float) -> float:
     """Width of ``text(content, size=size)``: Pango text scales linearly with its size."""
-    return _width26(content) * size / 26
+    return _extent26(content)[0] * size / 26
 
 
-def widest(scene: Any, source: str, field: str, size: float) -> float:
-    """The widest formatted entry of a matrix field, at ``size``."""
-    rows, columns = np.shape(getattr(scene.sources[source][0], field))
-    return max(
-        text_width(scene.text_for(value(source, field, i, j)), size) for i in range(rows) for j in range(columns)
-    )
+def widest(strings: Sequence[str], size: float) -> float:
+    """The width of the widest of ``strings`` at ``size``, measuring one string per shape.
+
+    Digits are equally wide in the project's font, so numbers of one shape (the same signs,
+    points and count of digits: "0.17" and "0.25") are equally wide: a grid of hundreds of
+    numbers measures a handful.
+    """
+    shapes = {re.sub(r"\d", "0", content) for content in strings}
+    return max((text_width(shape, size) for shape in shapes), default=0.0)
+
+
+def text_height(size: float) -> float:
+    """Height of a line of digits and letters at ``size``."""
+    return _extent26("Ag0")[1] * size / 26
+
+
+def opacity_of(number: float, low: float, high: float) -> float:
+    """Fill opacity of a cell: the grid's smallest number darkest, its largest brightest.
+
+    >>> opacity_of(0.16, 0.16, 0.31), opacity_of(0.31, 0.16, 0.31)
+    (0.07, 0.92)
+    >>> opacity_of(float("-inf"), 0.0, 1.0), opacity_of(0.5, 0.5, 0.5)  # masked; all equal
+    (0.07, 0.495)
+    """
+    if not np.isfinite(number):
+        return LOWEST
+    share = 0.5 if high <= low else (number - low) / (high - low)
+    return round(LOWEST + (HIGHEST - LOWEST) * float(np.clip(share, 0.0, 1.0)), 4)
+
+
+def ink_on(opacity: float) -> str:
+    """The ink of a number on a cell filled this much: dark on light cells, light on dark ones."""
+    return BACKGROUND if opacity > 0.5 else INK
+
+
+def column_limit(tokens: Sequence[str], room: float, size: float, most: int = 10) -> int:
+    """The most characters (up to ``most``) every token may keep to be at most ``room`` long."""
+    limit = most
+    while limit > 3 and max(text_width(shorten_token(t, limit), size) for t in tokens) > room:
+        limit -= 1
+    return limit
+
+
+def upright_height(tokens: Sequence[str], size: float, limit: int) -> float:
+    """The height of upright (a quarter turn) column labels cut to ``limit`` characters."""
+    return max(text_width(shorten_token(t, limit), size) for t in tokens)
 
 
 @dataclass(frozen=True)
-class Lattice:
-    """Font size, label length, cell padding and row pitch shared by the matrices of a scene."""
+class HeatFit:
+    """How an ``n × n`` token grid is drawn: with its numbers in the cells, or in colour only.
 
-    scene: Any
-    size: float
-    label_limit: int
-    pad: float
-    cell_h: float
-
-    def label_width(self, tokens: Sequence[str]) -> float:
-        return max(text_width(shorten_token(t, self.label_limit), self.size) for t in tokens)
-
-    def cell_width(self, fields: Sequence[tuple[str, str]]) -> float:
-        """A cell wide enough for every entry of the ``(source, field)`` matrices."""
-        return max(widest(self.scene, source, field, self.size) for source, field in fields) + self.pad
-
-    def block_width(self, tokens: Sequence[str], columns: int, fields: Sequence[tuple[str, str]]) -> float:
-        """Width of a token-labelled matrix of these fields: labels, brackets and cells."""
-        return self.label_width(tokens) + LABEL_GAP + BRACKET + columns * self.cell_width(fields)
-
-
-def fit_lattice(
-    scene: Any, tokens: Sequence[str], total_width: Callable[[Lattice], float], *, height: float
-) -> Lattice:
-    """The largest font size (then the longest labels, then tighter cells) that fits the frame.
-
-    ``total_width(lattice)`` returns the scene's widest row of matrices; ``height`` is the
-    height available to the ``n`` rows.
+    ``numbers`` false means the grid is too large for legible numbers in every cell: each cell
+    shows its colour and the scene writes the numbers of the rows the beat is about elsewhere.
     """
-    cell_h = float(np.clip(height / len(tokens), 0.4, 0.62))
-    candidates = [(size, limit, PAD) for size in SIZES for limit in LABEL_LIMITS[:2]]
-    candidates += [(SIZES[-1], limit, TIGHT_PAD) for limit in LABEL_LIMITS]
-    for size, limit, pad in candidates:
-        lattice = Lattice(scene, size, limit, pad, cell_h)
-        if total_width(lattice) <= FRAME_WIDTH - 0.2:  # the estimate is rough at the edges
-            break
-    return lattice
+
+    numbers: bool
+    size: float  # type size of the labels (and of the numbers in the cells)
+    cell_w: float
+    cell_h: float
+    row_limit: int  # characters kept of a row label
+    column_limit: int
+    upright: bool  # column labels read upwards (a quarter turn) rather than lying flat
+    numbered: bool = False  # columns are numbered and each row label starts with its number (the key)
+
+    def grid_width(self, tokens: Sequence[str], columns: int) -> float:
+        """Row labels, their gap, the brackets and the cells."""
+        labels = max(text_width(shorten_token(t, self.row_limit), self.size) for t in tokens)
+        return labels + LABEL_GAP + 0.2 + columns * self.cell_w
+
+    def column_height(self, tokens: Sequence[str]) -> float:
+        """What the column labels take above the bracket."""
+        if self.upright and not self.numbered:
+            return upright_height(tokens, self.size, self.column_limit) + LABEL_GAP
+        return text_height(self.size) + LABEL_GAP
 
 
-class TokenGrid(VGroup):
-    """A bracketed ``rows × columns`` lattice with token row labels and optional key columns.
+NUMBER_SIZES = (30, 28, 26, 24, 22, SMALLEST_SIZE)
+"""Type sizes tried for a grid that carries its numbers, largest first."""
 
-    ``squares[i][j]`` are the heat-map cells (no fill until :func:`heat_colors`), row ``i``
-    sits at ``y = -i · cell_h`` before the grid is moved. Numbers are placed with
-    :meth:`place` and are not part of the grid, so several matrices can take turns on it.
+
+def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, height: float,
+                      size: float) -> HeatFit | None:
+    n = len(tokens)
+    cell_w = widest26 * size / 26 + 0.22
+    cell_h = text_height(size) + 0.2
+    for row_limit in (10, 8, 6):
+        room = width - n * cell_w - LABEL_GAP - 0.2
+        if max(text_width(shorten_token(t, row_limit), size) for t in tokens) > room:
+            continue
+        flat = max(text_width(shorten_token(t, FLAT_LIMIT), size) for t in tokens) <= cell_w - 0.08
+        limit = column_limit(tokens, cell_w - 0.08, size) if flat else 6
+        fit = HeatFit(True, size, cell_w, cell_h, row_limit, limit, not flat)
+        if n * cell_h + fit.column_height(tokens) <= height:
+            return fit
+    return None
+
+
+def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: float,
+             fill: float = 0.0) -> HeatFit:
+    """The largest legible drawing of an ``n × n`` grid of these tokens in ``width × height``.
+
+    ``widest26`` is the width of the widest number the cells must carry, at size 26. When no
+    type size down to the floor fits every cell's number, the grid is drawn in colour only, its
+    cells as large as fit. ``fill``: stretch the cells (up to twice their width) until the grid
+    is that wide, so a small grid fills its part of the frame.
+    """
+    n = len(tokens)
+    for size in NUMBER_SIZES:
+        fit = _fit_with_numbers(tokens, widest26, width, height, size)
+        if fit is not None:
+            spare = fill - fit.grid_width(tokens, n)
+            wider = min(fit.cell_w * 2.0, fit.cell_w + spare / n) if spare > 0 else fit.cell_w
+            # a few rows grow taller too, so a small grid is not a sliver
+            taller = max(fit.cell_h, min(1.0, 0.75 * wider, (height - fit.column_height(tokens)) / n))
+            return HeatFit(True, size, wider, taller, fit.row_limit, fit.column_limit, fit.upright)
+    # colour only: columns numbered 1…n, each row label "j token" is the key
+    size = float(SMALLEST_SIZE)
+    labels = max(text_width(f"{n} " + shorten_token(t, 8), size) for t in tokens)
+    cell_h = min(0.5, (height - text_height(size) - LABEL_GAP) / n)
+    cell_w = min(0.6, max(cell_h, (width - labels - LABEL_GAP - 0.2) / n))  # room for two-digit numbers
+    return HeatFit(False, size, cell_w, cell_h, 8, 0, False, numbered=True)
+
+
+class _UprightMixin:
+    """A text turned a quarter turn: its type size is measured across it, not along its height."""
+
+    width: float
+    initial_height: float
+    _font_size: float
+
+    @property
+    def font_size(self) -> float:
+        # manim measures a text's size by its height; turned upright, that is its width
+        return self.width / self.initial_height * self._font_size
+
+
+def _upright(label: Text) -> Text:
+    """``label`` turned to read upwards, still knowing its type size."""
+    label.rotate(PI / 2)
+    label.__class__ = type("Upright" + type(label).__name__, (_UprightMixin, type(label)), {})
+    return label
+
+
+class HeatGrid(VGroup):
+    """``rows × columns`` cells in brackets, token labels left of the rows and above the columns.
+
+    ``squares[i][j]`` are the cells (unfilled until a scene fills them); row ``i`` sits at
+    ``y = -i · cell_h`` before the grid is moved. Column labels lie flat when ``upright`` is
+    false, else they read upwards; either way one label per column, never staggered.
     """
 
     def __init__(
-        self, lattice: Lattice, rows: Sequence[str], columns: int, cell_w: float, *,
-        row_color: str = QUERY, column_tokens: Sequence[str] | None = None, column_color: str = KEY,
+        self, rows: int, columns: int, *, cell_w: float, cell_h: float, size: float,
+        row_tokens: Sequence[str] | None = None, row_limit: int = 10, row_color: str = QUERY,
+        column_tokens: Sequence[str] | None = None, column_limit: int = 10, upright: bool = False,
+        column_color: str = KEY, gap: float = 0.05,
     ) -> None:
         super().__init__()
-        # keep sizes, not the lattice: it refers to the scene, and mobjects get deep-copied
-        self.size, self.cell_w, self.cell_h = lattice.size, cell_w, lattice.cell_h
+        self.size, self.cell_w, self.cell_h = size, cell_w, cell_h
         self.squares = [
-            [
-                Rectangle(width=cell_w - 0.05, height=self.cell_h - 0.05, stroke_width=0, fill_color=WEIGHT,
-                          fill_opacity=0).move_to((j * cell_w, -i * self.cell_h, 0))
-                for j in range(columns)
-            ]
-            for i in range(len(rows))
+            [Rectangle(width=cell_w - gap, height=cell_h - gap, stroke_width=0, fill_opacity=0)
+             .move_to((j * cell_w, -i * cell_h, 0)) for j in range(columns)]
+            for i in range(rows)
         ]
-        self.cells = VGroup(*(sq for row in self.squares for sq in row))
-        self.brackets = Brackets(self.cells, buff=0.06)
-        self.row_labels = VGroup(
-            *(token_text(t, limit=lattice.label_limit, size=lattice.size, color=row_color) for t in rows)
-        )
+        self.cells = VGroup(*(square for row in self.squares for square in row))
+        self.brackets = Brackets(self.cells, buff=0.06, serif=min(0.12, cell_w / 3))
+        self.row_labels = VGroup(*(token_text(t, limit=row_limit, size=size, color=row_color)
+                                   for t in row_tokens or ()))
         for i, label in enumerate(self.row_labels):
-            label.next_to(self.brackets, LEFT, buff=LABEL_GAP).set_y(-i * self.cell_h)
+            label.next_to(self.brackets, LEFT, buff=LABEL_GAP).set_y(-i * cell_h)
         self.column_labels = VGroup()
-        if column_tokens is not None:
-            self._add_column_labels(column_tokens, column_color)
+        for j, token in enumerate(column_tokens or ()):
+            label = token_text(token, limit=column_limit, size=size, color=column_color)
+            if upright:
+                _upright(label)
+            self.column_labels.add(label.next_to(self.brackets, UP, buff=LABEL_GAP).set_x(j * cell_w))
+        if upright:  # upright labels start at one line, just above the bracket
+            for label in self.column_labels:
+                label.align_to(self.brackets, DOWN).shift(UP * (self.brackets.height + LABEL_GAP))
         self.add(self.cells, self.brackets, self.row_labels, self.column_labels)
-
-    def _add_column_labels(self, tokens: Sequence[str], color: str) -> None:
-        """Key labels over the columns; staggered on two lines when one line is too tight."""
-        size = self.size
-        one_line = all(text_width(shorten_token(t), size) <= self.cell_w - 0.1 for t in tokens)
-        line_h = 0.36 * size / 26
-        last = len(tokens) - 1
-        for j, token in enumerate(tokens):
-            # staggered labels may spread over two cells; the outer ones only inwards
-            room = self.cell_w - 0.1
-            if not one_line:
-                room = 1.5 * self.cell_w - 0.2 if j in (0, last) else 2 * self.cell_w - 0.15
-            limit = 10
-            while limit > 2 and text_width(shorten_token(token, limit), size) > room:
-                limit -= 1
-            label = token_text(token, limit=limit, size=size, color=color)
-            lift = 0 if one_line or j % 2 else line_h
-            label.next_to(self.brackets, UP, buff=0.1).set_x(j * self.cell_w).shift(UP * lift)
-            edge = self.squares[0][j]
-            if not one_line and j == 0:
-                label.align_to(edge, LEFT)
-            elif not one_line and j == last:
-                label.align_to(edge, RIGHT)
-            self.column_labels.add(label)
 
     def cell_center(self, i: int, j: int) -> np.ndarray:
         return self.squares[i][j].get_center()
 
+    def label_rows(self, labels: Sequence[Mobject]) -> None:
+        """Put labels the scene made (numbered ones, say) left of the rows, right-aligned."""
+        self.row_labels.submobjects = []
+        for i, label in enumerate(labels):
+            label.next_to(self.brackets, LEFT, buff=LABEL_GAP).set_y(self.row_y(i))
+            self.row_labels.add(label)
+
+    def label_columns(self, labels: Sequence[Mobject]) -> None:
+        """Put labels the scene made over the columns, lying flat."""
+        self.column_labels.submobjects = []
+        for j, label in enumerate(labels):
+            label.next_to(self.brackets, UP, buff=LABEL_GAP).set_x(self.cell_center(0, j)[0])
+            self.column_labels.add(label)
+
     def row_y(self, i: int) -> float:
         return float(self.squares[i][0].get_y())
 
-    def place(self, entries: Sequence[Sequence[Text]]) -> VGroup:
-        """Put numbers in the cells, right-aligned so decimal points line up."""
+    def row(self, i: int) -> VGroup:
+        """The cells of row ``i``."""
+        return VGroup(*self.squares[i])
+
+    def place(self, entries: Sequence[Sequence[Mobject]]) -> VGroup:
+        """Put numbers in the cells, right-aligned so decimal points line up; rows of a VGroup."""
         half = max(e.width for row in entries for e in row) / 2
         for i, row in enumerate(entries):
             for j, entry in enumerate(row):
-                entry.move_to(self.cell_center(i, j)).align_to(self.cell_center(i, j) + RIGHT * half, RIGHT)
+                centre = self.cell_center(i, j)
+                entry.move_to(centre).align_to(centre + RIGHT * half, RIGHT)
         return VGroup(*(VGroup(*row) for row in entries))
 
-    def numbers(self, scene: Any, source: str, field: str, color: str = INK) -> VGroup:
-        """The recorded numbers of ``source.field``, placed in the cells (rows of a VGroup)."""
-        rows, columns = len(self.squares), len(self.squares[0])
-        size = self.size
-        return self.place([[scene.number(source, field, i, j, color=color, size=size) for j in range(columns)]
-                           for i in range(rows)])
+    def fill(self, values: np.ndarray, low: float, high: float, hue: str, *, animate: bool = True) -> list[Any]:
+        """Fill every cell by its number; the animations (none with ``animate=False``)."""
+        animations = []
+        for i, row in enumerate(self.squares):
+            for j, square in enumerate(row):
+                opacity = opacity_of(float(values[i, j]), low, high)
+                if animate:
+                    animations.append(square.animate.set_fill(hue, opacity=opacity))
+                else:
+                    square.set_fill(hue, opacity=opacity)
+        return animations
 
 
-def row_box(grid: TokenGrid, row: int, color: str = HIGHLIGHT) -> SurroundingRectangle:
+def stack(entries: Sequence[Mobject], *, right: float, top: float, pitch: float) -> VGroup:
+    """Numbers in a column, right-aligned at ``right``, the first centred at ``top``."""
+    for k, entry in enumerate(entries):
+        entry.move_to((0, top - k * pitch, 0)).align_to((right, 0, 0), RIGHT)
+    return VGroup(*entries)
+
+
+def row_box(grid: HeatGrid, row: int, color: str = HIGHLIGHT) -> SurroundingRectangle:
     """An outline around the cells of row ``row``."""
-    return SurroundingRectangle(VGroup(*grid.squares[row]), color=color, buff=0.04, stroke_width=3)
+    return SurroundingRectangle(grid.row(row), color=color, buff=0.03, stroke_width=3)
 
 
-def opacity_of(weight: float, largest: float) -> float:
-    """Fill opacity of a heat-map cell: in proportion to the weight, the largest one bright."""
-    return 0.9 * max(weight, 0.0) / largest
+class Legend(VGroup):
+    """A small colour scale: the smallest number, a bar from dark to bright, the largest number.
 
-
-def heat_colors(
-    scene: Any, grid: TokenGrid, source: str, field: str = "weights", *, animate: bool = True
-) -> tuple[VGroup, list[Any]]:
-    """The weights as a heat map: the numbers (contrasting colour) and the fill animations.
-
-    With ``animate=False`` the fills are set on the grid at once (for a grid that another
-    grid transforms into) and no animations are returned.
+    The end numbers are made (and recorded) by the scene; :meth:`ends` places a new pair.
     """
-    values = np.asarray(getattr(scene.sources[source][0], field))
-    rows, columns = values.shape
-    largest = float(values.max())
-    entries = [
-        [scene.number(source, field, i, j, size=grid.size,
-                      color=BACKGROUND if opacity_of(values[i, j], largest) > 0.5 else INK) for j in range(columns)]
-        for i in range(rows)
-    ]
-    fills = []
-    for i in range(rows):
-        for j in range(columns):
-            square = grid.squares[i][j].animate if animate else grid.squares[i][j]
-            fill = square.set_fill(WEIGHT, opacity=opacity_of(values[i, j], largest))
-            if animate:
-                fills.append(fill)
-    return grid.place(entries), fills
+
+    def __init__(self, low: Text, high: Text, hue: str, *, width: float, height: float, steps: int = 8) -> None:
+        super().__init__()
+        self.bar = VGroup(*(
+            Rectangle(width=width / steps, height=height, stroke_width=0)
+            .set_fill(hue, opacity=LOWEST + (HIGHEST - LOWEST) * k / (steps - 1))
+            for k in range(steps)
+        )).arrange(RIGHT, buff=0)
+        self.frame = SurroundingRectangle(self.bar, buff=0, stroke_width=1, color=INK, stroke_opacity=0.4)
+        self.add(self.bar, self.frame)
+        self.low, self.high = self.ends(low, high)
+        self.add(self.low, self.high)
+
+    def ends(self, low: Text, high: Text) -> tuple[Text, Text]:
+        """Place ``low`` left of the bar and ``high`` right of it; returns them."""
+        low.next_to(self.bar, LEFT, buff=0.12)
+        high.next_to(self.bar, RIGHT, buff=0.12)
+        return low, high
+
+    def recolor(self, hue: str) -> list[Any]:
+        """Animations turning the bar to another hue."""
+        return [step.animate.set_fill(hue) for step in self.bar]
 
 
-def row_sums(scene: Any, grid: TokenGrid, source: str, field: str = "weights") -> VGroup:
-    """Each row's sum beside the grid, under a small "row sum" heading."""
-    size = grid.size
-    sums = VGroup(*(scene.number(source, field, i, reduce="sum", size=size, color=WEIGHT)
-                    for i in range(len(grid.squares))))
-    for i, total in enumerate(sums):
-        total.next_to(grid.brackets, RIGHT, buff=0.3).set_y(grid.row_y(i))
-    heading = text("row sum", size=20, color=MUTED).next_to(sums, UP, buff=0.15)
-    heading.align_to(sums, LEFT)
-    return VGroup(heading, sums)
+# -- the numbers of a grid, made and recorded by the scene ------------------------------------------
 
 
-def focus_row(grid: TokenGrid, entries: VGroup, values: np.ndarray, row: int, dim: float = 0.3) -> list[Any]:
-    """Light row ``row`` of a heat map and dim the others (numbers, labels and fill)."""
-    animations: list[Any] = []  # animation builders (mob.animate...)
-    for i, numbers in enumerate(entries):
-        lit = i == row
-        animations.append(numbers.animate.set_opacity(1.0 if lit else dim))
-        animations.append(grid.row_labels[i].animate.set_opacity(1.0 if lit else dim))
-        animations.extend(
-            square.animate.set_fill(opacity=opacity_of(values[i, j], values.max()) * (1.0 if lit else dim))
-            for j, square in enumerate(grid.squares[i])
-        )
-    return animations
+def cell_numbers(scene: Any, grid: HeatGrid, source: str, field: str, ranges: str, *, size: float) -> VGroup:
+    """Every cell's number of ``source.field``, in the ink that reads on its fill, placed (rows)."""
+    matrix = np.asarray(getattr(scene.sources[source][0], field))
+    low, high = (scene.value_of(Fact(ranges, field, (k,))) for k in (0, 1))
+    rows, columns = matrix.shape
+    return grid.place([[scene.number(source, field, i, j, size=size,
+                                     color=ink_on(opacity_of(float(matrix[i, j]), low, high)))
+                        for j in range(columns)] for i in range(rows)])
 
 
-def vector_line(
-    scene: Any, name: str, source: str, field: str, row: int, *, size: float, color: str = INK
-) -> VGroup:
-    """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name`` + its number.
+def fill_cells(scene: Any, grid: HeatGrid, source: str, field: str, ranges: str, hue: str, *,
+               animate: bool) -> list[Any]:
+    """Fill the cells by ``source.field`` over its own range (``ranges`` names its ends)."""
+    matrix = np.asarray(getattr(scene.sources[source][0], field))
+    low, high = (scene.value_of(Fact(ranges, field, (k,))) for k in (0, 1))
+    return grid.fill(matrix, low, high, hue, animate=animate)
 
-    The name's number is the row's position; every number is recorded by the scene.
+
+def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALLEST_SIZE) -> Legend:
+    """The colour scale of a grid showing ``field``: its two ends, recorded, around a bar."""
+    low = scene.number(ranges, field, 0, size=size, color=MUTED)
+    high = scene.number(ranges, field, 1, size=size, color=MUTED)
+    return Legend(low, high, hue, width=0.9, height=0.2)
+
+
+def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int, str]], *, left: float,
+               heads: Sequence[Mobject], size: float = SMALLEST_SIZE, gap: float = 0.3) -> VGroup:
+    """One row per key beside a grid (each at its row's height): "k_j", then a number per column.
+
+    ``columns`` are ``(source, field, row, colour)``: entry ``j`` of a column is ``field[row, j]``.
+    ``heads`` sit over the columns. Returns ``VGroup(heads, keys, *columns)``.
     """
+    n = len(grid.squares)
+    keys = VGroup(*(scene.label("k{}", Fact("position", "", (j,)), size=size, color=KEY) for j in range(n)))
+    made = [VGroup(*(scene.number(source, field, row, j, size=size, color=color) for j in range(n)))
+            for source, field, row, color in columns]
+    x = left + max(k.width for k in keys) + gap
+    for k, column in enumerate(made):
+        x += max(max(e.width for e in column), heads[k].width if k < len(heads) else 0.0)
+        for j, entry in enumerate(column):
+            entry.move_to((0, grid.row_y(j), 0)).align_to((x, 0, 0), RIGHT)
+        if k < len(heads):
+            heads[k].next_to(column, UP, buff=0.16).align_to(column, RIGHT)
+        x += gap
+    for j, key in enumerate(keys):
+        key.move_to((left + key.width / 2, grid.row_y(j), 0))
+    return VGroup(VGroup(*heads), keys, *made)
+
+
+def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, size: float,
+                color: str = INK) -> VGroup:
+    """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name`` and its number."""
     columns = np.shape(getattr(scene.sources[source][0], field))[1]
-    parts: list[Text] = [scene.label(name + "{}", position(row), size=size, color=color),
-                         text("= (", size=size, color=MUTED)]
+    parts: list[Mobject] = [scene.label(name + "{}", Fact("position", "", (row,)), size=size, color=color),
+                            text("= (", size=size, color=MUTED)]
     for m in range(columns):
-        parts.append(scene.number(source, field, row, m, size=size, color=color))
-        parts.append(text("," if m < columns - 1 else ")", size=size, color=MUTED))
+        parts += [scene.number(source, field, row, m, size=size, color=color),
+                  text("," if m < columns - 1 else ")", size=size, color=MUTED)]
     line = VGroup(*parts).arrange(RIGHT, buff=0.1)
-    line[0].shift(LEFT * 0.08)
-    for k, comma in enumerate(parts[3::2]):
-        comma.align_to(parts[2], np.array([0, -1, 0]))
-        VGroup(*parts[3 + 2 * k + 1:]).shift(RIGHT * 0.1)  # a space after each comma
+    for comma in parts[3::2]:
+        comma.align_to(parts[2], DOWN)
     return line
+
+
+def vector_width(scene: Any, name: str, source: str, field: str, row: int, size: float) -> float:
+    """The width :func:`vector_line` will take (measured without making or recording anything)."""
+    columns = np.shape(getattr(scene.sources[source][0], field))[1]
+    texts = [f"{name}{row + 1}", "= (", *(scene.text_for(Fact(source, field, (row, m))) + ", " for m in range(columns))]
+    return sum(text_width(t, size) + 0.1 for t in texts)
