@@ -15,6 +15,7 @@ __all__ = [
     "QueryFrame",
     "arrow",
     "box_of",
+    "clear_of",
     "fitted_plane",
     "nice_span",
     "place_label",
@@ -26,11 +27,13 @@ Box = tuple[float, float, float, float]  # left, right, bottom, top
 NICE_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0)
 
 
-def arrow(start: np.ndarray, end: np.ndarray, color: str = VALUE, width: float = 6) -> Arrow:
-    """An arrow from ``start`` to ``end`` whose tip never swallows a short shaft."""
+def arrow(start: np.ndarray, end: np.ndarray, color: str = VALUE, width: float = 6, tip: float = 0.22) -> Arrow:
+    """An arrow from ``start`` to ``end`` whose tip never swallows a short shaft.
+
+    ``tip`` is the tip's length (smaller for arrows the camera will look at closely)."""
     if np.linalg.norm(end - start) < 0.015:  # a zero arrow still needs a direction to draw
         end = start + np.array([0.015, 0.0, 0.0])
-    return Arrow(start, end, buff=0, color=color, stroke_width=width, tip_length=0.22,
+    return Arrow(start, end, buff=0, color=color, stroke_width=width, tip_length=tip,
                  max_tip_length_to_length_ratio=0.4, max_stroke_width_to_length_ratio=12)
 
 
@@ -54,7 +57,8 @@ def box_of(mob: Mobject) -> Box:
     return (mob.get_left()[0], mob.get_right()[0], mob.get_bottom()[1], mob.get_top()[1])
 
 
-def _clear(box: Box, taken: list[Box], pad: float = 0.06) -> bool:
+def clear_of(box: Box, taken: list[Box], pad: float = 0.06) -> bool:
+    """Is ``box`` at least ``pad`` away from every box of ``taken``?"""
     return not any(box[0] < b[1] + pad and b[0] < box[1] + pad and box[2] < b[3] + pad and b[2] < box[3] + pad
                    for b in taken)
 
@@ -72,7 +76,7 @@ def place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: l
             label.move_to(tip + (reach + extra) * u)  # the box's edge, not its centre, sits ``extra`` off the tip
             box = box_of(label)
             inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
-            if inside and _clear(box, taken):
+            if inside and clear_of(box, taken):
                 taken.append(box)
                 return
     taken.append(box_of(label))
@@ -88,7 +92,7 @@ def try_place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, take
             label.move_to(tip + (reach + extra) * u)
             box = box_of(label)
             inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
-            if inside and _clear(box, taken):
+            if inside and clear_of(box, taken):
                 taken.append(box)
                 return True
     return False
