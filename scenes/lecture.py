@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from manim import FadeOut, Group, Scene
+from manim import FadeOut, Group, MovingCameraScene, Scene
 
 from scenes.base import ExplainerScene
 from scenes.plan import LECTURE
@@ -22,16 +22,18 @@ def lecture_scenes() -> list[type[Scene]]:
     return [getattr(importlib.import_module(module), name) for module, name in LECTURE]
 
 
-class Explainer(ExplainerScene):
+class Explainer(ExplainerScene, MovingCameraScene):
     """The whole lecture as one video: every scene of ``LECTURE`` in order.
 
     Each scene's ``construct`` runs on a view of this scene that shares its state (renderer,
     mobjects, recorded numbers, beats) but has the scene's own methods, so scenes need no
-    changes to be chained.
+    changes to be chained. It has a moving camera, as the weighted sum needs.
     """
 
     def construct(self) -> None:
         for scene_class in lecture_scenes():
+            # what a scene says once (that its numbers are rounded) it says once per scene, as when alone
+            self.relations, self._rounding_said = [], False
             view = scene_class.__new__(scene_class)
             view.__dict__ = self.__dict__  # one state, the scene's own methods
             scene_class.construct(view)

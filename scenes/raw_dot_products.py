@@ -62,17 +62,21 @@ class RawDotProducts(ExplainerScene):
                              ("projected_step", projected.query_step())):
             self.add_source(name, source, scenario.precision)
         self.own = scenario
-        header = self.header("Raw dot products fail", "query", "key")
+        self.header("Raw dot products fail", "query", "key")
         boxes = self._sentence()
         x_grid = self._one_embedding(boxes)
         raw_lines = self._raw_products(x_grid)
         plane = self._plane()
         key_rows = self._project_keys(x_grid, plane)
         self._new_products(key_rows, raw_lines)
-        self.play(*(FadeOut(mob) for mob in self.mobjects if mob is not header), run_time=0.8)
+        self._closing(boxes)
+
+    def _closing(self, boxes: VGroup) -> None:
+        """The last frame is the lesson: the tie, W_K, the broken tie, and what comes next."""
         closing = text("So we project every embedding into queries, keys and values.", size=30, color=INK,
-                       t2c={"queries": QUERY, "keys": KEY, "values": VALUE})
-        self.beat("So we project every embedding into queries, keys and values.", FadeIn(closing, shift=UP * 0.2),
+                       t2c={"queries": QUERY, "keys": KEY, "values": VALUE}).move_to(UP * 2.45)
+        self.play(FadeOut(boxes, shift=UP * 0.2), run_time=0.6)
+        self.beat("So we project every embedding into queries, keys and values.", FadeIn(closing, shift=DOWN * 0.2),
                   wait=1.5)
 
     # -- the sentence and its two "it"s ------------------------------------------------------
@@ -91,7 +95,7 @@ class RawDotProducts(ExplainerScene):
         x_grid = self.grid("raw", "embeddings", row_labels=self.own.tokens, color=EMBEDDING)
         x_grid.shift(RIGHT * (-6.5 - x_grid.get_left()[0]) + UP * (1.7 - x_grid.get_top()[1]))
         x_title = MathTex("X", color=EMBEDDING, font_size=34).next_to(x_grid.brackets, UP, buff=0.12)
-        sentence_target = boxes.copy().scale(0.8).move_to(UP * 2.5)
+        sentence_target = boxes.copy().scale(0.84).move_to(UP * 2.5)  # tokens at 20, the floor
         row_end = x_grid.brackets.get_right() * RIGHT + x_grid.cells[q][0].get_y() * UP + RIGHT * 0.15
         links = VGroup(*(Arrow(sentence_target[i].get_bottom(), row_end, buff=0.08, color=EMBEDDING, stroke_width=3)
                          for i in (FIRST_IT, SECOND_IT)))
