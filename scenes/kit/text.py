@@ -102,20 +102,27 @@ class _PangoText(Text):
 
 
 _TEXTS: dict[tuple[object, ...], Text] = {}
+_MADE_AT = 26  # every text is made once at this size; Pango's outlines scale linearly (within 0.001 units)
 
 
 def text(content: str, *, size: float = LABEL_SIZE, color: str = INK, **kwargs: object) -> Text:
     """Pango text in the project's font (never TeX: safe for user text).
 
-    Made once per process for each content, size, colour and options (Pango, an SVG file and
-    its parsing cost 30 times a copy); every call returns a fresh copy.
+    Made once per process for each content (and options; colour too when they colour parts of
+    it) at one size, then copied, scaled and coloured: Pango, an SVG file and its parsing cost
+    30 times a copy, and a scene measures many a text at one size before drawing it at another.
     """
-    key = (content, size, color, *sorted((name, repr(value)) for name, value in kwargs.items()))
+    plain = not kwargs
+    key = (content, None if plain else color, *sorted((name, repr(value)) for name, value in kwargs.items()))
     made = _TEXTS.get(key)
     if made is None:
-        made = drop_svg_paths(_PangoText(content, font=FONT, font_size=size, color=color, **kwargs))  # type: ignore[arg-type]
+        made = drop_svg_paths(_PangoText(content, font=FONT, font_size=_MADE_AT, color=color, **kwargs))  # type: ignore[arg-type]
         _TEXTS[key] = made
     copy: Text = made.copy()
+    if size != _MADE_AT:
+        copy.scale(size / _MADE_AT)
+    if plain:
+        copy.set_color(color)
     return copy
 
 
