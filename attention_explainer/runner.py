@@ -14,6 +14,17 @@ installs its hooks into this process, then runs manim's own command line in it
 ``--tex-dir DIR``
     Compile TeX into ``DIR``, shared by the bundle's parallel manim processes, so each formula
     is compiled once per bundle rather than once per scene.
+``--voice DIR``
+    Speak every beat's caption (Piper, the ``voice`` extra; see :mod:`attention_explainer.voice`)
+    with its audio cached in ``DIR``: the beat lasts at least as long as the sentence, the audio
+    goes into the clip, the subtitle spans the speech, and the clip's audio lasts as long as its
+    video (silence after the last sentence).
+``--burn-captions``
+    Draw each beat's caption into the frames, in the quiet band at the bottom
+    (:mod:`attention_explainer.captions`), while its subtitle shows.
+``--forward-slides``
+    A slide variant (``scenes/slides.py``) writes no reversed copies of its slides: the HTML
+    deck only plays forward, and reversing every slide cost more than the render.
 ``--hold-after N --hold-file PATH``
     For tests only: after play ``N`` write ``PATH`` and wait, drawing nothing more, until
     ``PATH`` is removed or the process is stopped. A test that must stop a render at a known
@@ -35,7 +46,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROGRESS", "hold", "install_hold", "install_progress", "main", "share_tex_cache"]
+__all__ = [
+    "PROGRESS",
+    "hold",
+    "install_forward_slides",
+    "install_hold",
+    "install_narration",
+    "install_progress",
+    "main",
+    "share_tex_cache",
+]
 
 PROGRESS = "ATTENTION-PROGRESS"
 """The first word of a progress line."""
@@ -71,6 +91,122 @@ def _add_hook(name: str, hook: Callable[[Any], None]) -> None:
     if not any(getattr(existing, _MARK, None) == name for existing in hooks):
         setattr(hook, _MARK, name)
         hooks.append(hook)
+
+
+def _add_beat_hook(name: str, hook: Callable[[Any, str], float]) -> None:
+    from scenes.base import BEAT_HOOKS
+
+    if not any(getattr(existing, _MARK, None) == name for existing in BEAT_HOOKS):
+        setattr(hook, _MARK, name)
+        BEAT_HOOKS.append(hook)
+
+
+class _Narration:
+    """The beat being narrated: its caption, where it started, how long it is spoken."""
+
+    def __init__(self, voice_cache: Path | None, burn: bool) -> None:
+        self.voice: Any = None
+        if voice_cache is not None:
+            from .voice import Voice
+
+            self.voice = Voice(voice_cache)
+        self.burn = burn
+        self.scene: Any = None
+        self.caption = ""
+        self.start = 0.0
+        self.until: float | None = None  # the end of the speech; None: the end of the beat
+        self.beats_before = 0
+
+    def begin_beat(self, scene: Any, caption: str) -> float:
+        """A beat starts: speak its caption (the audio goes in at this moment); return its seconds."""
+        self.scene, self.caption, self.start = scene, caption, scene.renderer.time
+        self.beats_before = len(scene.beats)
+        spoken = 0.0
+        if self.voice is not None:
+            said = self.voice.say(caption)
+            if said is not None:
+                path, spoken = said
+                scene.add_sound(str(path))
+        self.until = self.start + spoken if spoken else None
+        return spoken
+
+    def shown_at(self, time: float) -> str | None:
+        """The caption the frame starting at ``time`` shows, if any (while its subtitle shows)."""
+        if self.scene is None or len(self.scene.beats) > self.beats_before:
+            return None  # no beat yet, or the last one ended
+        if time < self.start - 1e-9 or (self.until is not None and time >= self.until - 1e-9):
+            return None
+        return self.caption
+
+
+def install_narration(voice_cache: Path | None, burn: bool) -> None:
+    """Speak each beat's caption (``voice_cache``: Piper's audio cache) and/or burn it into the frames."""
+    narration = _Narration(voice_cache, burn)
+
+    def narrate(scene: Any, caption: str) -> float:
+        return narration.begin_beat(scene, caption)
+
+    _add_beat_hook("narration", narrate)
+    if voice_cache is not None:
+        _pad_audio_to_video()
+    if burn:
+        _burn_captions(narration)
+
+
+def _pad_audio_to_video() -> None:
+    """Every clip gets an audio track as long as its video: silence up to the last frame."""
+    from manim.renderer.cairo_renderer import CairoRenderer
+    from pydub import AudioSegment
+
+    finished = CairoRenderer.scene_finished
+    if getattr(finished, _MARK, None) == "pad":
+        return
+
+    def scene_finished(self: CairoRenderer, scene: Any) -> None:
+        if self.num_plays:
+            self.file_writer.add_audio_segment(AudioSegment.silent(0), time=self.time)
+        finished(self, scene)
+
+    setattr(scene_finished, _MARK, "pad")
+    CairoRenderer.scene_finished = scene_finished  # type: ignore[method-assign]
+
+
+def _burn_captions(narration: _Narration) -> None:
+    """Draw the narrated caption into each frame as it goes to the encoder."""
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    from .captions import burn
+
+    write = SceneFileWriter.write_frame
+    if getattr(write, _MARK, None) == "burn":
+        return
+
+    def write_frame(self: SceneFileWriter, frame: Any, num_frames: int = 1) -> None:
+        scene = narration.scene
+        if scene is None or not hasattr(frame, "shape"):
+            write(self, frame, num_frames)
+            return
+        dt = 1 / scene.camera.frame_rate
+        first = scene.renderer.time - num_frames * dt  # the renderer counts the frames before writing
+        runs: list[tuple[str | None, int]] = []
+        for n in range(num_frames):
+            shown = narration.shown_at(first + n * dt)
+            if runs and runs[-1][0] == shown:
+                runs[-1] = (shown, runs[-1][1] + 1)
+            else:
+                runs.append((shown, 1))
+        for shown, count in runs:
+            write(self, frame if shown is None else burn(frame, shown), count)
+
+    setattr(write_frame, _MARK, "burn")
+    SceneFileWriter.write_frame = write_frame  # type: ignore[method-assign,assignment]
+
+
+def install_forward_slides() -> None:
+    """Slide variants skip their reversed slides (the HTML deck never plays backwards)."""
+    from manim_slides.slide.base import BaseSlide
+
+    BaseSlide.skip_reversing = True
 
 
 def install_progress() -> None:
@@ -145,6 +281,9 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     )
     parser.add_argument("--progress", action="store_true", help="a progress line on stderr after every play")
     parser.add_argument("--tex-dir", metavar="DIR", type=Path, help="a TeX folder shared by parallel renders")
+    parser.add_argument("--voice", metavar="DIR", type=Path, help="speak every caption; audio cached in DIR")
+    parser.add_argument("--burn-captions", action="store_true", help="draw every caption into the frames")
+    parser.add_argument("--forward-slides", action="store_true", help="slide variants write no reversed slides")
     parser.add_argument("--hold-after", metavar="N", type=int, help="tests only: hold the render after play N")
     parser.add_argument("--hold-file", metavar="PATH", type=Path, help="tests only: the hold's marker file")
     argv = list(argv)
@@ -167,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         install_progress()
     if options.tex_dir is not None:
         share_tex_cache(options.tex_dir.absolute())
+    if options.voice is not None or options.burn_captions:
+        install_narration(options.voice.absolute() if options.voice else None, options.burn_captions)
+    if options.forward_slides:
+        install_forward_slides()
     if options.hold_after is not None:
         install_hold(options.hold_after, options.hold_file.absolute())
     from manim.__main__ import main as manim_main
