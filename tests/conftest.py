@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -152,23 +153,51 @@ _POOL: RenderPool | None = None
 _POOL_DIR: Path | None = None
 
 
+_JOBS: list[tuple[str, str]] = []
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep work that is shared on one worker of ``pytest -n`` (xdist's ``loadgroup``).
+
+    Every test of one scene's dry runs (layout, numbers, plan) runs on one worker, which builds
+    each (scene, scenario) once; the render tests share one worker and its render pool.
+    """
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        scene = callspec.params.get("scene") if callspec is not None else None
+        if item.get_closest_marker("render") is not None:
+            item.add_marker(pytest.mark.xdist_group("renders"))
+        elif scene is not None and "scene_builds" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(f"scene-{scene[1]}"))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the renders of the selected render tests right away (after -m/-k), in the background."""
-    global _POOL, _POOL_DIR
+    """Note the renders the selected render tests need (after -m/-k); start them in the background.
+
+    Under ``pytest -n`` every worker collects every test but runs only some: a worker starts the
+    renders when its first render test asks for them.
+    """
     if session.config.option.collectonly or _POOL is not None:
         return
-    jobs: list[tuple[str, str]] = []
+    _JOBS.clear()
     for item in session.items:
         if item.get_closest_marker("render") is None:
             continue
         callspec = getattr(item, "callspec", None)
         scene = callspec.params.get("scene") if callspec is not None else None
-        if scene is not None and tuple(scene) not in jobs:
-            jobs.append(tuple(scene))
-    if jobs:
+        if scene is not None and tuple(scene) not in _JOBS:
+            _JOBS.append(tuple(scene))
+    if _JOBS and "PYTEST_XDIST_WORKER" not in os.environ:
+        _start_pool()
+
+
+def _start_pool() -> RenderPool:
+    global _POOL, _POOL_DIR
+    if _POOL is None:
         _POOL_DIR = Path(tempfile.mkdtemp(prefix="attention-renders-"))
-        _POOL = RenderPool(jobs, _POOL_DIR)
+        _POOL = RenderPool(list(_JOBS), _POOL_DIR)
         _POOL.start()
+    return _POOL
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -182,8 +211,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.fixture(scope="session")
 def render_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RenderPool]:
-    if _POOL is not None:
-        yield _POOL
+    if _POOL is not None or _JOBS:
+        yield _start_pool()
         return
     pool = RenderPool([], tmp_path_factory.mktemp("renders"))
     yield pool

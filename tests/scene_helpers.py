@@ -19,6 +19,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,7 +171,36 @@ def is_visible(mob: Mobject) -> bool:
     return opacity is None or opacity > 0
 
 
+_MEMO: dict[tuple[str, int], Any] | None = None
+"""Boxes already measured at this moment of the scene (see :func:`one_moment`), by mobject id."""
+
+
+@contextmanager
+def one_moment() -> Iterator[None]:
+    """Measure each mobject's box once while nothing moves (one look of the probe)."""
+    global _MEMO
+    _MEMO = {}
+    try:
+        yield
+    finally:
+        _MEMO = None
+
+
+def _memo(kind: str, mob: Mobject, measure: Callable[[Mobject], Any]) -> Any:
+    if _MEMO is None:
+        return measure(mob)
+    key = (kind, id(mob))
+    if key not in _MEMO:
+        _MEMO[key] = measure(mob)
+    return _MEMO[key]
+
+
 def curve_box(mob: Mobject) -> tuple[float, float, float, float] | None:
+    """(left, right, bottom, top) of what the mobject's own points draw (measured once a moment)."""
+    return _memo("curve", mob, _curve_box)  # type: ignore[no-any-return]
+
+
+def _curve_box(mob: Mobject) -> tuple[float, float, float, float] | None:
     """(left, right, bottom, top) of what the mobject's own points draw.
 
     Bézier control points can stick out of the curve (a circle's do, by 8 %), so the cubic
@@ -197,6 +227,10 @@ def curve_box(mob: Mobject) -> tuple[float, float, float, float] | None:
 
 def family_box(mob: Mobject) -> tuple[float, float, float, float] | None:
     """The box of the visible parts of ``mob``'s family (None when nothing is visible)."""
+    return _memo("family", mob, _family_box)  # type: ignore[no-any-return]
+
+
+def _family_box(mob: Mobject) -> tuple[float, float, float, float] | None:
     boxes = [box for part in mob.get_family() if is_visible(part) and (box := curve_box(part)) is not None]
     if not boxes:
         return None
@@ -389,8 +423,12 @@ class Probe:
         self.look(scene, len(self.plays) + 1, drawn)
 
     def look(self, scene: ExplainerScene, number: int, drawn: dict[int, Mobject] | None = None) -> None:
-        visible_now = {id(mob): mob for mob in on_screen(scene) if family_box(mob) is not None}
-        visible_now.update(drawn or {})
+        with one_moment():
+            self._look(scene, number, drawn)
+
+    def _look(self, scene: ExplainerScene, number: int, drawn: dict[int, Mobject] | None) -> None:
+        resting = {id(mob): mob for mob in on_screen(scene) if family_box(mob) is not None}
+        visible_now = {**resting, **(drawn or {})}
         self.ever_on_screen.update(visible_now)
         top = [*scene.mobjects, *scene.foreground_mobjects]
         recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
@@ -406,7 +444,8 @@ class Probe:
                 small=too_small(top),
                 beats_done=len(beats),
                 visible={key for key in visible_now if key in recorded},
-                misplaced=self._misplaced(scene, visible_now),
+                # where things rest: a Transform's source ends drawn as its target, then leaves
+                misplaced=self._misplaced(scene, resting),
                 extent=drawing_extent(top),
             )
         )

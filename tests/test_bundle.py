@@ -17,9 +17,12 @@ import pytest
 import srt
 
 from attention_explainer.bundle import SCENES
+from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_explainer.media import probe
 from attention_math import PRESETS, Scenario, preset
+
+SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
 pytestmark = pytest.mark.render
 
@@ -185,7 +188,7 @@ def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp
         (["--scenes", "NoSuchScene"], "--scenes: unknown scene 'NoSuchScene'"),
         (["--preset", "no-such"], "preset: unknown name 'no-such'"),
         (["--sentence", "a b c", "--d-k", "0"], "d_k: expected a whole number"),
-        (["--sentence", "one two three four five six seven eight nine"], "tokens: the scenes draw 2 to 8"),
+        (["--sentence", " ".join(f"w{k}" for k in range(1, 18))], "tokens: the scenes draw 2 to 16"),
         (["--scenario", "/no/such/file.toml"], "scenario: no such file"),
         (["--jobs", "0"], "--jobs"),
         (["--format", "avi"], "invalid choice"),
@@ -238,7 +241,7 @@ def test_slides_deck_has_one_slide_per_step(tmp_path: Path) -> None:
     result = _cli("render", "--sentence", SENTENCE, "--scenes", "scores", "--slides", "--out", "deck", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     html = (out / "slides.html").read_text(encoding="utf-8")
-    subtitles = list(srt.parse((out / "03-scores.srt").read_text(encoding="utf-8")))
+    subtitles = list(srt.parse((out / f"{SCORES}.srt").read_text(encoding="utf-8")))
     slides = re.findall(r"<section\b", html)
     assert len(slides) == len(subtitles)
     assert (out / "slides_assets").is_dir()

@@ -30,8 +30,11 @@ import av
 import pytest
 from scene_helpers import clean_environment
 
+from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.handout import latex_escape, read_matrix_csv
 from attention_math import Scenario, load_scenario
+
+SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
 pytestmark = pytest.mark.render
 
@@ -197,7 +200,7 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
     assert manifest["rendered"] == ["Scores"]
     assert manifest["scenario"]["hash"] != old_manifest["scenario"]["hash"]
     _assert_manifest_holds(out)
-    assert _frames(out / "03-scores.mp4") == _frames(base / "03-scores.mp4")  # every frame of the scene
+    assert _frames(out / f"{SCORES}.mp4") == _frames(base / f"{SCORES}.mp4")  # every frame of the scene
     assert not [path for path in out.rglob("*.tmp-*")]
     assert not [path for path in (out / ".work" / "next").rglob("*") if path.is_file()]
 
@@ -261,7 +264,7 @@ def test_long_and_hostile_tokens_are_whole_in_the_handout(base: Path) -> None:
 
 
 def test_long_tokens_are_whole_in_the_subtitles(base: Path) -> None:
-    for name in ("03-scores.srt", "lecture.srt", "narration.md"):
+    for name in (f"{SCORES}.srt", "lecture.srt", "narration.md"):
         content = (base / name).read_text(encoding="utf-8")
         assert TOKENS[1] in content, name
         assert "…" not in content, name

@@ -113,9 +113,9 @@ FILE_ERRORS = [
                  id="unknown key in a sentence file"),
     pytest.param(_file("alien.toml", EXPLICIT + "colour = 3\n"), ["colour: unknown key"], id="unknown key"),
     # beyond what the scenes lay out: one line naming the field and the limit
-    pytest.param(_file("nine.toml", _explicit(n=9)), ["tokens: the scenes draw 2 to 8, this scenario has 9"],
-                 id="9 tokens"),
-    pytest.param(_file("one.toml", _explicit(n=1)), ["tokens: the scenes draw 2 to 8, this scenario has 1"],
+    pytest.param(_file("many.toml", _explicit(n=17)), ["tokens: the scenes draw 2 to 16, this scenario has 17"],
+                 id="17 tokens"),
+    pytest.param(_file("one.toml", _explicit(n=1)), ["tokens: the scenes draw 2 to 16, this scenario has 1"],
                  id="1 token"),
     pytest.param(_file("wide.toml", _explicit(d_k=5)), ["d_k: the scenes draw 1 to 4, this scenario has 5"],
                  id="d_k 5"),
@@ -123,8 +123,8 @@ FILE_ERRORS = [
                  id="d_in 7"),
     pytest.param(_file("values.toml", _explicit(d_v=5)), ["d_v: the scenes draw 1 to 4, this scenario has 5"],
                  id="d_v 5"),
-    pytest.param(_file("words.toml", 'sentence = "one two three four five six seven eight nine"\n'),
-                 ["tokens: the scenes draw 2 to 8, this scenario has 9"], id="9-word sentence file"),
+    pytest.param(_file("words.toml", 'sentence = "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17"\n'),
+                 ["tokens: the scenes draw 2 to 16, this scenario has 17"], id="17-word sentence file"),
     # numbers
     pytest.param(_file("nan.toml", EXPLICIT.replace("[0.1, 0.2]", "[nan, 0.2]")),
                  ["embeddings: expected a finite number at row 1, column 1, got nan"], id="NaN"),

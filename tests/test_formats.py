@@ -20,7 +20,10 @@ import pytest
 from scene_helpers import clean_environment
 
 from attention_explainer.bundle import FORMATS
+from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.media import probe
+
+SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
 pytestmark = pytest.mark.render
 
@@ -95,8 +98,8 @@ def test_every_format_renders_and_plays(bundles: dict[str, tuple[Path, str, int]
     assert status == 0, log
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     videos = {entry["path"]: entry for entry in manifest["files"] if entry["kind"] in {"clip", "lecture"}}
-    assert set(videos) == {f"03-scores.{case.extension}", f"lecture.{case.extension}"}
-    assert manifest["scenes"][0]["clip"] == f"03-scores.{case.extension}"
+    assert set(videos) == {f"{SCORES}.{case.extension}", f"lecture.{case.extension}"}
+    assert manifest["scenes"][0]["clip"] == f"{SCORES}.{case.extension}"
     on_disk = {path.name for path in out.iterdir() if path.suffix in VIDEO_SUFFIXES}
     assert on_disk == set(videos)
     for rel, entry in videos.items():
@@ -113,5 +116,5 @@ def test_every_format_renders_and_plays(bundles: dict[str, tuple[Path, str, int]
         else:
             image = np.asarray(frames[-1].to_image().convert("RGB"))
             assert image.std() > 5, rel  # a picture, not a blank frame
-    assert (out / "stills" / "03-scores.png").stat().st_size > 0
-    assert (out / "03-scores.srt").read_text(encoding="utf-8").strip()
+    assert (out / "stills" / f"{SCORES}.png").stat().st_size > 0
+    assert (out / f"{SCORES}.srt").read_text(encoding="utf-8").strip()

@@ -14,8 +14,10 @@ bytes that are not UTF-8), Python mappings for :func:`scenario_from_mapping`, an
 :meth:`Scenario.from_sentence`. Tokens are drawn from all of Unicode, weighted toward TeX specials,
 TeX commands, control and format characters, emoji, CJK, right-to-left text and long tokens.
 
-The scene is ``Scores``, built as a dry run up to its first ``play``: by then its board, with a
-label for every token, is on screen, and the rest of the scene (animation copies) is what costs.
+Every token of a scenario that loads is drawn as the scenes label tokens (``token_text``); one
+case in :data:`SCENE_EVERY` also goes through a real scene, ``ScaleAndSoftmax``, dry-run up to its
+first ``play``: by then its table, a label for every token, is on screen (the rest of the scene,
+animation copies, is what costs).
 
 ``FUZZ_EXAMPLES`` sets the number of examples (default: a bounded number for the test suite);
 ``make fuzz`` runs ``tools/fuzz.py``, which prints how each case ended.
@@ -44,12 +46,14 @@ from scene_helpers import DRY_RUN_SETTINGS, text_of, with_scenario
 from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping
 from attention_math.scenario import _toml_value
 from scenes.base import AFTER_PLAY_HOOKS, SCENE_LIMITS, ExplainerScene, check_scene_limits
-from scenes.kit.grids import NumberGrid
-from scenes.kit.text import BLANK_CHARACTERS, shorten_token
-from scenes.scores import Scores
+from scenes.kit.text import BLANK_CHARACTERS, shorten_token, token_text
+from scenes.softmax import ScaleAndSoftmax
 
-SUITE_EXAMPLES = 80
+SUITE_EXAMPLES = 60
 """Examples per fuzz test in the ordinary test suite (``FUZZ_EXAMPLES`` overrides)."""
+
+SCENE_EVERY = 10
+"""One case in this many that reaches the scenes is also built as a scene (about 2 s each)."""
 
 # -- tokens ---------------------------------------------------------------------------------------
 
@@ -322,6 +326,7 @@ class Fuzzer:
 
     folder: Path
     outcomes: Counter[str]
+    built: int = 0
 
     def load(self, case: Case) -> Scenario:
         if case.route in ("toml", "bytes"):
@@ -359,16 +364,21 @@ class Fuzzer:
         return "built"
 
     def check_scene(self, scenario: Scenario) -> None:
-        scene = build_to_first_play(Scores, scenario, self.folder / "media")
-        grids = [m for top in scene.mobjects for m in top.get_family()
-                 if isinstance(m, NumberGrid) and len(m.row_labels)]
-        assert grids, f"{scenario.tokens!r}: no grid with token labels on screen"
         want = [shorten_token(t) for t in scenario.tokens]
-        for grid in grids:
-            shown = [text_of(label) for label in grid.row_labels]
-            assert shown == want, f"token labels {shown!r}, expected {want!r} (from {scenario.tokens!r})"
-            for label, token in zip(grid.row_labels, scenario.tokens, strict=True):
-                assert draws_something(label), f"the label of {token!r} ({text_of(label)!r}) draws nothing"
+        for token, shown in zip(scenario.tokens, want, strict=True):
+            label = token_text(token)
+            assert text_of(label) == shown, f"token label {text_of(label)!r}, expected {shown!r} (from {token!r})"
+            assert draws_something(label), f"the label of {token!r} ({shown!r}) draws nothing"
+        self.built += 1
+        if self.built % SCENE_EVERY == 1:
+            labels = table_tokens(build_to_first_play(ScaleAndSoftmax, scenario, self.folder / "media"))
+            assert labels == want, f"{scenario.tokens!r}: the scene's labels show {labels!r}, expected {want!r}"
+
+
+def table_tokens(scene: ExplainerScene) -> list[str]:
+    """The tokens the labels on screen show, top to bottom (each label marks the tokens it holds)."""
+    labels = [m for top in scene.mobjects for m in top.get_family() if getattr(m, "token_parts", None)]
+    return [part for label in sorted(labels, key=lambda m: -m.get_y()) for part in label.token_parts]
 
 
 FIELDS = frozenset(("tokens", "embeddings", "w_query", "w_key", "w_value", "query", "precision", "scaled", "title",
@@ -482,14 +492,13 @@ def test_an_unknown_key_with_a_newline_is_named_on_one_line(tmp_path: Path) -> N
 
 
 def scores_labels(*token_list: str) -> list[Any]:
-    """Scores built to its first play with these tokens; the labels of its key grid."""
+    """These tokens' labels, as every scene draws them; and the softmax scene's table shows them all."""
     scenario = Scenario.from_sentence(" ".join(token_list), seed=1, d_model=2, d_k=1)
     assert scenario.tokens == token_list
     with tempfile.TemporaryDirectory(prefix="attention-fuzz-") as folder:
-        scene = build_to_first_play(Scores, scenario, Path(folder))
-    grids = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, NumberGrid) and len(m.row_labels)]
-    assert len(grids) == 1
-    return list(grids[0].row_labels)
+        scene = build_to_first_play(ScaleAndSoftmax, scenario, Path(folder))
+    assert table_tokens(scene) == [shorten_token(t) for t in token_list]
+    return [token_text(token) for token in token_list]
 
 
 def test_right_to_left_tokens_and_lone_marks_draw_their_labels() -> None:

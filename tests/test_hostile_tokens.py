@@ -163,7 +163,8 @@ def test_a_still_of_hostile_tokens_shows_them_literally_and_runs_nothing(tmp_pat
     for token in tokens:
         # Scores shortens a label further when it does not fit its column (scenes.scores.token_labels)
         shown = {shorten_token(token, limit) for limit in range(3, 11)}
-        labels = [mob for mob in texts if text_of(mob) in shown]
+        labels = [mob for mob in texts  # the token alone, or inside a label such as "k2 \\write1…"
+                  if text_of(mob) in shown or any(part in shown for part in getattr(mob, "token_parts", []))]
         assert labels, f"no label for {token!r} on screen; texts: {[text_of(m) for m in texts]}"
         label = labels[0]
         left, right = label.get_left()[0], label.get_right()[0]

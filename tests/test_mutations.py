@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scene_helpers import Build, build_scene, load_scene_class, number_problems
+from scene_helpers import SIXTEEN, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario
 from scenes.base import ExplainerScene
@@ -129,6 +129,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "2-tokens-3-decimals": lambda: Scenario.from_sentence("attention works", seed=11, precision=3),
     "5-tokens-0-decimals": _integers,
     "8-tokens-2-decimals": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, query=5),
+    "16-tokens-4-decimals": lambda: Scenario.from_sentence(SIXTEEN, seed=16, precision=4, query=9),
 }
 
 
@@ -165,7 +166,11 @@ def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact]]:
     return drawn, [beat.caption for beat in build.beats], [item.fact for beat in build.beats for item in beat.said]
 
 
-CASES = [pytest.param(fault, scenario, id=f"{fault}-{scenario}") for fault in FAULTS for scenario in SCENARIOS]
+CASES = [
+    # one worker of `pytest -n` per scene: it builds each clean scene once
+    pytest.param(fault, scenario, id=f"{fault}-{scenario}", marks=pytest.mark.xdist_group(f"faults-{scene[1]}"))
+    for fault, (scene, _) in FAULTS.items() for scenario in SCENARIOS
+]
 
 
 @pytest.mark.parametrize(("fault", "scenario"), CASES)

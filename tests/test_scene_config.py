@@ -145,16 +145,16 @@ def test_missing_toml_file_names_it(folder: Path, monkeypatch: pytest.MonkeyPatc
 
 OVER_THE_LIMIT = {
     # field: a sentence scenario just beyond what the scenes draw in that field only
-    "tokens": 'sentence = "one two three four five six seven eight nine"\nd_model = 3\nd_k = 2\n',
+    "tokens": 'sentence = "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17"\nd_model = 3\nd_k = 2\n',
     "d_in": 'sentence = "a b c"\nd_model = 7\nd_k = 2\n',
     "d_k": 'sentence = "a b c"\nd_model = 3\nd_k = 5\n',
-    "precision": 'sentence = "a b c"\nd_model = 3\nd_k = 2\nprecision = 4\n',
+    "precision": 'sentence = "a b c"\nd_model = 3\nd_k = 2\nprecision = 5\n',
 }
 
 
 def test_limits_are_the_ones_tested() -> None:
-    assert SCENE_LIMITS["tokens"][1] == 8 and SCENE_LIMITS["d_in"][1] == 6 and SCENE_LIMITS["d_k"][1] == 4
-    assert SCENE_LIMITS["precision"] == (0, 3)
+    assert SCENE_LIMITS["tokens"][1] == 16 and SCENE_LIMITS["d_in"][1] == 6 and SCENE_LIMITS["d_k"][1] == 4
+    assert SCENE_LIMITS["d_v"] == (1, 4) and SCENE_LIMITS["precision"] == (0, 4)
 
 
 def _identity_scenario(n: int, value: float, precision: int = 2) -> Scenario:
@@ -235,7 +235,7 @@ def test_numbers_just_below_the_limit_are_drawn() -> None:
 
 
 def test_render_of_a_too_big_scenario_fails_in_one_line(tmp_path: Path) -> None:
-    scenario = tmp_path / "nine.toml"
+    scenario = tmp_path / "seventeen.toml"
     scenario.write_text(OVER_THE_LIMIT["tokens"], encoding="utf-8")
     media = tmp_path / "media"
     env = clean_environment()
@@ -248,7 +248,7 @@ def test_render_of_a_too_big_scenario_fails_in_one_line(tmp_path: Path) -> None:
     assert result.returncode != 0, output
     errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1, result.stderr
-    assert errors[0].startswith("error: tokens: the scenes draw 2 to 8, this scenario has 9"), errors
+    assert errors[0].startswith("error: tokens: the scenes draw 2 to 16, this scenario has 17"), errors
     assert "Traceback" not in output, output
     videos = list(media.rglob("*.mp4")) if media.exists() else []
     assert videos == [], videos
