@@ -40,6 +40,9 @@ class ScalingSpread:
         The standard deviation of ``q · k`` over the samples, per dimension (about ``√d``).
     scaled_std
         The standard deviation of ``q · k / √d`` (about 1): ``raw_std / √d`` of the same samples.
+    kept_products
+        The first ``kept`` of the ``q · k`` drawn at each dimension (``len(dims) × kept``), for
+        a cloud of points; their spread is about ``√d`` like all of them.
     row_dim
         The dimension of the example row: the largest of ``dims``.
     row_scores
@@ -53,6 +56,7 @@ class ScalingSpread:
     seed: int
     raw_std: FloatArray
     scaled_std: FloatArray
+    kept_products: FloatArray
     row_dim: int
     row_scores: FloatArray
     unscaled_weights: FloatArray
@@ -63,9 +67,19 @@ class ScalingSpread:
         """``√d`` for each of ``dims``: the spread ``q · k`` should have."""
         return _owned(np.sqrt(np.array(self.dims, dtype=np.float64)))
 
+    @property
+    def row_scaled_scores(self) -> FloatArray:
+        """``row_scores / √row_dim``: the example row as the softmax sees it when scaled."""
+        return _owned(self.row_scores / math.sqrt(self.row_dim))
+
+    @property
+    def top_key(self) -> int:
+        """The key (from 0) with the largest score in the example row: it takes the most weight."""
+        return int(np.argmax(self.row_scores))
+
 
 def scaling_spread(
-    dims: Sequence[int] = DEFAULT_DIMS, *, samples: int = 2_000, keys: int = 8, seed: int = 0
+    dims: Sequence[int] = DEFAULT_DIMS, *, samples: int = 2_000, keys: int = 8, kept: int = 60, seed: int = 0
 ) -> ScalingSpread:
     """Sample the spread of ``q · k`` and ``q · k / √d`` for standard-normal ``q`` and ``k``.
 
@@ -77,6 +91,9 @@ def scaling_spread(
         Pairs ``(q, k)`` per dimension, 2 to 1,000,000.
     keys
         Keys of the example row at the largest dimension, 2 to 1,024.
+    kept
+        Dot products kept per dimension for a cloud of points, 0 to ``samples`` (the first
+        drawn: keeping them changes no other number).
     seed
         Seed of ``numpy.random.default_rng``; the same arguments give the same numbers.
 
@@ -101,13 +118,23 @@ def scaling_spread(
     array([0.24, 0.  , 0.  , 0.01, 0.  , 0.  , 0.  , 0.75])
     >>> spread.scaled_weights.round(2)
     array([0.21, 0.03, 0.08, 0.17, 0.11, 0.11, 0.06, 0.22])
+    >>> spread.top_key, spread.row_scaled_scores.round(2)[:3]
+    (7, array([ 0.69, -1.17, -0.26]))
+
+    The first few dot products of each dimension, for a cloud; they spread out as ``d`` grows:
+
+    >>> scaling_spread((2, 512), samples=100, kept=4, seed=1).kept_products.round(1)
+    array([[  2.3,  -0.8,  -0.6,   1.8],
+           [-11.3,  -9.9,  25.6,  32.4]])
     """
     checked = _checked_dims(dims)
     samples = _whole("samples", samples, 2, 1_000_000)
     keys = _whole("keys", keys, 2, 1_024)
+    kept = _whole("kept", kept, 0, samples)
     seed = _whole("seed", seed, 0, 2**63 - 1)
     rng = np.random.default_rng(seed)
-    raw = np.array([np.std(_dot_products(rng, d, samples), ddof=1) for d in checked])
+    products = [_dot_products(rng, d, samples) for d in checked]
+    raw = np.array([np.std(drawn, ddof=1) for drawn in products])
     row_dim = max(checked)
     query = rng.standard_normal(row_dim)
     row_scores = rng.standard_normal((keys, row_dim)) @ query
@@ -117,6 +144,7 @@ def scaling_spread(
         seed=seed,
         raw_std=_owned(raw),
         scaled_std=_owned(raw / np.sqrt(np.array(checked, dtype=np.float64))),
+        kept_products=_owned(np.array([drawn[:kept] for drawn in products]).reshape(len(checked), kept)),
         row_dim=row_dim,
         row_scores=_owned(row_scores),
         unscaled_weights=_owned(softmax(row_scores)),

@@ -58,10 +58,26 @@ def test_the_same_seed_gives_the_same_numbers_and_another_seed_others() -> None:
     assert not np.array_equal(first.raw_std, other.raw_std)
 
 
+def test_the_kept_products_are_a_cloud_of_the_same_draws(spread: ScalingSpread) -> None:
+    assert spread.kept_products.shape == (10, 60)
+    # a few hundred of the same draws, kept: their spread is √d too, and keeping them changed nothing
+    many = scaling_spread(samples=2_000, kept=2_000)
+    np.testing.assert_array_equal(many.raw_std, spread.raw_std)
+    np.testing.assert_array_equal(many.kept_products[:, :60], spread.kept_products)
+    np.testing.assert_allclose(np.std(many.kept_products, axis=1, ddof=1), spread.raw_std, rtol=1e-12)
+    assert scaling_spread((1, 4), samples=10, kept=0).kept_products.shape == (2, 0)
+
+
+def test_the_example_row_scaled_and_its_top_key(spread: ScalingSpread) -> None:
+    np.testing.assert_allclose(spread.row_scaled_scores * math.sqrt(512), spread.row_scores, rtol=1e-12)
+    assert spread.top_key == int(np.argmax(spread.unscaled_weights)) == int(np.argmax(spread.scaled_weights))
+
+
 def test_the_result_is_frozen_and_read_only(spread: ScalingSpread) -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         spread.seed = 1  # type: ignore[misc]
-    for array in (spread.raw_std, spread.scaled_std, spread.row_scores, spread.unscaled_weights, spread.sqrt_dims):
+    for array in (spread.raw_std, spread.scaled_std, spread.row_scores, spread.unscaled_weights, spread.sqrt_dims,
+                  spread.kept_products, spread.row_scaled_scores):
         assert not array.flags.writeable
 
 
@@ -81,6 +97,7 @@ def test_large_dimensions_are_drawn_in_chunks_with_the_same_statistics() -> None
         pytest.param({"samples": 1}, "samples", id="one sample"),
         pytest.param({"samples": True}, "samples", id="samples boolean"),
         pytest.param({"keys": 1}, "keys", id="one key"),
+        pytest.param({"samples": 10, "kept": 11}, "kept", id="more kept than drawn"),
         pytest.param({"seed": -1}, "seed", id="negative seed"),
     ],
 )
