@@ -36,7 +36,7 @@ from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
 from scenes.kit.text import NUMBER_SIZE, drop_svg_paths, text
-from scenes.plan import LECTURE
+from scenes.plan import LECTURE_PRESETS, LECTURES, lecture_of
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
@@ -161,15 +161,15 @@ def _manim_cfg_attention(folder: Path) -> dict[str, str]:
     return dict(parser["attention"]) if parser.has_section("attention") else {}
 
 
-def scenario_from_environment(folder: Path | None = None) -> Scenario:
+def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT_PRESET) -> Scenario:
     """The scenario and query the scenes should show.
 
     ``ATTENTION_SCENARIO`` / ``ATTENTION_QUERY`` first, then ``scenario`` / ``query`` in the
     ``[attention]`` section of ``manim.cfg`` in ``folder`` (default: the working folder), then
-    the default preset with its own query.
+    the preset ``default`` with its own query (a scene passes its lecture's preset).
     """
     cfg = _manim_cfg_attention(folder or Path.cwd())
-    spec = os.environ.get("ATTENTION_SCENARIO") or cfg.get("scenario") or DEFAULT_PRESET
+    spec = os.environ.get("ATTENTION_SCENARIO") or cfg.get("scenario") or default
     query = os.environ.get("ATTENTION_QUERY") or cfg.get("query")
     if spec in PRESETS:
         scenario = preset(spec)
@@ -186,10 +186,8 @@ def scenario_from_environment(folder: Path | None = None) -> Scenario:
 
 
 def lecture_number(name: str) -> int:
-    """The number of scene ``name`` in the lecture (from 1)."""
-    names = [scene for _, scene in LECTURE]
-    if name not in names:
-        raise KeyError(f"{name} is not a scene of the lecture")
+    """The number of scene ``name`` in its lecture (from 1)."""
+    names = [scene for _, scene in LECTURES[lecture_of(name)]]
     return names.index(name) + 1
 
 
@@ -214,10 +212,10 @@ class ExplainerScene(Scene):
         os.environ["shell_escape"] = "f"
         cast(Camera, self.camera).background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
         if self.scenario_override is not None:
-            scenario = check_scene_limits(self.scenario_override)
+            scenario = self.check_scenario(check_scene_limits(self.scenario_override))
         else:
             try:
-                scenario = scenario_from_environment()
+                scenario = self.check_scenario(scenario_from_environment(default=self._default_preset()))
             except ScenarioError as error:
                 # One clear line instead of a traceback, before anything is drawn.
                 print(f"error: {error}", file=sys.stderr)
@@ -235,6 +233,15 @@ class ExplainerScene(Scene):
         self.sources: dict[str, tuple[Any, int]] = {}
         self.add_source("trace", self.trace, scenario.precision)
         self.add_source("step", self.step, scenario.precision)
+
+    @classmethod
+    def check_scenario(cls, scenario: Scenario) -> Scenario:
+        """The scenario, or a :class:`ScenarioError` naming what this scene cannot draw of it.
+
+        Beyond :func:`check_scene_limits`, which every scene needs; a scene with limits of its own
+        overrides this (the bundle asks every chosen scene before it renders any).
+        """
+        return scenario
 
     @property
     def second_query(self) -> int:
@@ -409,8 +416,15 @@ class ExplainerScene(Scene):
 
     def _lecture_name(self) -> str:
         """The name of the lecture scene this is (a variant or test subclass keeps its number)."""
-        names = {scene for _, scene in LECTURE}
+        names = {scene for scenes in LECTURES.values() for _, scene in scenes}
         return next((cls.__name__ for cls in type(self).__mro__ if cls.__name__ in names), type(self).__name__)
+
+    def _default_preset(self) -> str:
+        """The preset shown when no scenario is chosen: the one of this scene's lecture."""
+        try:
+            return LECTURE_PRESETS[lecture_of(self._lecture_name())]
+        except KeyError:  # a scene of no lecture (a test's)
+            return DEFAULT_PRESET
 
     # -- beats ------------------------------------------------------------------------------
     def beat(self, caption: str, *animations: Animation | Mobject | Any, wait: float = 0.8, **kwargs: Any) -> None:

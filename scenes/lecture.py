@@ -1,8 +1,8 @@
 """The lecture in order: one scene class per step, imported lazily.
 
-``LECTURE`` lists ``(module, class)`` pairs; :func:`lecture_scenes` imports them. Render the
-whole lecture scene by scene with ``manim render -ql scenes/lecture.py Explainer`` (one video)
-or one scene at a time with its own file.
+``LECTURE`` lists ``(module, class)`` pairs (``LECTURES`` every lecture's); :func:`lecture_scenes`
+imports them. Render the whole lecture scene by scene with ``manim render -ql scenes/lecture.py
+Explainer`` (one video) or one scene at a time with its own file.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ import importlib
 from manim import FadeOut, Group, MovingCameraScene, Scene
 
 from scenes.base import ExplainerScene
-from scenes.plan import LECTURE
+from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURES
 
-__all__ = ["LECTURE", "Explainer", "lecture_scenes"]
+__all__ = ["LECTURE", "LECTURES", "Explainer", "lecture_scenes"]
 
 
-def lecture_scenes() -> list[type[Scene]]:
-    """The scene classes of the lecture, in order."""
-    return [getattr(importlib.import_module(module), name) for module, name in LECTURE]
+def lecture_scenes(lecture: str = DEFAULT_LECTURE) -> list[type[Scene]]:
+    """The scene classes of a lecture (by default self-attention), in order."""
+    return [getattr(importlib.import_module(module), name) for module, name in LECTURES[lecture]]
 
 
 class Explainer(ExplainerScene, MovingCameraScene):

@@ -1,4 +1,4 @@
-"""The lecture's scenes in order, and which numbers of the trace each one shows.
+"""The lectures' scenes in order, and which numbers of the trace each one shows.
 
 No manim here: the bundle command reads this to decide which clips a changed scenario
 invalidates, and it should start quickly. ``tests/test_scene_plan.py`` builds every scene and
@@ -9,7 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["INPUTS", "LECTURE", "OWN_PRESET", "RENDER_COST", "SHOWS", "STRUCTURE", "depends_on", "scene_view"]
+from attention_math import DEFAULT_PRESET
+
+__all__ = [
+    "ALL_HEADS",
+    "DEFAULT_LECTURE",
+    "INPUTS",
+    "LECTURE",
+    "LECTURES",
+    "LECTURE_PRESETS",
+    "MULTI_HEAD_LECTURE",
+    "OWN_PRESET",
+    "RENDER_COST",
+    "SHOWS",
+    "STRUCTURE",
+    "depends_on",
+    "lecture_of",
+    "scene_view",
+]
 
 LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.raw_dot_products", "RawDotProducts"),
@@ -17,11 +34,22 @@ LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.spaces", "Spaces"),
     ("scenes.scores", "Scores"),
     ("scenes.softmax", "ScaleAndSoftmax"),
+    ("scenes.why_scale", "WhyScale"),
     ("scenes.weighted_sum", "WeightedSum"),
     ("scenes.matrix_form", "MatrixForm"),
     ("scenes.causal_mask", "CausalMask"),
 )
-"""``(module, class)`` of every scene, in lecture order."""
+"""``(module, class)`` of every scene of the default lecture, self-attention, in order."""
+
+MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head", "MultiHead"),)
+"""The next lecture's scenes: several heads side by side, joined by W_O."""
+
+DEFAULT_LECTURE = "self-attention"
+LECTURES: dict[str, tuple[tuple[str, str], ...]] = {DEFAULT_LECTURE: LECTURE, "multi-head": MULTI_HEAD_LECTURE}
+"""Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
+
+LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "multi-head": "two-heads"}
+"""The preset a lecture shows when no scenario is chosen."""
 
 INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 """The scenario's numbers; everything else in a trace is computed from them."""
@@ -29,8 +57,13 @@ INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 STRUCTURE = ("tokens", "query", "precision", "scaled", "d_in", "d_k", "d_v")
 """What shapes every scene's layout and captions: a change re-renders every scene."""
 
-OWN_PRESET = frozenset({"RawDotProducts"})
-"""Scenes that always show their own preset, whatever the scenario."""
+OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
+"""Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
+seeded sampler of :func:`attention_math.scaling_spread`."""
+
+ALL_HEADS = frozenset({"MultiHead"})
+"""Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
+their view holds each head's numbers and ``W_O``."""
 
 SHOWS: dict[str, frozenset[str]] = {
     "RawDotProducts": frozenset(),
@@ -38,10 +71,13 @@ SHOWS: dict[str, frozenset[str]] = {
     "Spaces": frozenset({"embeddings", "queries", "keys", "values"}),
     "Scores": frozenset({"queries", "keys", "scores"}),
     "ScaleAndSoftmax": frozenset({"scores", "scaled_scores", "weights"}),
+    "WhyScale": frozenset(),
     "WeightedSum": frozenset({"weights", "values", "context"}),
     "MatrixForm": frozenset({"scores", "scaled_scores", "weights", "values", "context"}),
     # the causal trace is computed afresh from the inputs
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
+    # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
+    "MultiHead": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -51,9 +87,11 @@ RENDER_COST: dict[str, float] = {
     "Spaces": 0.8,
     "Scores": 1.0,
     "ScaleAndSoftmax": 1.1,
+    "WhyScale": 1.0,
     "WeightedSum": 0.9,
     "MatrixForm": 2.4,
     "CausalMask": 1.6,
+    "MultiHead": 1.5,
 }
 """Each scene's render time relative to Scores (-ql, measured here): the bundle starts the
 longest first when it has no times of its own from an earlier render."""
@@ -104,7 +142,7 @@ def depends_on(source: str, name: str) -> frozenset[str]:
             return frozenset()
         return frozenset({name}) if name in _ALL_TRACE else _ALL_TRACE  # query_step(...) and such
     if source == "scenario":
-        if name in STRUCTURE or name in {"n_tokens", "query_token", "title"}:
+        if name in STRUCTURE or name in {"n_tokens", "n_heads", "query_token", "title"}:
             return frozenset()
         return frozenset({name}) if name in INPUTS else frozenset(INPUTS)  # trace(), query_step()
     raise ValueError(f"unknown source {source!r}")
@@ -119,10 +157,32 @@ def scene_view(name: str, scenario: Any) -> dict[str, Any] | None:
         return None
     trace = scenario.trace()
     view: dict[str, Any] = {key: _plain(getattr(scenario, key)) for key in STRUCTURE}
-    for field in sorted(SHOWS[name]):
-        # repr of every float: equal views mean bit-equal numbers
-        view[field] = [[repr(float(x)) for x in row] for row in getattr(trace, field).tolist()]
+    view.update(_fields(name, trace))
+    if name in ALL_HEADS:
+        view["heads"] = [_fields(name, head.trace()) for head in scenario.heads]
+        view["w_out"] = None if scenario.w_out is None else _floats(scenario.w_out)
     return view
+
+
+def _fields(name: str, trace: Any) -> dict[str, Any]:
+    """The trace fields scene ``name`` shows, every float as its repr (equal views: bit-equal numbers)."""
+    return {field: _floats(getattr(trace, field)) for field in sorted(SHOWS[name])}
+
+
+def _floats(matrix: Any) -> list[list[str]]:
+    return [[repr(float(x)) for x in row] for row in matrix.tolist()]
+
+
+def lecture_of(name: str) -> str:
+    """The lecture scene ``name`` belongs to.
+
+    >>> lecture_of("Scores"), lecture_of("MultiHead")
+    ('self-attention', 'multi-head')
+    """
+    for lecture, scenes in LECTURES.items():
+        if any(scene == name for _, scene in scenes):
+            return lecture
+    raise KeyError(f"{name} is not a scene of any lecture")
 
 
 def _plain(value: Any) -> Any:

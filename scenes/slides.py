@@ -1,4 +1,4 @@
-"""The lecture's scenes as manim-slides presentations: one slide per beat.
+"""The lectures' scenes as manim-slides presentations: one slide per beat.
 
 Each class here is a thin variant of a lecture scene that also derives from
 ``manim_slides.Slide``; ``ExplainerScene.beat`` ends a slide after every beat. Render and
@@ -22,9 +22,9 @@ from typing import Any
 from manim import config
 from manim_slides import Slide
 
-from scenes.lecture import LECTURE, lecture_scenes
+from scenes.lecture import LECTURES, lecture_scenes
 
-__all__ = [name for _, name in LECTURE]
+__all__ = [name for scenes in LECTURES.values() for _, name in scenes]
 
 
 def _without_movie() -> bool:
@@ -47,7 +47,7 @@ def _render(self: Slide, *args: Any, **kwargs: Any) -> Any:
     return Slide.render(self, *args, **kwargs)
 
 
-for _scene in lecture_scenes():
+for _scene in (scene for lecture in LECTURES for scene in lecture_scenes(lecture)):
     # Slide first, so its play/wait wrap ours; the variant keeps the scene's name.
     members = {"__module__": __name__, "__init__": _init, "render": _render}
     globals()[_scene.__name__] = type(_scene.__name__, (Slide, _scene), members)

@@ -19,15 +19,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from attention_math import Scenario, preset
+from attention_math import ScalingSpread, Scenario, multi_head_attention, preset, scaling_spread, self_attention
 from attention_math.alignment import alignment
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
-from scenes.plan import LECTURE
+from scenes.plan import LECTURES, lecture_of
 
 __all__ = [
     "DERIVED",
@@ -81,6 +82,35 @@ def _raw_dot_product() -> Scenario:
     return preset("raw-dot-product")
 
 
+_HEADS: dict[int, tuple[Scenario, tuple[Any, ...], Any]] = {}
+
+
+def _heads(s: Scenario) -> tuple[tuple[Any, ...], Any]:
+    """Every head's trace, and the multi-head trace (``None`` for one head), computed here from the inputs."""
+    known = _HEADS.get(id(s))
+    if known is None or known[0] is not s:
+        if s.w_out is None:
+            made: tuple[tuple[Any, ...], Any] = (
+                (self_attention(s.embeddings, s.w_query, s.w_key, s.w_value, scaled=s.scaled),), None)
+        else:
+            multi = multi_head_attention(s.embeddings, s.w_query, s.w_key, s.w_value, s.w_out, scaled=s.scaled)
+            made = (multi.heads, multi)
+        known = _HEADS[id(s)] = (s, *made)
+    return known[1], known[2]
+
+
+def _head(s: Scenario, k: int) -> Any:
+    """Head ``k`` (from 0) of the scenario, or ``None`` when it has fewer heads."""
+    heads = _heads(s)[0]
+    return heads[k] if k < len(heads) else None
+
+
+@cache
+def _spread() -> ScalingSpread:
+    """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
+    return scaling_spread(seed=0)
+
+
 DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the scenario itself, unmasked and masked
     "trace": lambda s: (s.trace(), s.precision),
@@ -101,10 +131,21 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "saturation_scores": lambda s: (preset("softmax-saturation").trace(), 0),
     "saturation_rounded": lambda s: (preset("softmax-saturation").trace(), 2),
     "saturation": lambda s: (preset("softmax-saturation").trace(), 3),
+    # why scale: the seeded sampler's spreads and weights (2 decimals), sizes d and raw scores
+    # (whole numbers), scores ÷ √d (1 decimal)
+    "scaling": lambda s: (_spread(), 2),
+    "scaling_whole": lambda s: (_spread(), 0),
+    "scaling_tenths": lambda s: (_spread(), 1),
+    # the multi-head scene: each head's trace (head1 … head4) and its heat maps' ranges, the concat,
+    # W_O and the output
+    **{f"head{k + 1}": (lambda s, k=k: (_head(s, k), s.precision)) for k in range(4)},
+    **{f"head{k + 1}_extremes": (lambda s, k=k: (_head(s, k) and _Ranges(_head(s, k)), s.precision))
+       for k in range(4)},
+    "multi": lambda s: (_heads(s)[1], s.precision),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
-SIZES = frozenset({"n_tokens", "d_in", "d_k", "d_v", "precision"})
+SIZES = frozenset({"n_tokens", "d_in", "d_k", "d_v", "n_heads", "precision"})
 
 
 def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, int]]) -> tuple[str, int | None]:
@@ -121,7 +162,7 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
             raise ValueError(f"the scenario has no size {fact.field!r}")
         return str(int(getattr(scenario, fact.field))), None
     if fact.source == "lecture":
-        names = [name for _, name in LECTURE]
+        names = [name for _, name in LECTURES[lecture_of(fact.field)]]
         return str(names.index(fact.field) + 1), None
     if fact.source not in derived:
         raise ValueError(f"unknown source {fact.source!r} (the tests derive {', '.join(sorted(derived))})")

@@ -50,7 +50,7 @@ from number_checks import (
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
 from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
-from scenes.lecture import LECTURE
+from scenes.lecture import LECTURES
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -106,8 +106,28 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 NUMBER_SCENARIOS = ("default", "three", "seven", "two-wide", "five-whole", "twelve", "sixteen")
 LAYOUT_SCENARIOS = tuple(SCENARIOS)
 
-SCENES: tuple[tuple[str, str], ...] = LECTURE
-"""(module, class) of every scene under test, in lecture order."""
+SCENARIOS.update({
+    "two-heads": lambda: preset("two-heads"),
+    "three-heads-eight": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, heads=3, query=3),
+    "two-heads-sixteen": lambda: Scenario.from_sentence(SIXTEEN, seed=16, d_k=2, d_v=3, heads=2, precision=2,
+                                                        query=9),
+})
+"""Several heads: for the multi-head scene (see :data:`SCENE_SCENARIOS`)."""
+
+SCENE_SCENARIOS: dict[str, tuple[str, ...]] = {
+    "WhyScale": ("default", "sixteen"),  # shows the sampler, never the scenario: two are enough
+    "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # and one head
+}
+"""Scenes tried with their own few scenarios instead of every one (keeps the suite quick)."""
+
+
+def scenarios_for(scene: tuple[str, str], default: tuple[str, ...]) -> tuple[str, ...]:
+    """The scenarios a scene's dry runs use: its own (:data:`SCENE_SCENARIOS`), else ``default``."""
+    return SCENE_SCENARIOS.get(scene[1], default)
+
+
+SCENES: tuple[tuple[str, str], ...] = tuple(scene for lecture in LECTURES.values() for scene in lecture)
+"""(module, class) of every scene under test, every lecture's in lecture order."""
 
 
 def load_scene_class(module: str, name: str) -> type[ExplainerScene]:

@@ -10,16 +10,19 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built
+from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built, scenarios_for
+from scene_helpers import SCENES as ALL_SCENES
 
 from attention_explainer.bundle import SCENES, BundleSettings, scene_key
 from attention_explainer.bundle import SCENES as BUNDLE_SCENES
+from attention_math import preset
 from scenes.plan import INPUTS, LECTURE, SHOWS, depends_on, scene_view
 
 SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
 CASES = [
-    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in LECTURE for scenario in NUMBER_SCENARIOS
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in ALL_SCENES for scenario in scenarios_for(scene, NUMBER_SCENARIOS)
 ]
 
 
@@ -30,12 +33,12 @@ def test_a_scene_reads_no_number_the_plan_does_not_declare(scene_builds, scene, 
     assert read <= SHOWS[scene[1]], f"{scene[1]} reads {sorted(read - SHOWS[scene[1]])} beyond scenes.plan.SHOWS"
 
 
-@pytest.mark.parametrize("scene", LECTURE, ids=[name for _, name in LECTURE])
+@pytest.mark.parametrize("scene", ALL_SCENES, ids=[name for _, name in ALL_SCENES])
 def test_the_plan_declares_nothing_a_scene_never_reads(scene_builds, scene) -> None:
     read = frozenset().union(
         *(
             depends_on(source, name)
-            for scenario in NUMBER_SCENARIOS
+            for scenario in scenarios_for(scene, NUMBER_SCENARIOS)
             for source, name in built(scene_builds, scene, scenario).reads
         )
     )
@@ -53,7 +56,7 @@ def test_a_value_weight_change_keeps_exactly_the_clips_that_show_no_value() -> N
     changed = _with_value_weight_changed(scenario)
     settings = BundleSettings()
     kept = {s.name for s in SCENES if scene_key(s, scenario, settings, "c") == scene_key(s, changed, settings, "c")}
-    assert kept == {"RawDotProducts", "Scores", "ScaleAndSoftmax"}
+    assert kept == {"RawDotProducts", "Scores", "ScaleAndSoftmax", "WhyScale"}
     # the same rule, from the plan: a scene keeps its clip when it shows nothing W_V changes
     touched = {"w_value", "values", "context"}
     assert kept == {name for _, name in LECTURE if not SHOWS[name] & touched}
@@ -75,6 +78,18 @@ def test_a_layout_change_rerenders_every_scene_of_the_scenario(change) -> None:
     for spec in SCENES:
         same = scene_key(spec, scenario, settings, "c") == scene_key(spec, change(scenario), settings, "c")
         assert same == (not spec.uses_scenario), spec.name
+
+
+def test_a_multi_head_view_holds_every_head_and_w_out() -> None:
+    """MultiHead shows every head and W_O: a change to head 2 or to W_O re-renders it (and only it)."""
+    scenario = preset("two-heads")
+    w_value, w_out = scenario.w_value.copy(), scenario.w_out.copy()
+    w_value[1, 0, 0] += 0.1  # head 2's
+    w_out[0, 0] += 0.1
+    for changed in (dataclasses.replace(scenario, w_value=w_value), dataclasses.replace(scenario, w_out=w_out)):
+        assert scene_view("MultiHead", changed) != scene_view("MultiHead", scenario)
+        assert scene_view("MatrixForm", changed) == scene_view("MatrixForm", scenario)  # it shows head 1 only
+    assert scene_view("MultiHead", SCENARIOS["default"]())["w_out"] is None  # one head: no W_O
 
 
 def test_views_hold_every_declared_number_bit_for_bit() -> None:

@@ -15,12 +15,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
 import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
 from number_checks import canonical, expected_text
-from scene_helpers import NUMBER_SCENARIOS, SCENES, Build, build_scene, built, every_index, number_problems, shown_keys
+from scene_helpers import (
+    NUMBER_SCENARIOS,
+    SCENES,
+    Build,
+    build_scene,
+    built,
+    every_index,
+    number_problems,
+    scenarios_for,
+    shown_keys,
+)
 
-from attention_math import Scenario, preset
+from attention_math import Scenario, preset, scaling_spread
 from scenes.base import ExplainerScene, Shown
 from scenes.facts import Fact, position, query_number, value
 from scenes.kit.text import text
@@ -58,6 +69,37 @@ ABOVE_DIAGONAL: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E73
     (i, j) for i in range(s.n_tokens) for j in range(i + 1, s.n_tokens)
 ]
 
+# WhyScale shows the sampler (seed 0), whatever the scenario: the clouds of d = 2, 32 and 512, every
+# spread, both rows of weights at d = 512.
+SPREAD = scaling_spread(seed=0)
+CLOUDS: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
+    (SPREAD.dims.index(d), k) for d in (2, 32, 512) for k in range(SPREAD.kept_products.shape[1])
+]
+SIZES: Callable[[Scenario], Iterable[Index]] = lambda s: every_index((len(SPREAD.dims),))  # noqa: E731
+ROW: Callable[[Scenario], Iterable[Index]] = lambda s: every_index((len(SPREAD.row_scores),))  # noqa: E731
+
+
+
+def head_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
+    """Head ``k``'s weight of the key the query attends to most (none if the scenario has fewer heads)."""
+    def indexes(s: Scenario) -> Iterable[Index]:
+        if k >= s.n_heads:
+            return []
+        weights = s.heads[k].trace().weights[s.query]
+        return [(s.query, int(np.argmax(weights)))]
+    return indexes
+
+
+def head_context(k: int) -> Callable[[Scenario], Iterable[Index]]:
+    """Head ``k``'s z for the query."""
+    return lambda s: [(s.query, m) for m in range(s.d_v)] if k < s.n_heads else []
+
+
+def joined(field: str, columns: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[Index]]:
+    """The query's row of a multi-head field (nothing for one head)."""
+    return lambda s: [(s.query, c) for c in range(columns(s))] if s.n_heads > 1 else []
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -81,17 +123,33 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("alignment", "feet", lambda s: every_index((s.n_tokens, 2)) if s.d_k == 2 else []),  # the shadows
     ],
     "ScaleAndSoftmax": [("step", "weights", every(n)), ("step", "exps", every(n)), ("step", "exp_sum", lambda s: [()])],
+    "WhyScale": [
+        ("scaling", "kept_products", CLOUDS),  # every dot of the three clouds, where its number says
+        ("scaling", "raw_std", SIZES),  # the spread of q·k at every d
+        ("scaling", "scaled_std", SIZES),  # and of q·k / √d
+        ("scaling", "unscaled_weights", ROW),
+        ("scaling", "scaled_weights", ROW),
+        ("scaling_whole", "row_scores", ROW),
+        ("scaling_tenths", "row_scaled_scores", ROW),
+    ],
     "WeightedSum": [("step", "context", every(d_v)), ("step", "weights", every(n))],
     "MatrixForm": [("trace", "weights", every(n, n)), ("trace", "context", every(n, d_v))],
     "CausalMask": [
         ("causal", "scaled_scores", ABOVE_DIAGONAL),  # the masked scores, −∞
         ("causal", "weights", every(n, n)),  # softmax of the masked scores
     ],
+    "MultiHead": [
+        *((f"head{k + 1}", "weights", head_row(k)) for k in range(4)),  # where each head looks most
+        *((f"head{k + 1}", "context", head_context(k)) for k in range(4)),  # each head's z
+        ("multi", "concat", joined("concat", lambda s: s.n_heads * s.d_v)),  # joined
+        ("multi", "output", joined("output", lambda s: 0 if s.w_out is None else s.w_out.shape[1])),  # × W_O
+    ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
 CASES = [
-    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in NUMBER_SCENARIOS
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in SCENES for scenario in scenarios_for(scene, NUMBER_SCENARIOS)
 ]
 
 

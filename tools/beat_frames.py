@@ -30,10 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _lecture() -> list[tuple[str, str]]:
+    """Every lecture's scenes, in order (the default lecture's first)."""
     sys.path.insert(0, str(ROOT))
-    from scenes.plan import LECTURE
+    from scenes.plan import LECTURES
 
-    return list(LECTURE)
+    return [scene for scenes in LECTURES.values() for scene in scenes]
 
 
 def render(module: str, name: str, scenario_file: Path, media: Path, quality: str) -> Path:
@@ -76,7 +77,7 @@ def sheet(images: list[Image.Image], columns: int = 3) -> Image.Image:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_scenario_arguments(parser)
-    parser.add_argument("--scenes", help="class names, comma-separated (default: the lecture)")
+    parser.add_argument("--scenes", help="class names, comma-separated (default: every lecture's scenes)")
     parser.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "beat-frames"))
     parser.add_argument("--quality", default="l")
     args = parser.parse_args()
