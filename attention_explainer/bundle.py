@@ -48,6 +48,7 @@ __all__ = [
     "atomic_write",
     "build_bundle",
     "default_out_dir",
+    "lecture_specs",
     "select_scenes",
     "slug",
 ]
@@ -95,38 +96,44 @@ def _scenes_dir() -> Path:
     return Path(scenes.__file__ or "").parent
 
 
-def _lecture_specs() -> tuple[SceneSpec, ...]:
-    from scenes.plan import LECTURE, OWN_PRESET
+def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
+    """The scenes of a lecture (``--lecture``; default self-attention), numbered from 1."""
+    from scenes.plan import DEFAULT_LECTURE, LECTURES, OWN_PRESET
 
+    name = lecture or DEFAULT_LECTURE
+    if name not in LECTURES:
+        raise BundleError(f"--lecture: unknown lecture {name!r}; expected one of {', '.join(LECTURES)}", 2)
     return tuple(
-        SceneSpec(number, name, module, uses_scenario=name not in OWN_PRESET)
-        for number, (module, name) in enumerate(LECTURE, start=1)
+        SceneSpec(number, scene, module, uses_scenario=scene not in OWN_PRESET)
+        for number, (module, scene) in enumerate(LECTURES[name], start=1)
     )
 
 
-SCENES: tuple[SceneSpec, ...] = _lecture_specs()
+SCENES: tuple[SceneSpec, ...] = lecture_specs()
+"""The default lecture's scenes."""
 
 
-def select_scenes(names: str | None) -> list[SceneSpec]:
-    """The scenes a ``--scenes`` list asks for (class names, file names or numbers), in order."""
+def select_scenes(names: str | None, lecture: str | None = None) -> list[SceneSpec]:
+    """The scenes a ``--scenes`` list asks for (class names, file names or numbers) of a lecture, in order."""
+    specs = lecture_specs(lecture)
     if not names:
-        return list(SCENES)
+        return list(specs)
     chosen: set[int] = set()
     for raw in names.split(","):
         word = raw.strip()
         if not word:
             continue
-        for spec in SCENES:
+        for spec in specs:
             aliases = {spec.name.lower(), spec.module.rsplit(".", 1)[1], str(spec.number), spec.stem[3:]}
             if word.lower().replace("_", "-") in {a.replace("_", "-") for a in aliases}:
                 chosen.add(spec.number)
                 break
         else:
-            known = ", ".join(spec.name for spec in SCENES)
-            raise BundleError(f"--scenes: unknown scene {word!r}; expected names from {known} (or 1-{len(SCENES)})", 2)
+            known = ", ".join(spec.name for spec in specs)
+            raise BundleError(f"--scenes: unknown scene {word!r}; expected names from {known} (or 1-{len(specs)})", 2)
     if not chosen:
         raise BundleError("--scenes: expected at least one scene name", 2)
-    return [spec for spec in SCENES if spec.number in chosen]
+    return [spec for spec in specs if spec.number in chosen]
 
 
 def slug(title: str) -> str:
@@ -142,9 +149,13 @@ def slug(title: str) -> str:
     return "-".join(words)[:60].strip("-") or "scenario"
 
 
-def default_out_dir(scenario: Scenario, root: Path | None = None) -> Path:
-    """``media/<scenario-slug>/`` under ``root`` (default: the working folder)."""
-    return (root or Path.cwd()) / "media" / slug(scenario.title)
+def default_out_dir(scenario: Scenario, root: Path | None = None, lecture: str | None = None) -> Path:
+    """``media/<scenario-slug>/`` under ``root`` (default: the working folder); another lecture than
+    the default adds its name, ``media/<scenario-slug>-multi-head/``."""
+    from scenes.plan import DEFAULT_LECTURE
+
+    suffix = "" if lecture in (None, DEFAULT_LECTURE) else f"-{lecture}"
+    return (root or Path.cwd()) / "media" / (slug(scenario.title) + suffix)
 
 
 @dataclass(frozen=True)

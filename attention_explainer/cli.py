@@ -8,6 +8,7 @@ bad input, 1 for an internal failure; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import signal
@@ -35,6 +36,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
+
     from .bundle import FORMATS, QUALITIES
 
     parser = _Parser(prog=PROG, description="Animated, hand-checkable explainers of self-attention.")
@@ -53,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
     )
+    render.add_argument("--lecture", metavar="NAME", default=DEFAULT_LECTURE,
+                        help=f"the lecture: {', '.join(LECTURES)} (default {DEFAULT_LECTURE}); multi-head shows "
+                        f"the {LECTURE_PRESETS['multi-head']} preset unless a scenario is given")
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
     render.add_argument("--slides", action="store_true", help="also write an HTML slide deck (manim-slides)")
     render.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -85,16 +91,19 @@ def _cmd_render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from scenes.base import check_scene_limits
+    from scenes.plan import LECTURE_PRESETS
 
     from .bundle import BundleError, BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
 
-    scenario = check_scene_limits(scenario_from_args(args))
+    chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
+    scenario = check_scene_limits(scenario_from_args(args, default=LECTURE_PRESETS[args.lecture]))
+    for spec in chosen:  # what a scene of the lecture cannot draw, before any render starts
+        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
     if args.jobs < 1:
         raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
     if args.transparent and args.format == "gif":
         raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
-    chosen = select_scenes(args.scenes)
-    out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario))
+    out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture))
     settings = BundleSettings(
         quality=args.quality,
         fmt=args.format,

@@ -26,8 +26,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
 
 
-def scenario_from_args(args: argparse.Namespace) -> Scenario:
-    """The scenario the options ask for, with the query applied."""
+def scenario_from_args(args: argparse.Namespace, *, default: str = DEFAULT_PRESET) -> Scenario:
+    """The scenario the options ask for, with the query applied (the preset ``default`` when none is named)."""
     if args.scenario is not None:
         scenario = load_scenario(args.scenario)
     elif args.sentence is not None:
@@ -35,7 +35,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             args.sentence, seed=args.seed, d_model=args.d_model, d_k=args.d_k, d_v=args.d_v, heads=args.heads
         )
     else:
-        scenario = preset(args.preset or DEFAULT_PRESET)
+        scenario = preset(args.preset or default)
     if args.query is not None:
         scenario = scenario.with_query(args.query)
     return scenario

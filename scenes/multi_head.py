@@ -367,6 +367,8 @@ class MultiHead(ExplainerScene):
         left = min(joined[4].get_left()[0], product[0].get_left()[0])  # the two lines start together
         joined[4].shift(RIGHT * (left - joined[4].get_left()[0]))
         product.shift(RIGHT * (left - product[0].get_left()[0]))
+        spare = product.get_bottom()[1] - BOTTOM  # the two lines in the middle of the room they have
+        VGroup(joined[4], product).shift(DOWN * max(spare, 0.0) / 2)
         flights = [TransformFromCopy(p.z[2 + 2 * m], joined[1][p.head * d_v + m]) for p in panels for m in range(d_v)]
         said = f"The heads' z{self.cite(query_number())} are joined side by side: concat{self.cite(query_number())}."
         self.beat(said, FadeIn(joined[0], joined[2], joined[3]), *flights, FadeIn(self._note), run_time=1.8,

@@ -17,11 +17,19 @@ typed number           ScaleAndSoftmax's "= √d_k =" label typed as text, outsi
 wrong precision        Scores formats the query's numbers with one decimal more than the scenario
 wrong query row        Scores explains the token after the query (its q, products and scores)
 stale caption          Scores' caption for the first key says the last key's score
+another seed           WhyScale samples with seed 1 instead of the lecture's seed 0
+plotted elsewhere      WhyScale records each spread of q·k/√d as plotted where q·k's is drawn
+swapped heads          MultiHead registers head 2's trace as head 1's
+flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
 =====================  =========================================================================
+
+The scene faults run with every scenario below; WhyScale's (it shows no number of the scenario) with
+one, MultiHead's with the two-heads preset.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +38,7 @@ import numpy as np
 import pytest
 from scene_helpers import SIXTEEN, Build, build_scene, load_scene_class, number_problems
 
-from attention_math import Scenario
+from attention_math import Scenario, preset
 from scenes.base import ExplainerScene
 from scenes.facts import Fact
 from scenes.kit.text import text
@@ -103,6 +111,29 @@ def _stale_caption(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "fmt", planted)
 
 
+def _another_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("scenes.why_scale"), "SEED", 1)
+
+
+def _plotted_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    plot = ExplainerScene.plot
+
+    def planted(self: ExplainerScene, mob: Any, axes: Any, *facts: Fact, anchor: str = "center") -> Any:
+        moved = [Fact(f.source, "scaled_std", f.index, f.reduce) if f.field == "raw_std" else f for f in facts]
+        return plot(self, mob, axes, *moved, anchor=anchor)
+
+    monkeypatch.setattr(ExplainerScene, "plot", planted)
+
+
+def _swapped_heads(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, self.scenario.heads[1].trace() if name == "head1" else obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (("scenes.projection", "Projection"), _changed_value("query_terms", lambda s, f, v: 2 * v)),
@@ -114,6 +145,10 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong precision": (("scenes.scores", "Scores"), _wrong_precision),
     "wrong query row": (("scenes.scores", "Scores"), _wrong_query_row),
     "stale caption": (("scenes.scores", "Scores"), _stale_caption),
+    "another seed": (("scenes.why_scale", "WhyScale"), _another_seed),
+    "plotted elsewhere": (("scenes.why_scale", "WhyScale"), _plotted_elsewhere),
+    "swapped heads": (("scenes.multi_head", "MultiHead"), _swapped_heads),
+    "flipped output": (("scenes.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
 }
 
 
@@ -131,6 +166,16 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "8-tokens-2-decimals": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, query=5),
     "16-tokens-4-decimals": lambda: Scenario.from_sentence(SIXTEEN, seed=16, precision=4, query=9),
 }
+ONE_HEAD = tuple(SCENARIOS)
+SCENARIOS["two-heads"] = lambda: preset("two-heads")
+
+FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
+    "another seed": ("5-tokens-0-decimals",),
+    "plotted elsewhere": ("5-tokens-0-decimals",),
+    "swapped heads": ("two-heads",),
+    "flipped output": ("two-heads",),
+}
+"""The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
 
 class _Builds:
@@ -157,7 +202,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> _Builds:
 
 def _problems(build: Build) -> list[str]:
     assert build.error is None, build.error
-    return number_problems(build) + [problem for play in build.plays for problem in play.unrecorded]
+    return number_problems(build) + [problem for play in build.plays for problem in (*play.unrecorded, *play.misplaced)]
 
 
 def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact]]:
@@ -169,7 +214,7 @@ def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact]]:
 CASES = [
     # one worker of `pytest -n` per scene: it builds each clean scene once
     pytest.param(fault, scenario, id=f"{fault}-{scenario}", marks=pytest.mark.xdist_group(f"faults-{scene[1]}"))
-    for fault, (scene, _) in FAULTS.items() for scenario in SCENARIOS
+    for fault, (scene, _) in FAULTS.items() for scenario in FAULT_SCENARIOS.get(fault, ONE_HEAD)
 ]
 
 
@@ -180,6 +225,6 @@ def test_a_planted_fault_fails_the_number_checks(builds: _Builds, fault: str, sc
     assert _problems(clean) == [], "the scene must pass the checks before a fault is planted"
     planted = builds.get(scene, scenario, fault)
     assert planted.error is None, planted.error
-    if fault != "typed number":  # a typed label looks the same: only the recording path differs
+    if fault not in ("typed number", "plotted elsewhere"):  # the same look: only what is recorded differs
         assert _what_it_shows(planted) != _what_it_shows(clean), f"{fault} changed nothing the viewer sees"
     assert _problems(planted), f"{fault} in {scene[1]} [{scenario}] passed the number checks"

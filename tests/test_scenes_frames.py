@@ -1,4 +1,4 @@
-"""Visual regression: the last frame of every scene, default scenario, against committed control data.
+"""Visual regression: the last frame of every scene, its lecture's preset, against committed control data.
 
 ``manim.utils.testing.frames_comparison`` renders the scene at 854 × 480 with manim's own test
 configuration (``manim.cfg`` is ignored: the scenes set their background in code) and compares
@@ -23,7 +23,8 @@ from manim import RIGHT, Scene, Square
 from manim.utils.testing.frames_comparison import frames_comparison
 from scene_helpers import SCENES, load_scene_class, with_scenario
 
-from attention_math import DEFAULT_PRESET, preset
+from attention_math import preset
+from scenes.plan import LECTURE_PRESETS, lecture_of
 
 __module_test__ = "scenes"  # control data folder: tests/control_data/scenes/
 
@@ -49,7 +50,7 @@ def test_last_frame(scene: tuple[str, str], request: pytest.FixtureRequest, tmp_
         cls.construct(scene)  # type: ignore[arg-type]
 
     draw.__name__ = f"test_{name}"  # frames_comparison names the control file after it: <name>.npz
-    compare = frames_comparison(base_scene=with_scenario(cls, preset(DEFAULT_PRESET)))(draw)
+    compare = frames_comparison(base_scene=with_scenario(cls, preset(LECTURE_PRESETS[lecture_of(name)])))(draw)
     try:
         compare(request=request, tmp_path=tmp_path)
     except pytest.skip.Exception as skipped:  # the Cairo version check: never skip silently

@@ -1,0 +1,153 @@
+"""The two lectures (self-attention, multi-head) and what is special to WhyScale and MultiHead.
+
+``attention-explainer render --lecture NAME`` picks a lecture's scenes in its own order and, with
+no scenario named, its own preset; an unknown lecture, or a scenario a lecture's scene cannot
+draw, is one line before anything renders. WhyScale shows the sampler whatever the scenario;
+MultiHead refuses what it cannot lay out and says when a scenario has one head. (The numbers,
+layout and plan checks of both scenes run with every other scene's, in ``test_scenes_*`` and
+``test_scene_plan``; no test here renders a video.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+from manim import tempconfig
+from scene_helpers import DRY_RUN_SETTINGS, built
+
+from attention_explainer import bundle
+from attention_explainer.bundle import BundleError, default_out_dir, lecture_specs, select_scenes
+from attention_explainer.cli import main
+from attention_math import PRESETS, Scenario, ScenarioError, preset
+from scenes.multi_head import MAX_HEADS, MultiHead
+from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, OWN_PRESET, lecture_of
+
+WHY_SCALE = ("scenes.why_scale", "WhyScale")
+MULTI_HEAD = ("scenes.multi_head", "MultiHead")
+
+
+def test_why_scale_follows_scale_and_softmax_in_the_default_lecture() -> None:
+    names = [name for _, name in LECTURE]
+    assert names[names.index("ScaleAndSoftmax") + 1] == "WhyScale"
+    assert DEFAULT_LECTURE == "self-attention" and LECTURES[DEFAULT_LECTURE] is LECTURE
+    assert "WhyScale" in OWN_PRESET  # its clip never depends on the scenario
+
+
+def test_every_lecture_has_a_preset_and_every_scene_one_lecture() -> None:
+    assert set(LECTURE_PRESETS) == set(LECTURES)
+    assert all(name in PRESETS for name in LECTURE_PRESETS.values())
+    assert LECTURE_PRESETS["multi-head"] == "two-heads"
+    scenes = [name for lecture in LECTURES.values() for _, name in lecture]
+    assert len(scenes) == len(set(scenes))
+    assert lecture_of("MultiHead") == "multi-head" and lecture_of("Scores") == DEFAULT_LECTURE
+
+
+def test_the_multi_head_lecture_has_its_own_scenes_numbered_from_one() -> None:
+    specs = select_scenes(None, "multi-head")
+    assert [(spec.number, spec.name, spec.stem) for spec in specs] == [(1, "MultiHead", "01-multi-head")]
+    assert select_scenes("multi-head", "multi-head") == specs
+    assert [spec.name for spec in select_scenes(None)] == [name for _, name in LECTURE]
+    with pytest.raises(BundleError, match="--scenes: unknown scene 'scores'; expected names from MultiHead"):
+        select_scenes("scores", "multi-head")
+
+
+def test_an_unknown_lecture_is_one_line_with_the_known_names(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(BundleError) as error:
+        lecture_specs("masked")
+    assert error.value.status == 2
+    assert str(error.value) == "--lecture: unknown lecture 'masked'; expected one of self-attention, multi-head"
+    assert main(["render", "--lecture", "masked"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"attention-explainer: error: {error.value}\n"
+
+
+def test_another_lecture_gets_its_own_default_folder() -> None:
+    scenario = preset("two-heads")
+    root = Path("/somewhere")
+    media = root / "media"
+    assert default_out_dir(scenario, root) == media / "the-dog-chased-the-ball-two-heads"
+    assert default_out_dir(scenario, root, "multi-head") == media / "the-dog-chased-the-ball-two-heads-multi-head"
+
+
+def _rendered_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *argv: str) -> dict[str, Any]:
+    """Run ``render`` with the bundle's build replaced: what it would have rendered, and from what."""
+    asked: dict[str, Any] = {}
+
+    def build(scenario: Scenario, out: Path, settings: Any, scenes: Any, **_: Any) -> dict[str, Any]:
+        asked.update(scenario=scenario, out=out, scenes=[spec.name for spec in scenes])
+        return {}
+
+    monkeypatch.setattr(bundle, "build_bundle", build)
+    assert main(["render", "--out", str(tmp_path / "out"), *argv]) == 0
+    return asked
+
+
+def test_the_multi_head_lecture_shows_the_two_heads_preset_unless_told(monkeypatch, tmp_path) -> None:
+    asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "multi-head")
+    assert asked["scenes"] == ["MultiHead"] and asked["scenario"].title == preset("two-heads").title
+    asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "multi-head", "--sentence", "a b c", "--heads", "3")
+    assert asked["scenario"].n_heads == 3
+    asked = _rendered_with(monkeypatch, tmp_path)
+    assert asked["scenes"][5] == "WhyScale" and asked["scenario"].title == preset("dog-chased-ball").title
+
+
+def test_a_scenario_the_multi_head_scene_cannot_draw_stops_before_rendering(monkeypatch, tmp_path, capsys) -> None:
+    monkeypatch.setattr(bundle, "build_bundle", lambda *a, **k: pytest.fail("rendered"))
+    argv = ["render", "--lecture", "multi-head", "--sentence", "a b c", "--heads", str(MAX_HEADS + 1)]
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    expected = f"heads: the multi-head scene draws 1 to {MAX_HEADS} heads, this scenario has {MAX_HEADS + 1}"
+    assert capsys.readouterr().err == f"attention-explainer: error: {expected}\n"
+
+
+def _wide_output() -> Scenario:
+    """Six output numbers such as −68.1651: wider than the frame, even with W_O by name only."""
+    scenario = Scenario.from_sentence("a b c", heads=2, d_model=6, precision=4)
+    return dataclasses.replace(scenario, w_out=scenario.w_out * 100)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        (lambda: Scenario.from_sentence("a b c", heads=5), "heads: the multi-head scene draws 1 to 4 heads"),
+        (lambda: Scenario.from_sentence("a b c", heads=3, d_v=3), "d_v: the multi-head scene joins at most 8 numbers"),
+        (lambda: _wide_output(), "w_out: the output row of 6 numbers does not fit the frame"),
+    ],
+    ids=["five heads", "nine joined numbers", "wide output"],
+)
+def test_the_multi_head_scene_refuses_what_it_cannot_lay_out(scenario, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message):
+        MultiHead.check_scenario(scenario())
+    for fits in (preset("two-heads"), preset("dog-chased-ball"), Scenario.from_sentence("a b c", heads=4)):
+        assert MultiHead.check_scenario(fits) is fits
+
+
+def test_multi_head_alone_shows_the_two_heads_preset(monkeypatch, tmp_path) -> None:
+    for name in ("ATTENTION_SCENARIO", "ATTENTION_QUERY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no manim.cfg here
+    with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(tmp_path)}):
+        scene = MultiHead()
+        scene.setup()
+    assert scene.scenario.n_heads == 2 and scene.scenario.title == preset("two-heads").title
+
+
+@pytest.mark.parametrize("scene", [MULTI_HEAD], ids=["MultiHead"])
+def test_one_head_is_drawn_as_one_head_and_said_so(scene_builds, scene) -> None:
+    one = built(scene_builds, scene, "default")
+    assert any("one head" in beat.caption for beat in one.beats)
+    assert not any("concat" in beat.caption for beat in one.beats)
+    two = built(scene_builds, scene, "two-heads")
+    assert [beat.caption for beat in two.beats][-1].startswith("One more matrix, W_O")
+    assert "the walkthrough" not in " ".join(str(getattr(s.mobject, "text", "")) for s in two.shown)  # W_O in full
+
+
+@pytest.mark.parametrize("scene", [WHY_SCALE], ids=["WhyScale"])
+def test_why_scale_shows_the_same_numbers_whatever_the_scenario(scene_builds, scene) -> None:
+    default, other = built(scene_builds, scene, "default"), built(scene_builds, scene, "sixteen")
+    assert [(s.fact, s.text) for s in default.shown] == [(s.fact, s.text) for s in other.shown]
+    assert [beat.caption for beat in default.beats] == [beat.caption for beat in other.beats]
+    assert {s.fact.source for s in default.shown} <= {"scaling", "scaling_whole", "scaling_tenths", "lecture"}
+
