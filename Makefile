@@ -40,11 +40,13 @@ QUALITY ?= m
 render: setup
 	$(VENV)/bin/attention-explainer render --quality $(QUALITY)
 
-# The last frame of every scene at 480p, for the README (docs/stills/).
+# The last frame of every scene at 480p, for the README (docs/stills/): each lecture's scenes with
+# its own preset (MultiHead: two-heads, its lecture's).
 stills: setup
 	@mkdir -p docs/stills
-	@for entry in raw_dot_products:RawDotProducts projection:Projection scores:Scores softmax:ScaleAndSoftmax \
-		weighted_sum:WeightedSum matrix_form:MatrixForm causal_mask:CausalMask; do \
+	@for entry in raw_dot_products:RawDotProducts projection:Projection spaces:Spaces scores:Scores \
+		softmax:ScaleAndSoftmax why_scale:WhyScale weighted_sum:WeightedSum matrix_form:MatrixForm \
+		causal_mask:CausalMask multi_head:MultiHead; do \
 		file=$${entry%%:*}; scene=$${entry##*:}; \
 		$(VENV)/bin/manim render -ql -s --media_dir media/stills scenes/$$file.py $$scene -v WARNING || exit 1; \
 		cp media/stills/images/$$file/$${scene}_ManimCE_*.png docs/stills/$$file.png; \
