@@ -69,12 +69,21 @@ class ScalingSpread:
 
     @property
     def row_scaled_scores(self) -> FloatArray:
-        """``row_scores / √row_dim``: the example row as the softmax sees it when scaled."""
+        """``row_scores / √row_dim``: the example row as the softmax sees it when scaled.
+
+        >>> scaling_spread((1, 256), samples=100, seed=1).row_scaled_scores.round(2)[:3]
+        array([-0.58, -0.73,  1.01])
+        """
         return _owned(self.row_scores / math.sqrt(self.row_dim))
 
     @property
     def top_key(self) -> int:
-        """The key (from 0) with the largest score in the example row: it takes the most weight."""
+        """The key (from 0) with the largest score in the example row: it takes the most weight.
+
+        >>> spread = scaling_spread((1, 256), samples=100, seed=1)
+        >>> spread.top_key, int(spread.unscaled_weights.argmax()), int(spread.scaled_weights.argmax())
+        (2, 2, 2)
+        """
         return int(np.argmax(self.row_scores))
 
 
@@ -92,8 +101,7 @@ def scaling_spread(
     keys
         Keys of the example row at the largest dimension, 2 to 1,024.
     kept
-        Dot products kept per dimension for a cloud of points, 0 to ``samples`` (the first
-        drawn: keeping them changes no other number).
+        Dot products kept per dimension (the first drawn) for a cloud of points, 0 to ``samples``.
     seed
         Seed of ``numpy.random.default_rng``; the same arguments give the same numbers.
 
@@ -118,8 +126,6 @@ def scaling_spread(
     array([0.24, 0.  , 0.  , 0.01, 0.  , 0.  , 0.  , 0.75])
     >>> spread.scaled_weights.round(2)
     array([0.21, 0.03, 0.08, 0.17, 0.11, 0.11, 0.06, 0.22])
-    >>> spread.top_key, spread.row_scaled_scores.round(2)[:3]
-    (7, array([ 0.69, -1.17, -0.26]))
 
     The first few dot products of each dimension, for a cloud; they spread out as ``d`` grows:
 
@@ -128,28 +134,27 @@ def scaling_spread(
            [-11.3,  -9.9,  25.6,  32.4]])
     """
     checked = _checked_dims(dims)
-    samples = _whole("samples", samples, 2, 1_000_000)
-    keys = _whole("keys", keys, 2, 1_024)
+    samples, keys, seed = _whole("samples", samples, 2, 1_000_000), _whole("keys", keys, 2, 1_024), _whole(
+        "seed", seed, 0, 2**63 - 1)
     kept = _whole("kept", kept, 0, samples)
-    seed = _whole("seed", seed, 0, 2**63 - 1)
     rng = np.random.default_rng(seed)
-    products = [_dot_products(rng, d, samples) for d in checked]
-    raw = np.array([np.std(drawn, ddof=1) for drawn in products])
-    row_dim = max(checked)
-    query = rng.standard_normal(row_dim)
+    raw, clouds = _spreads(rng, checked, samples, kept)
+    query = rng.standard_normal(row_dim := max(checked))  # the example row: the query first, then its keys
     row_scores = rng.standard_normal((keys, row_dim)) @ query
-    return ScalingSpread(
-        dims=checked,
-        samples=samples,
-        seed=seed,
-        raw_std=_owned(raw),
-        scaled_std=_owned(raw / np.sqrt(np.array(checked, dtype=np.float64))),
-        kept_products=_owned(np.array([drawn[:kept] for drawn in products]).reshape(len(checked), kept)),
-        row_dim=row_dim,
-        row_scores=_owned(row_scores),
-        unscaled_weights=_owned(softmax(row_scores)),
-        scaled_weights=_owned(softmax(row_scores / math.sqrt(row_dim))),
-    )
+    return ScalingSpread(dims=checked, samples=samples, seed=seed, raw_std=_owned(raw),
+                         scaled_std=_owned(raw / np.sqrt(np.array(checked, dtype=np.float64))),
+                         kept_products=_owned(clouds), row_dim=row_dim, row_scores=_owned(row_scores),
+                         unscaled_weights=_owned(softmax(row_scores)),
+                         scaled_weights=_owned(softmax(row_scores / math.sqrt(row_dim))))
+
+
+def _spreads(rng: np.random.Generator, dims: tuple[int, ...], samples: int, kept: int) -> tuple[FloatArray, FloatArray]:
+    """The spread of ``samples`` fresh dot products at each dimension, and the first ``kept`` of each."""
+    raw, clouds = np.empty(len(dims)), np.empty((len(dims), kept))
+    for i, d in enumerate(dims):
+        drawn = _dot_products(rng, d, samples)
+        raw[i], clouds[i] = np.std(drawn, ddof=1), drawn[:kept]
+    return raw, clouds
 
 
 def _dot_products(rng: np.random.Generator, d: int, samples: int) -> FloatArray:
