@@ -97,6 +97,21 @@ def _band_sizes(scenario: Scenario, font: float) -> _BandSizes:
     return _BandSizes(joined, name + matrix + output + 0.6, name + shape + output + 0.6)
 
 
+def _matrix_layout(numbers: list[str], columns: tuple[int, ...], rows: int, width: float,
+                   height: float) -> tuple[float, bool] | None:
+    """The largest type size at which a head's three matrices fit ``width × height``, and whether side
+    by side (names over them) rather than one above another (names left of them); ``None``: they do not."""
+    for font in BAND_SIZES:
+        cell = widest(numbers, font) + 0.22
+        widths = [count * cell + 0.3 for count in columns]
+        tall = rows * max(text_height(font) + 0.16, 0.42) + 0.3
+        if sum(widths) + 0.7 <= width and tall + 0.5 <= height:
+            return font, True
+        if max(widths) + 1.2 <= width and 3 * tall + 0.4 <= height:
+            return font, False
+    return None
+
+
 @dataclass
 class _Panel:
     """One head: its title, its matrices, its heat map and the lines under it."""
@@ -192,7 +207,7 @@ class MultiHead(ExplainerScene):
         tokens = self.scenario.tokens
         limit = 8 if width > 4 else 6
         most = self.label("{} → {}: {}", TokenPart(tokens[q], limit), TokenPart(tokens[top], limit),
-                          value(source, "weights", q, top), size=SMALLEST_SIZE, color=INK)
+                          value(source, "weights", q, top), size=22 if width > 4 else SMALLEST_SIZE, color=INK)
         most.move_to((left + most.width / 2, y, 0))
         matrices = self._matrices(k, left, width, grid.get_top()[1])
         return _Panel(k, left, width, title, matrices, fit, grid, numbers, marks, scale, most)
@@ -230,22 +245,20 @@ class MultiHead(ExplainerScene):
         source = f"head{k + 1}"
         numbers = [self.text_for(value(source, name, i, j)) for name, count in zip(WEIGHTS, columns, strict=True)
                    for i in range(d_in) for j in range(count)]
-        cell = widest(numbers, SMALLEST_SIZE) + 0.22
-        widths = [count * cell + 0.3 for count in columns]
-        tall = d_in * max(text_height(SMALLEST_SIZE) + 0.16, 0.42) + 0.3
-        beside = sum(widths) + 0.7 <= width and tall + 0.5 <= top - BOTTOM  # names over the grids
-        stacked = max(widths) + 1.1 <= width and 3 * tall + 0.4 <= top - BOTTOM  # names left of them
-        if not beside and not stacked:
+        fits = _matrix_layout(numbers, columns, d_in, width, top - BOTTOM)
+        if fits is None:
             shapes = VGroup(
                 self.label("W_Q, W_K: {} × {}", size("d_in"), size("d_k"), size=SMALLEST_SIZE, color=INK),
                 self.label("W_V: {} × {}", size("d_in"), size("d_v"), size=SMALLEST_SIZE, color=INK),
                 text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED),
             ).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             return shapes.move_to((left + shapes.width / 2, top - shapes.height / 2, 0))
+        font, beside = fits
         grids = []
         for name, field_name, color in zip("QKV", WEIGHTS, (QUERY, KEY, VALUE), strict=True):
-            grid = self.grid(source, field_name, color=color, size=SMALLEST_SIZE, h_buff=0.22)
-            name_tex = drop_svg_paths(MathTex(f"W_{{{name}}}" + ("" if beside else " ="), font_size=30, color=color))
+            grid = self.grid(source, field_name, color=color, size=font, h_buff=0.22)
+            name_tex = drop_svg_paths(MathTex(f"W_{{{name}}}" + ("" if beside else " ="), font_size=font + 8,
+                                              color=color))
             if beside:
                 grids.append(VGroup(name_tex.next_to(grid, UP, buff=0.12), grid))
             else:
