@@ -87,11 +87,11 @@ RENDER_COST: dict[str, float] = {
     "Spaces": 0.8,
     "Scores": 1.0,
     "ScaleAndSoftmax": 1.1,
-    "WhyScale": 1.0,
+    "WhyScale": 0.7,
     "WeightedSum": 0.9,
     "MatrixForm": 2.4,
     "CausalMask": 1.6,
-    "MultiHead": 1.5,
+    "MultiHead": 1.1,
 }
 """Each scene's render time relative to Scores (-ql, measured here): the bundle starts the
 longest first when it has no times of its own from an earlier render."""
