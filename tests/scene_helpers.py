@@ -475,6 +475,7 @@ class Build:
     tokens: tuple[str, ...] = ()  # every token the scene may quote: the scenario's and its own presets'
     relations: list[Relation] = field(default_factory=list)
     plotted: list[Plotted] = field(default_factory=list)
+    texts: set[str] = field(default_factory=set)  # every text ever on screen, as written
 
 
 class _Reads:
@@ -540,6 +541,7 @@ def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, 
         build.relations = list(getattr(scene, "relations", []))
         build.plotted = list(getattr(scene, "plotted", []))
         build.on_screen = [id(s.mobject) in probe.ever_on_screen for s in build.shown]
+        build.texts = {text_of(mob) for mob in probe.ever_on_screen.values() if isinstance(mob, TEXT_TYPES)}
     return build
 
 
