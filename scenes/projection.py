@@ -149,14 +149,15 @@ class Projection(ExplainerScene):
                   *(TransformFromCopy(board.x.cells[q][m], pair[0]) for m, pair in enumerate(working.pairs)),
                   *(TransformFromCopy(first.w.cells[m][0], pair[2]) for m, pair in enumerate(working.pairs)),
                   FadeIn(VGroup(*(pair[1] for pair in working.pairs))), run_time=1.4)
-        note, rounded = self._rounding()
-        self.beat(f"Row '{token}' of X meets the first column of W_Q: {self.cite(size('d_in'))} products, "
-                  "one per embedding dimension." + rounded,
+        said = f"Row '{token}' of X meets the first column of W_Q: {self.cite(size('d_in'))} products, "
+        said += "one per embedding dimension."
+        note, rounded = self._rounding()  # after the caption's own numbers: it says them in this order
+        self.beat(said + rounded,
                   *(fly_into(term, pair) for term, pair in zip(working.terms, working.pairs, strict=True)),
                   FadeIn(working.signs), *note, run_time=1.5, wait=1.0)
+        said = f"They add up to {self.fmt('trace', 'queries', q, 0)}, the first entry of the query of '{token}'."
         note, rounded = self._rounding()
-        self.beat(f"They add up to {self.fmt('trace', 'queries', q, 0)}, the first entry of the query of "
-                  f"'{token}'." + rounded,
+        self.beat(said + rounded,
                   FadeIn(working.rule, working.sum_line), fly_into(working.total, *working.terms), *note,
                   run_time=1.2, wait=0.8)
         self.play(ReplacementTransform(working.total.copy(), first.m.cells[q][0]), run_time=0.9)

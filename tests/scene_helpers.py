@@ -90,7 +90,7 @@ TWELVE = "The quick brown fox jumps over the extraordinarily lazy dog near water
 
 SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "default": lambda: preset(DEFAULT_PRESET),
-    "three": lambda: Scenario.from_sentence("the cat sat", seed=1),
+    "three": lambda: Scenario.from_sentence("the cat sat", seed=1, precision=1),  # rounded: 1 decimal of 2
     "seven": lambda: Scenario.from_sentence("one two three four five six seven", seed=3, d_model=6, d_k=4),
     "eight-narrow": lambda: drawn("a quick brown fox extraordinarily jumps over dogs", d_in=2, d_k=1, d_v=1, seed=8,
                                   precision=2, query=5),
@@ -100,11 +100,22 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "sixteen": lambda: drawn(SIXTEEN, d_in=3, d_k=2, d_v=3, seed=16, precision=4, decimals=2, low=0.0),
     "sixteen-whole": lambda: _whole(SIXTEEN, d_in=2, d_k=1, d_v=1, seed=6, query=3),
 }
-"""Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals, d_k/d_v from
+"""Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers."""
 
 NUMBER_SCENARIOS = ("default", "three", "seven", "two-wide", "five-whole", "twelve", "sixteen")
 LAYOUT_SCENARIOS = tuple(SCENARIOS)
+
+OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
+    "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
+}
+"""Scenes tested with fewer scenarios than the rest, and why."""
+
+
+def scenarios_of(scene: str, chosen: tuple[str, ...]) -> tuple[str, ...]:
+    """The scenarios of ``chosen`` that scene ``scene`` is built with (all, unless it says otherwise)."""
+    own = OWN_SCENARIOS.get(scene)
+    return chosen if own is None else tuple(s for s in chosen if s in own)
 
 SCENES: tuple[tuple[str, str], ...] = LECTURE
 """(module, class) of every scene under test, in lecture order."""

@@ -18,7 +18,18 @@ from collections.abc import Callable, Iterable
 import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
 from number_checks import canonical, expected_text
-from scene_helpers import NUMBER_SCENARIOS, SCENES, Build, build_scene, built, every_index, number_problems, shown_keys
+from scene_helpers import (
+    NUMBER_SCENARIOS,
+    SCENARIOS,
+    SCENES,
+    Build,
+    build_scene,
+    built,
+    every_index,
+    number_problems,
+    scenarios_of,
+    shown_keys,
+)
 
 from attention_math import Scenario, preset
 from scenes.base import ExplainerScene, Shown
@@ -107,7 +118,8 @@ COLOURS_ONLY = "colours only"
 """What a token grid says when its cells show colours, not numbers (then its rows are told apart)."""
 
 CASES = [
-    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in NUMBER_SCENARIOS
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in SCENES for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS)
 ]
 
 
@@ -242,3 +254,20 @@ def test_checker_catches_a_digit_drawn_outside_the_recording_path(mistake: str, 
     build = _mistake(mistake, tmp_path)
     found = [problem for play in build.plays for problem in play.unrecorded]
     assert found and shown in found[0], found
+
+
+EXACT = [
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in SCENES if scene[1] == "Projection"
+    for scenario in NUMBER_SCENARIOS if not SCENARIOS[scenario]().rounded
+]
+
+
+@pytest.mark.parametrize(("scene", "scenario"), EXACT)
+def test_at_its_inputs_precision_the_projection_adds_up_exactly(scene_builds, scene, scenario) -> None:
+    """Shown with as many decimals as its inputs' products have, every x·w term and every sum of
+    them is exact: a student who redoes the projection with the shown numbers gets the shown ones."""
+    build = built(scene_builds, scene, scenario)
+    assert build.relations, f"{build.label}: shows no arithmetic"
+    inexact = [relation for relation in build.relations if relation.sign != "="]
+    assert not inexact, f"{build.label}: {inexact}"
