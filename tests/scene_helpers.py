@@ -144,6 +144,14 @@ def manim_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "manim", "render", *args]
 
 
+RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
+    # the whole lecture is three minutes of video: at 5 frames a second it costs a third, and its
+    # test (durations, subtitles) holds at any frame rate
+    "Explainer": ("--frame_rate", "5"),
+}
+"""Extra ``manim render`` options of the background render pool, by scene."""
+
+
 # -- what is on screen ---------------------------------------------------------------------
 
 TEXT_TYPES: tuple[type[Mobject], ...] = (Text, MarkupText, Paragraph, SingleStringMathTex, DecimalNumber)
@@ -418,6 +426,7 @@ class Probe:
 
     target: type[ExplainerScene]
     scenario: Scenario | None = None
+    layout: bool = True  # False: only what the number checks need (the mutation test's many builds)
     plays: list[PlayReport] = field(default_factory=list)
     ever_on_screen: dict[int, Mobject] = field(default_factory=dict)  # keeps them alive: ids stay unique
 
@@ -445,21 +454,17 @@ class Probe:
         recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
         beats = getattr(scene, "beats", [])
         beat = getattr(scene, "current_step", "") or (beats[-1].caption if beats else "")
-        self.plays.append(
-            PlayReport(
-                number=number,
-                beat=beat,
-                outside=outside_frame(top, config.frame_width / 2, config.frame_height / 2),
-                overlaps=overlapping_texts(top),
-                unrecorded=stray_numbers(top, recorded),
-                small=too_small(top),
-                beats_done=len(beats),
-                visible={key for key in visible_now if key in recorded},
-                # where things rest: a Transform's source ends drawn as its target, then leaves
-                misplaced=self._misplaced(scene, resting),
-                extent=drawing_extent(top),
-            )
-        )
+        report = PlayReport(number=number, beat=beat, outside=[], overlaps=[],
+                            unrecorded=stray_numbers(top, recorded), beats_done=len(beats),
+                            visible={key for key in visible_now if key in recorded})
+        if self.layout:
+            report.outside = outside_frame(top, config.frame_width / 2, config.frame_height / 2)
+            report.overlaps = overlapping_texts(top)
+            report.small = too_small(top)
+            # where things rest: a Transform's source ends drawn as its target, then leaves
+            report.misplaced = self._misplaced(scene, resting)
+            report.extent = drawing_extent(top)
+        self.plays.append(report)
 
     def _misplaced(self, scene: ExplainerScene, visible: dict[int, Mobject]) -> list[str]:
         if self.scenario is None:
@@ -526,11 +531,17 @@ DRY_RUN_SETTINGS = {
 }
 
 
-def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "") -> Build:
-    """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised."""
+def build_scene(
+    cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "", *, layout: bool = True
+) -> Build:
+    """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised.
+
+    ``layout=False`` leaves out the layout checks (frame, overlaps, font floor, positions), for
+    builds that only the number checks look at.
+    """
     build = Build(label or cls.__name__, scenario, tokens=_quotable_tokens(scenario))
     tested = _recording(with_scenario(cls, scenario), build.reads)
-    probe = Probe(tested, scenario)
+    probe = Probe(tested, scenario, layout)
     AFTER_PLAY_HOOKS.append(probe)
     scene = None
     try:

@@ -192,6 +192,7 @@ def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp
         (["--scenario", "/no/such/file.toml"], "scenario: no such file"),
         (["--precision", "7"], "precision: expected a whole number from 0 to 4, got 7"),
         (["--jobs", "0"], "--jobs"),
+        (["--fps", "0"], "--fps: expected a whole number from 1 to 120, got 0"),
         (["--format", "avi"], "invalid choice"),
     ],
 )
