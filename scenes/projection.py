@@ -300,7 +300,7 @@ class Projection(ExplainerScene):
         for k, role in enumerate(ROLES):
             labels = self.scenario.tokens if k == 0 else None
             grid = NumberGrid(self._entries(role.result, role.color), row_labels=labels, color=role.color,
-                              h_buff=0.16, label_size=NUMBER_SIZE)
+                              h_buff=0.34, label_size=NUMBER_SIZE)  # room between a row's numbers
             if labels:
                 grid.row_labels[self.scenario.query].set_color(HIGHLIGHT)
             tag = self._tag(role.name, size("n_tokens"), size(role.size), role.color)
