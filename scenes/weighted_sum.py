@@ -83,6 +83,7 @@ class _Space:
     at: Point
     labels: VGroup
     arrows: list[Arrow] = field(default_factory=list)
+    ghosts: VGroup = field(default_factory=VGroup)  # the values at full length, dimmed, once they shrink
 
 
 class WeightedSum(ExplainerScene, MovingCameraScene):
@@ -261,6 +262,7 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
     def _shrink(self, space: _Space, table: _Table) -> None:
         ghosts = VGroup(*(a.copy().set_opacity(DIM) for a in space.arrows))  # the full values stay, dimmed
         self.add(ghosts)
+        space.ghosts = ghosts
         weighted = [self.plot(arrow(space.at(np.zeros(self._dims), j),
                                     space.at(self._values(self._vector_facts("weighted_values", j)), j)),
                               space.axis(j), *self._vector_facts("weighted_values", j), anchor="end")
@@ -280,14 +282,16 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
         spots = np.array([space.at(p, j) for j, p in enumerate([*starts, ends[-1]])])
         frame = cast(MovingCamera, self.camera).frame
         low, high = spots.min(axis=0), spots.max(axis=0)
-        zoom_width = float(np.clip(max((high - low)[0] * 1.5, (high - low)[1] * 1.5 * 16 / 9, 2.4), 2.4, frame.width))
+        zoom_width = float(np.clip(max((high - low)[0] * 1.5, (high - low)[1] * 1.5 * 16 / 9), 1.6, frame.width))
         closer = frame.width / zoom_width
-        chain = [self.plot(arrow(space.at(s, j), space.at(e, j), width=5, tip=0.22 / closer), space.axis(j),
+        # strokes grow with the zoom: thin enough to stay lines when the camera is close
+        chain = [self.plot(arrow(space.at(s, j), space.at(e, j), width=max(1.0, 9 / closer), tip=0.22 / closer),
+                           space.axis(j),
                            *self._vector_facts("running_context", j), anchor="end")
                  for j, (s, e) in enumerate(zip(starts, ends, strict=True))]
         frame.save_state()
         # text grows with the zoom: the token names step out while the camera is close
-        words = VGroup(space.labels, *table.rows, table.heads, table.total[0])
+        words = VGroup(space.labels, *table.rows, table.heads, table.total[0], space.ghosts)
         self.play(frame.animate.set(width=zoom_width).move_to((low + high) / 2), words.animate.set_opacity(0),
                   run_time=1.2)
         self.words = words
@@ -306,7 +310,8 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
         said = f"The columns add up to z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("step", "context", c) for c in range(self.scenario.d_v)) + ")."
         self.beat(said, Restore(frame), Create(table.rule), FadeIn(table.total[1:]),
-                  VGroup(*self.words[1:]).animate.set_opacity(1), space.labels.animate.set_opacity(0.6),
+                  VGroup(*self.words[1:-1]).animate.set_opacity(1), space.labels.animate.set_opacity(0.6),
+                  space.ghosts.animate.set_opacity(DIM),
                   run_time=2.0, wait=1.0)
 
     def _context(self, space: _Space, chain: list[Arrow], table: _Table) -> None:
