@@ -163,6 +163,7 @@ class BundleSettings:
     """How to render: quality flag, container format, transparency, parallel jobs, slides."""
 
     quality: str = "l"
+    fps: int | None = None  # frames per second; None: the quality's
     fmt: str = "mp4"
     transparent: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
@@ -174,7 +175,7 @@ class BundleSettings:
         return "mov" if self.transparent and self.fmt == "mp4" else self.fmt
 
     def key(self) -> dict[str, Any]:
-        return {"quality": self.quality, "format": self.fmt, "transparent": self.transparent}
+        return {"quality": self.quality, "fps": self.fps, "format": self.fmt, "transparent": self.transparent}
 
 
 @contextmanager
@@ -296,6 +297,8 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     if marker is not None:
         hooks += ["--hold-after", at.removeprefix("play:"), "--hold-file", str(marker)]
     manim = [f"-q{settings.quality}", "--format", settings.fmt, "--media_dir", str(media)]
+    if settings.fps is not None:
+        manim += ["--frame_rate", str(settings.fps)]
     # one name for every format (manim adds its version to a gif's name otherwise)
     manim += ["--output_file", spec.name, "--progress_bar", "none", "-v", "WARNING", "--silent"]
     # Manim's partial-movie cache hashes every mobject of every play (a third of a scene's render

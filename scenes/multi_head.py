@@ -296,7 +296,22 @@ class MultiHead(ExplainerScene):
             animations += [FadeOut(p.matrices), FadeIn(grid.brackets, grid.row_labels, grid.column_labels),
                            LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3 / len(rows)),
                            FadeIn(p.numbers, p.scale, p.marks, p.most)]
-        self.beat(said, *animations, run_time=2.0, wait=2.0)
+        self._note = self._heading_note("colours only: each map's range in its legend", panels)
+        self.beat(said, *animations, FadeIn(self._note), run_time=2.0, wait=2.0)
+
+    def _heading_note(self, content: str, panels: list[_Panel]) -> VMobject:
+        """A note under the heading, furniture like the rounding note; "colours only" where a map is
+        drawn in colour only (only that, when ``content`` says nothing else)."""
+        colours = any(not p.fit.numbers for p in panels)
+        if not content.startswith("colours only"):
+            content = ("colours only; " if colours else "") + content
+        elif not colours:
+            return VGroup()
+        note: VMobject = self.label(content, TokenPart(self.scenario.query_token), size=SMALLEST_SIZE,
+                                    color=MUTED) if "{}" in content else text(content, size=SMALLEST_SIZE, color=MUTED)
+        note.next_to(self.heading, DOWN, buff=0.08, aligned_edge=LEFT)
+        note.is_furniture = True  # type: ignore[attr-defined]
+        return note
 
     def _contexts(self, panels: list[_Panel]) -> None:
         """Each head's z for the query, under its heat map."""
@@ -327,12 +342,8 @@ class MultiHead(ExplainerScene):
         animations: list[Any] = []
         for p in panels:
             animations += self._to_query_row(p)
-        note = self.label("only the row of '{}' from here on", TokenPart(self.scenario.query_token),
-                          size=SMALLEST_SIZE, color=MUTED)
-        note.next_to(self.heading, DOWN, buff=0.08, aligned_edge=LEFT)
-        note.is_furniture = True  # type: ignore[union-attr]  # a note under the heading, as the rounding note
         self.play(*animations, run_time=1.2)
-        self._note = note
+        self._next_note = self._heading_note("only the row of '{}' from here on", panels)
 
     def _to_query_row(self, p: _Panel) -> list[Any]:
         """Panel ``p`` keeps the query's row of its heat map: the others fade, the row and its lines rise."""
@@ -384,9 +395,11 @@ class MultiHead(ExplainerScene):
         VGroup(joined[4], product).shift(DOWN * max(spare, 0.0) / 2)
         flights = [TransformFromCopy(p.z[2 + 2 * m], joined[1][p.head * d_v + m]) for p in panels for m in range(d_v)]
         said = f"The heads' z{self.cite(query_number())} are joined side by side: concat{self.cite(query_number())}."
-        self.beat(said, FadeIn(joined[0], joined[2], joined[3]), *flights, FadeIn(self._note), run_time=1.8,
-                  wait=1.2)
-        note = [FadeIn(self.rounding_note().next_to(self._note, RIGHT, buff=0.4))] if self.rounding_shows else []
+        notes = [ReplacementTransform(self._note, self._next_note)] if len(self._note) else [FadeIn(self._next_note)]
+        self.beat(said, FadeIn(joined[0], joined[2], joined[3]), *flights, *notes, run_time=1.8, wait=1.2)
+        # the rounding note beside the ≈ it explains, under the output row
+        note = [FadeIn(self.rounding_note().next_to(product[2], DOWN, buff=0.12).align_to(product[0][3], LEFT))] \
+            if self.rounding_shows else []
         self.beat("One more matrix, W_O, mixes the heads back into the model's size: the output row for "
                   f"'{self.scenario.query_token}'." + self.said_rounded(),
                   FadeIn(product, shift=UP * 0.1), *note, run_time=1.8, wait=2.2)

@@ -177,6 +177,9 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
+POSITION_FAULTS = frozenset({"plotted elsewhere"})
+"""Faults that only the position checks see: built with the layout checks (the others without)."""
+
 
 class _Builds:
     """One dry run per (scene, scenario, fault), kept for the session."""
@@ -191,7 +194,8 @@ class _Builds:
                 if fault is not None:
                     FAULTS[fault][1](monkeypatch)
                 cls = load_scene_class(*scene)
-                self.done[key] = build_scene(cls, SCENARIOS[scenario](), self.root, f"{scene[1]} [{scenario}]")
+                self.done[key] = build_scene(cls, SCENARIOS[scenario](), self.root, f"{scene[1]} [{scenario}]",
+                                             layout=fault in POSITION_FAULTS)
         return self.done[key]
 
 

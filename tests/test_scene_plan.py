@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built, scenarios_for
+from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built, scenarios_of
 from scene_helpers import SCENES as ALL_SCENES
 
 from attention_explainer.bundle import SCENES, BundleSettings, scene_key
@@ -22,7 +22,7 @@ SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "
 
 CASES = [
     pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
-    for scene in ALL_SCENES for scenario in scenarios_for(scene, NUMBER_SCENARIOS)
+    for scene in ALL_SCENES for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS)
 ]
 
 
@@ -38,7 +38,7 @@ def test_the_plan_declares_nothing_a_scene_never_reads(scene_builds, scene) -> N
     read = frozenset().union(
         *(
             depends_on(source, name)
-            for scenario in scenarios_for(scene, NUMBER_SCENARIOS)
+            for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS)
             for source, name in built(scene_builds, scene, scenario).reads
         )
     )

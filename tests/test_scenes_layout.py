@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Square, VGroup, config
-from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene, built, scenarios_for
+from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene, built, scenarios_of
 
 from attention_math import preset
 from scenes.base import ExplainerScene
@@ -21,7 +21,7 @@ from scenes.kit.text import text
 
 CASES = [
     pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
-    for scene in SCENES for scenario in scenarios_for(scene, LAYOUT_SCENARIOS)
+    for scene in SCENES for scenario in scenarios_of(scene[1], LAYOUT_SCENARIOS)
 ]
 
 
