@@ -10,13 +10,36 @@ STAMP := $(VENV)/.installed
 # MathTex/Matrix, and Python's venv and headers. No system ffmpeg: manim encodes with PyAV.
 # DejaVu Sans draws the scenes' text; fontconfig falls back to Noto (CJK, Hebrew, Arabic, ...)
 # and Symbola (emoji as outlines: colour emoji fonts are bitmaps, which manim's SVG route drops).
+# Chromium (headless, offline) opens the bundle's deck and lecture page in the tests.
 APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core python3-venv python3-dev \
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
-	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
+	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm \
+	chromium
 
-.PHONY: setup system-packages render stills numbers test fuzz bench bench-quick lint math-alone clean
+# reveal.js, which the bundle's HTML deck (manim-slides 5.7) runs on: the npm package, fetched once
+# with `npm pack` (Debian's npm where there is none) into the git-ignored .cache/ and checked
+# against its published sha512; `render --slides` copies its dist/ into every bundle, so the deck
+# loads nothing from the network. attention_explainer.slides looks for it here.
+REVEAL_VERSION := 6.0.1
+REVEAL_INTEGRITY := sha512-9eacArNIgqO2HGWOK+93gJNn+gvdGDVbSq+i2u3Ja9kjiHps0XNLpgYTZTYjKRH91uXy3clGimeGiw4umHG/tg==
+REVEAL := .cache/reveal.js-$(REVEAL_VERSION)
 
-setup: $(STAMP)
+.PHONY: setup system-packages reveal render stills numbers test fuzz bench bench-quick lint math-alone clean
+
+setup: $(STAMP) $(REVEAL)/dist/reveal.js
+
+reveal: $(REVEAL)/dist/reveal.js
+
+$(REVEAL)/dist/reveal.js:
+	@command -v npm >/dev/null || (echo "Installing system packages: npm"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm)
+	@rm -rf $(REVEAL) $(REVEAL).part && mkdir -p $(REVEAL).part
+	cd $(REVEAL).part && npm pack --silent reveal.js@$(REVEAL_VERSION) >/dev/null
+	@got=$$(python3 -c 'import base64, hashlib, sys; print("sha512-" + base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' \
+		$(REVEAL).part/reveal.js-$(REVEAL_VERSION).tgz); \
+	if [ "$$got" != "$(REVEAL_INTEGRITY)" ]; then echo "reveal.js-$(REVEAL_VERSION).tgz: unexpected checksum $$got"; exit 1; fi
+	tar xzf $(REVEAL).part/reveal.js-$(REVEAL_VERSION).tgz -C $(REVEAL).part
+	mv $(REVEAL).part/package $(REVEAL) && rm -rf $(REVEAL).part
 
 system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -30,13 +53,14 @@ $(STAMP): pyproject.toml Makefile
 	@$(MAKE) --no-print-directory system-packages
 	@test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e ".[dev]"
+	$(PYTHON) -m pip install -q -e ".[dev]"   # dev holds the video and voice extras
 	@touch $(STAMP)
 
 QUALITY ?= m
 
 # The default explainer as a lecture bundle in media/the-dog-chased-the-ball/: one clip per
-# scene, the whole lecture, subtitles, narration, stills, handout tables, manifest.
+# scene, the whole lecture, subtitles, narration, stills, handout tables and notebook, the lecture
+# page (index.html), manifest.
 render: setup
 	$(VENV)/bin/attention-explainer render --quality $(QUALITY)
 
