@@ -35,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .bundle import FORMATS, QUALITIES
+    from .bundle import CAPTIONS, FORMATS, QUALITIES
 
     parser = _Parser(prog=PROG, description="Animated, hand-checkable explainers of self-attention.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -54,7 +54,18 @@ def _parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
     )
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
-    render.add_argument("--slides", action="store_true", help="also write an HTML slide deck (manim-slides)")
+    render.add_argument(
+        "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"
+    )
+    render.add_argument(
+        "--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)"
+    )
+    render.add_argument(
+        "--captions",
+        choices=CAPTIONS,
+        default="soft",
+        help="soft: subtitle files beside the clips (default); burn: also drawn into the pictures",
+    )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
 
     numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
@@ -81,18 +92,39 @@ def _cmd_numbers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_render_request(args: argparse.Namespace) -> None:
+    """Refuse, in one line (exit 2), what cannot be rendered as asked, before anything renders."""
+    from ._extras import INSTALL_VOICE, missing_voice_modules
+    from .bundle import BundleError
+
+    if args.jobs < 1:
+        raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
+    if args.transparent and args.format == "gif":
+        raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
+    if args.voice and args.format == "gif":
+        raise BundleError("--voice: a gif has no sound; choose --format mp4, webm or mov", 2)
+    if args.voice:
+        missing = missing_voice_modules()
+        if missing:
+            raise BundleError(
+                f"--voice: the voice extra is not installed (no {', '.join(missing)}); install it with {INSTALL_VOICE}",
+                2,
+            )
+    if args.slides:
+        from .slides import reveal_package
+
+        reveal_package()
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from scenes.base import check_scene_limits
 
-    from .bundle import BundleError, BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
+    from .bundle import BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
 
     scenario = check_scene_limits(scenario_from_args(args))
-    if args.jobs < 1:
-        raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
-    if args.transparent and args.format == "gif":
-        raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
+    _check_render_request(args)
     chosen = select_scenes(args.scenes)
     out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario))
     settings = BundleSettings(
@@ -101,23 +133,24 @@ def _cmd_render(args: argparse.Namespace) -> int:
         transparent=args.transparent,
         jobs=args.jobs,
         slides=args.slides,
+        voice=args.voice,
+        captions=args.captions,
     )
     console = Console(stderr=True)
     started = time.monotonic()
     display = _ProgressDisplay(console, len(chosen), started)
 
     def finish(folder: Path) -> None:
-        # Runs inside the bundle's lock, so no second render starts before the deck is in place.
+        # Runs inside the bundle's lock, once every file is in place.
         display.__exit__(None, None, None)
-        rendered = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["rendered"]
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        rendered = manifest["rendered"]
         elapsed = time.monotonic() - started
         done = f"{len(rendered)} of {len(chosen)} scenes rendered" if rendered else "nothing changed, no scene rendered"
         console.print(f"[bold]{out}[/bold]: {done} in {elapsed:.1f} s")
-        if args.slides:
-            from .slides import build_slides
-
-            deck = build_slides(scenario, folder, settings, chosen, console=console)
-            console.print(f"slides: {deck}")
+        console.print(f"the lecture page: {folder / 'index.html'}")
+        if manifest.get("deck"):
+            console.print(f"slides: {folder / 'slides.html'}")
 
     with display:
         build_bundle(scenario, out, settings, chosen, progress=display.update, then=finish)
