@@ -88,7 +88,8 @@ def join_videos(clips: Sequence[Path], output: Path) -> None:
             for clip in clips:
                 with av.open(str(clip)) as source:
                     offset = _copy_pictures(source, out, out_stream, offset)
-                    if sound is not None:
+                if sound is not None:
+                    with av.open(str(clip)) as source:  # read again: demuxing the pictures read it to the end
                         sound.add(source, until=float(offset * (out_stream.time_base or Fraction(1))))
             if sound is not None:
                 sound.close()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .bundle import SLIDES, BundleError
+from .escape import visible
 
 if TYPE_CHECKING:
     from .bundle import _Plan, _Staging
@@ -96,7 +97,8 @@ def _convert(plan: _Plan, staging: _Staging) -> None:
             raise BundleError(f"slides: no slides of {spec.name} in {slides.parent}", 1)
         configs.append(PresentationConfig.from_file(slides))
     # the template writes the title into the page as it is: it gets the title as HTML text
-    options = {"presentation_configs": configs, "cdn_url": LIBRARY, "title": html.escape(plan.scenario.title)}
+    title = html.escape(visible(plan.scenario.title))
+    options = {"presentation_configs": configs, "cdn_url": LIBRARY, "title": title}
     deck = RevealJS.model_validate(options)
     deck.convert_to(staging.folder / DECK)
 

@@ -2,7 +2,8 @@
 
 Cue text is text, not markup: WebVTT reads ``<`` as the start of a tag and ``&`` as the start of
 an entity, so both (and ``>``) are escaped, and a token such as ``<script>`` or ``-->`` shows as
-typed.
+typed; invisible characters (a zero-width space, a right-to-left override) show as escapes, as
+on screen (:func:`attention_explainer.escape.visible`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import srt
+
+from .escape import visible
 
 __all__ = ["cue_text", "timestamp", "to_webvtt"]
 
@@ -30,10 +33,10 @@ def timestamp(moment: timedelta) -> str:
 def cue_text(text: str) -> str:
     """A caption as WebVTT cue text that shows it literally (no blank lines: a blank line ends a cue).
 
-    >>> cue_text("a <b> & c --> d")
-    'a &lt;b&gt; &amp; c --&gt; d'
+    >>> cue_text("a <b> & c --> d\u200b")
+    'a &lt;b&gt; &amp; c --&gt; d\\\\u200b'
     """
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = visible(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return "\n".join(line for line in escaped.splitlines() if line.strip())
 
 
