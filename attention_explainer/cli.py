@@ -110,6 +110,10 @@ def _check_render_request(args: argparse.Namespace) -> None:
                 f"--voice: the voice extra is not installed (no {', '.join(missing)}); install it with {INSTALL_VOICE}",
                 2,
             )
+    if args.slides and (args.format == "gif" or (args.transparent and args.format in {"mp4", "mov"})):
+        raise BundleError(
+            "--slides: a deck plays its slides in a browser: choose --format mp4 or webm (--transparent: webm)", 2
+        )
     if args.slides:
         from .slides import reveal_package
 

@@ -181,11 +181,16 @@ def test_the_runner_is_asked_for_the_voice_captions_and_slides(tmp_path: Path) -
     assert plain[-2:] == [str(spec.file), spec.name]
 
 
-def test_bad_voice_requests_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_voice_slides_and_captions_requests_are_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = str(tmp_path / "out")
     assert cli.main(["render", "--voice", "--format", "gif", "--scenes", "scores", "--out", out]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "--voice: a gif has no sound" in lines[0]
+    assert cli.main(["render", "--slides", "--format", "gif", "--scenes", "scores", "--out", out]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--slides: a deck plays its slides in a browser" in lines[0]
     with pytest.raises(SystemExit) as stop:
         cli.main(["render", "--captions", "loud", "--out", out])
     assert stop.value.code == 2
