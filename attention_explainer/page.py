@@ -237,7 +237,8 @@ def lecture_page(plan: _Plan, staging: _Staging, files: Sequence[dict[str, Any]]
     """The page for the bundle being staged (``files``: the manifest's entries but the page's own)."""
     title = _e(plan.scenario.title)
     deck = any(entry["kind"] == "deck" for entry in files)
-    links = ['<a href="#lecture">the lecture</a>', *(f'<a href="#{s.stem}">{s.number}</a>' for s in plan.chosen)]
+    links = ['<a href="#lecture">the lecture</a>']
+    links += [f'<a href="#{s.stem}">{s.number}. {_e(_words(s.name))}</a>' for s in plan.chosen]
     links += ['<a href="slides.html">the slide deck</a>'] if deck else []
     links += ['<a href="#handout">handout</a>', '<a href="handout/notebook.ipynb">notebook</a>']
     links += ['<a href="#files">every file</a>']

@@ -134,7 +134,9 @@ def test_every_file_is_listed_and_every_link_is_relative_and_there(hall: Path) -
 
 
 _MEDIA = """(async () => {
-  await new Promise(done => setTimeout(done, 1500));
+  const settled = () => Array.from(document.querySelectorAll("video")).every(video =>
+    (video.readyState >= 1 || video.error) && video.querySelector("track").readyState === 2);
+  for (let i = 0; i < 300 && !settled(); i++) await new Promise(done => setTimeout(done, 100));
   return Array.from(document.querySelectorAll("video")).map(video => {
     const element = video.querySelector("track"), track = video.textTracks[0];
     return {id: video.id, ready: video.readyState, error: video.error && video.error.code, width: video.videoWidth,
@@ -228,7 +230,7 @@ def test_every_clip_and_the_lecture_speak_and_their_subtitles_follow_the_speech(
         clip = hall / f"{stem}.mp4"
         info = probe(clip)
         assert info.audio_duration is not None, stem
-        assert info.audio_duration == pytest.approx(info.duration, abs=0.1), stem
+        assert info.audio_duration == pytest.approx(info.duration, abs=0.15), stem  # to the AAC frames
         check_cues_follow_speech(clip, _subtitles(hall, stem), voice)
 
 

@@ -98,7 +98,8 @@ def test_each_beat_lasts_its_sentence_and_the_sound_its_video(narrated: tuple[Pa
 
     info = probe(clip)
     assert info.audio_duration is not None
-    assert info.audio_duration == pytest.approx(info.duration, abs=0.1)
+    # as long as the pictures, to the AAC encoder's priming and last frame (a few hundredths of a second)
+    assert info.audio_duration == pytest.approx(info.duration, abs=0.15)
     check_cues_follow_speech(clip, subtitles, voice)
     # one beat ends before the next begins: the scene waited for the voice
     assert subtitles[0].end <= subtitles[1].start
