@@ -130,6 +130,26 @@ def test_captions_are_burned_into_the_quiet_band_while_they_are_spoken(narrated:
 
 
 @pytest.mark.render
+def test_the_lecture_joins_the_sound_of_its_clips_each_from_its_first_frame(
+    narrated: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from datetime import timedelta
+
+    from attention_explainer.media import join_videos, probe
+
+    clip, voice = narrated
+    lecture = tmp_path / "lecture.mp4"
+    join_videos([clip, clip], lecture)
+    one, both = probe(clip), probe(lecture)
+    assert both.duration == pytest.approx(2 * one.duration, abs=0.01)
+    assert both.audio_duration == pytest.approx(both.duration, abs=0.05)  # one track, cut to the pictures
+    cues = list(srt.parse(clip.with_suffix(".srt").read_text(encoding="utf-8")))
+    shift = timedelta(seconds=one.duration)
+    later = [srt.Subtitle(i, c.start + shift, c.end + shift, c.content) for i, c in enumerate(cues, len(cues) + 1)]
+    check_cues_follow_speech(lecture, [*cues, *later], voice)  # the second clip's voice where its pictures are
+
+
+@pytest.mark.render
 def test_a_second_render_synthesises_nothing(narrated: tuple[Path, Path], tmp_path: Path) -> None:
     _, voice = narrated
     before = {path.name: path.stat().st_mtime_ns for path in voice.iterdir()}
