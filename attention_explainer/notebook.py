@@ -190,7 +190,18 @@ def notebook(scenario: Scenario) -> Any:
 
 
 def notebook_json(scenario: Scenario) -> str:
-    """The notebook as the text of an ``.ipynb`` file (validated by nbformat)."""
+    """The notebook as the text of an ``.ipynb`` file.
+
+    Parameters
+    ----------
+    scenario
+        The scenario whose matrices the notebook holds (its first head, when it has several).
+
+    Returns
+    -------
+    str
+        The notebook's JSON (nbformat 4, validated), not yet run.
+    """
     import nbformat
 
     node = notebook(scenario)

@@ -234,7 +234,22 @@ def _files_section(files: Sequence[dict[str, Any]]) -> str:
 
 
 def lecture_page(plan: _Plan, staging: _Staging, files: Sequence[dict[str, Any]], durations: dict[str, float]) -> str:
-    """The page for the bundle being staged (``files``: the manifest's entries but the page's own)."""
+    """The lecture page of the bundle being staged.
+
+    Parameters
+    ----------
+    plan, staging
+        The build: its scenario, settings and scenes, and the files as the new bundle has them.
+    files
+        The manifest's entries of every file but the page itself (the page links to each).
+    durations
+        Each scene's clip length in seconds, by class name.
+
+    Returns
+    -------
+    str
+        The HTML of ``index.html``.
+    """
     title = _e(plan.scenario.title)
     deck = any(entry["kind"] == "deck" for entry in files)
     links = ['<a href="#lecture">the lecture</a>']

@@ -62,7 +62,22 @@ def reveal_package() -> Path:
 
 
 def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> None:
-    """Stage the deck (or keep or remove the previous one); its files go to ``staging.deck``."""
+    """Stage the deck, or keep or remove the previous one; its files go to ``staging.deck``.
+
+    Parameters
+    ----------
+    plan
+        The build: with ``settings.slides`` a deck is made from the scenes' slides in ``.work``.
+    staging
+        Where the new files are written; the deck's files, and their kinds, are listed in ``deck``.
+    rendered
+        The clips this build rendered (a deck of other clips is made again).
+
+    Raises
+    ------
+    BundleError
+        When a scene's slides or reveal.js are missing.
+    """
     out, key = plan.out, plan.deck_key()
     old_files = [entry for entry in plan.old.get("files", []) if isinstance(entry, dict)]
     kept = [(str(e["path"]), str(e["kind"])) for e in old_files if e.get("kind") in _KINDS]

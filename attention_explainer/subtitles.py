@@ -43,6 +43,16 @@ def cue_text(text: str) -> str:
 def to_webvtt(subrip: str) -> str:
     """SubRip text as a WebVTT file (the same cues, numbered the same).
 
+    Parameters
+    ----------
+    subrip
+        The text of an ``.srt`` file.
+
+    Returns
+    -------
+    str
+        The text of the ``.vtt`` file: ``WEBVTT``, then each cue, its text escaped (:func:`cue_text`).
+
     >>> print(to_webvtt("1\\n00:00:01,000 --> 00:00:02,500\\nq5 · k1 < 3\\n"))
     WEBVTT
     <BLANKLINE>
