@@ -158,6 +158,7 @@ class BundleSettings:
     """How to render: quality flag, container format, transparency, parallel jobs, slides, voice, captions."""
 
     quality: str = "l"
+    fps: int | None = None  # frames per second; None: the quality's
     fmt: str = "mp4"
     transparent: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
@@ -175,7 +176,12 @@ class BundleSettings:
 
         Slides are not in it: a scene rendered as a slide deck writes the same clip.
         """
-        key: dict[str, Any] = {"quality": self.quality, "format": self.fmt, "transparent": self.transparent}
+        key: dict[str, Any] = {
+            "quality": self.quality,
+            "fps": self.fps,
+            "format": self.fmt,
+            "transparent": self.transparent,
+        }
         if self.voice:
             from .voice import voice_id
 
@@ -322,6 +328,8 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     if marker is not None:
         hooks += ["--hold-after", at.removeprefix("play:"), "--hold-file", str(marker)]
     manim = [f"-q{settings.quality}", "--format", settings.fmt, "--media_dir", str(media)]
+    if settings.fps is not None:
+        manim += ["--frame_rate", str(settings.fps)]
     # one name for every format (manim adds its version to a gif's name otherwise)
     manim += ["--output_file", spec.name, "--progress_bar", "none", "-v", "WARNING", "--silent"]
     # Manim's partial-movie cache hashes every mobject of every play (a third of a scene's render

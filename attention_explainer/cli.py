@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     render = commands.add_parser("render", help="render a scenario into a lecture bundle")
     add_scenario_arguments(render)
     render.add_argument("--quality", choices=QUALITIES, default="l", help="manim quality flag (default l: 480p15)")
+    render.add_argument("--fps", type=int, default=None,
+                        help="frames per second, 1 to 120 (default: the quality's, 15 at l; 5 makes a quick draft)")
     render.add_argument("--out", metavar="DIR", help="bundle folder (default media/<scenario-slug>/)")
     render.add_argument("--format", choices=FORMATS, default="mp4", help="video format (default mp4)")
     render.add_argument(
@@ -99,6 +101,8 @@ def _check_render_request(args: argparse.Namespace) -> None:
 
     if args.jobs < 1:
         raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
+    if args.fps is not None and not 1 <= args.fps <= 120:
+        raise BundleError(f"--fps: expected a whole number from 1 to 120, got {args.fps}", 2)
     if args.transparent and args.format == "gif":
         raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
     if args.voice and args.format == "gif":
@@ -133,6 +137,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario))
     settings = BundleSettings(
         quality=args.quality,
+        fps=args.fps,
         fmt=args.format,
         transparent=args.transparent,
         jobs=args.jobs,

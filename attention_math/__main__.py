@@ -24,6 +24,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)")
     parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)")
     parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
+    parser.add_argument("--precision", metavar="N", type=int, default=None,
+                        help="decimals shown, 0 to 4 (default: as many as the inputs' products need, 2 to 4)")
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
@@ -38,6 +40,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         scenario = preset(args.preset or DEFAULT_PRESET)
     if args.query is not None:
         scenario = scenario.with_query(args.query)
+    if args.precision is not None:
+        scenario = scenario.with_precision(args.precision)
     return scenario
 
 

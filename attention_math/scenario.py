@@ -556,6 +556,22 @@ class Scenario:
         """The same scenario explaining another token (number from 1, or its text)."""
         return replace(self, query=resolve_query(self.tokens, spec))
 
+    def with_precision(self, precision: int) -> Scenario:
+        """The same scenario shown with ``precision`` decimals (0 to 4).
+
+        Examples
+        --------
+        >>> from attention_math import preset
+        >>> s = preset("your-journey").with_precision(2)
+        >>> s.precision, s.rounded
+        (2, True)
+        >>> preset("dog-chased-ball").with_precision(5)
+        Traceback (most recent call last):
+        ...
+        attention_math._errors.ScenarioError: precision: expected a whole number from 0 to 4, got 5
+        """
+        return replace(self, precision=_checked_precision(precision, self.exact_decimals))
+
     def to_dict(self) -> dict[str, Any]:
         """Plain lists and numbers, as in a scenario file (``query`` counted from 1).
 

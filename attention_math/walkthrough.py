@@ -201,7 +201,8 @@ def _rounded_note(w: _Writer, scenario: Scenario) -> None:
     if scenario.rounded:
         w.lines.append("")
         w.lines.append(
-            f"Numbers are rounded to {scenario.precision} decimals (products of the inputs have "
+            f"Numbers are rounded to {scenario.precision} decimal{'' if scenario.precision == 1 else 's'} "
+            "(products of the inputs have "
             f"{scenario.exact_decimals}): a sum of shown numbers may differ from the shown total in the last digit."
         )
 

@@ -359,7 +359,8 @@ class ExplainerScene(Scene):
 
         Add it once, when the first ``≈`` appears; it is frame furniture, like the header.
         """
-        note = self.label("≈ : rounded to {} decimals", Fact("scenario", "precision"), size=size, color=MUTED)
+        note = self.label("≈ : rounded to {} " + self._decimals(), Fact("scenario", "precision"), size=size,
+                          color=MUTED)
         note.next_to(self.heading, DOWN, buff=0.1, aligned_edge=LEFT)
         note.is_furniture = True  # type: ignore[union-attr]
         return note
@@ -369,7 +370,10 @@ class ExplainerScene(Scene):
         if self._rounding_said or not self.rounding_shows:
             return ""
         self._rounding_said = True
-        return f" The numbers are rounded to {self.cite(Fact('scenario', 'precision'))} decimals, so ≈."
+        return f" The numbers are rounded to {self.cite(Fact('scenario', 'precision'))} {self._decimals()}, so ≈."
+
+    def _decimals(self) -> str:
+        return "decimal" if self.scenario.precision == 1 else "decimals"
 
     def grid(
         self,

@@ -14,7 +14,9 @@ from manim import Mobject
 
 from scenes.kit.text import MAX_TOKEN_CHARS, shorten_token
 
-__all__ = ["Fact", "Plotted", "Relation", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value"]
+__all__ = [
+    "Fact", "Plotted", "Relation", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value",
+]
 
 
 @dataclass(frozen=True)

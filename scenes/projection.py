@@ -13,7 +13,7 @@ The scene ends on Q, K and V side by side, grown to fill the frame, with their s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from manim import (
@@ -144,18 +144,20 @@ class Projection(ExplainerScene):
         q, token = self.scenario.query, self.scenario.query_token
         first = board.stages["query"]
         boxes = VGroup(board.x.row_box(q), first.w.column_box(0))
-        self.play(*([FadeOut(shapes)] if shapes else []), FadeIn(boxes), board.x.row_labels[q].animate.set_color(HIGHLIGHT),
+        self.play(*([FadeOut(shapes)] if shapes else []), FadeIn(boxes),
+                  board.x.row_labels[q].animate.set_color(HIGHLIGHT),
                   *(TransformFromCopy(board.x.cells[q][m], pair[0]) for m, pair in enumerate(working.pairs)),
                   *(TransformFromCopy(first.w.cells[m][0], pair[2]) for m, pair in enumerate(working.pairs)),
                   FadeIn(VGroup(*(pair[1] for pair in working.pairs))), run_time=1.4)
-        note, rounded = self._rounding()
-        self.beat(f"Row '{token}' of X meets the first column of W_Q: {self.cite(size('d_in'))} products, "
-                  "one per embedding dimension." + rounded,
+        said = f"Row '{token}' of X meets the first column of W_Q: {self.cite(size('d_in'))} products, "
+        said += "one per embedding dimension."
+        note, rounded = self._rounding()  # after the caption's own numbers: it says them in this order
+        self.beat(said + rounded,
                   *(fly_into(term, pair) for term, pair in zip(working.terms, working.pairs, strict=True)),
                   FadeIn(working.signs), *note, run_time=1.5, wait=1.0)
+        said = f"They add up to {self.fmt('trace', 'queries', q, 0)}, the first entry of the query of '{token}'."
         note, rounded = self._rounding()
-        self.beat(f"They add up to {self.fmt('trace', 'queries', q, 0)}, the first entry of the query of "
-                  f"'{token}'." + rounded,
+        self.beat(said + rounded,
                   FadeIn(working.rule, working.sum_line), fly_into(working.total, *working.terms), *note,
                   run_time=1.2, wait=0.8)
         self.play(ReplacementTransform(working.total.copy(), first.m.cells[q][0]), run_time=0.9)
@@ -228,12 +230,13 @@ class Projection(ExplainerScene):
     def _working(self) -> _Working:
         """x_q[m] × W_Q[m, 0] = term, one line per dimension, then the terms' sum: q[0]."""
         q, d_in = self.scenario.query, self.scenario.d_in
-        rows: list[list[Text]] = []
+        rows: list[list[VMobject]] = []
         for m in range(d_in):
             factors = [value("trace", "embeddings", q, m), value("trace", "w_query", m, 0)]
             sign = self.equals(value("step", "query_terms", m, 0), factors, "product")
-            rows.append([self.number("trace", "embeddings", q, m, color=EMBEDDING), text("×", size=NUMBER_SIZE, color=MUTED),
-                         self.number("trace", "w_query", m, 0, color=QUERY), text(sign, size=NUMBER_SIZE, color=MUTED),
+            rows.append([self.number("trace", "embeddings", q, m, color=EMBEDDING),
+                         text("×", size=NUMBER_SIZE, color=MUTED), self.number("trace", "w_query", m, 0, color=QUERY),
+                         text(sign, size=NUMBER_SIZE, color=MUTED),
                          self.number("step", "query_terms", m, 0, color=HIGHLIGHT)])
         terms = [value("step", "query_terms", m, 0) for m in range(d_in)]
         sign = self.equals(value("trace", "queries", q, 0), terms, "sum")
@@ -248,7 +251,8 @@ class Projection(ExplainerScene):
         _set_row([sum_line[1], total], columns, bottom - 0.3, which=(3, 4))
         sum_line[0].next_to(sum_line[1], LEFT, buff=0.2)
         pairs = [VGroup(*row[:3]) for row in rows]
-        return _Working(pairs, VGroup(*(row[3] for row in rows)), [row[4] for row in rows], rule, sum_line, total)
+        products = [cast(Text, row[4]) for row in rows]
+        return _Working(pairs, VGroup(*(row[3] for row in rows)), products, rule, sum_line, total)
 
     # -- the layout ----------------------------------------------------------------------------------
     def _board(self, working: _Working) -> tuple[_Board, VGroup | None]:
@@ -290,21 +294,22 @@ class Projection(ExplainerScene):
         m_tag = self._tag(role.name, size("n_tokens"), size(role.size), role.color)
         return _Stage(_grid(weights, role.color, width), w_tag, _grid(result, role.color, width), m_tag)
 
-    def _summary(self) -> tuple[VGroup, VGroup | None]:
+    def _summary(self) -> tuple[VGroup, Text | MathTex | None]:
         """Q, K and V next to each other, each with its name and shape beneath, rows aligned."""
         columns = []
         for k, role in enumerate(ROLES):
             labels = self.scenario.tokens if k == 0 else None
             grid = NumberGrid(self._entries(role.result, role.color), row_labels=labels, color=role.color,
-                              h_buff=0.16, label_size=NUMBER_SIZE)
+                              h_buff=0.34, label_size=NUMBER_SIZE)  # room between a row's numbers
             if labels:
                 grid.row_labels[self.scenario.query].set_color(HIGHLIGHT)
             tag = self._tag(role.name, size("n_tokens"), size(role.size), role.color)
             columns.append(VGroup(grid, tag.next_to(grid.brackets, DOWN, buff=0.2).set_x(grid.body.get_x())))
         group = VGroup(*columns).arrange(RIGHT, buff=0.45, aligned_edge=UP)
         mark = len(self.shown)
-        statement = self._statement().next_to(group, UP, buff=0.45)
-        if fit_scale(VGroup(group, statement), most=1.8) < MIN_SCALE:
+        made = self._statement().next_to(group, UP, buff=0.45)
+        statement: Text | MathTex | None = made
+        if fit_scale(VGroup(group, made), most=1.8) < MIN_SCALE:
             del self.shown[mark:]  # the statement is dropped: its numbers are never shown
             statement = None
         _grow(group, statement)
@@ -399,7 +404,7 @@ def _grow(group: VGroup, statement: VMobject | None) -> None:
     whole.move_to((0, (TOP + BOTTOM) / 2, 0))
 
 
-def _columns(rows: list[list[Text]]) -> list[tuple[float, float]]:
+def _columns(rows: list[list[VMobject]]) -> list[tuple[float, float]]:
     """(right edge, width) of each column of a little table of numbers and signs, a gap between."""
     widths = [max(row[c].width for row in rows) for c in range(len(rows[0]))]
     columns, x = [], 0.0

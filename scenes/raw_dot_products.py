@@ -188,7 +188,10 @@ class RawDotProducts(ExplainerScene):
         said += f"{self.fmt('projected', 'w_key', 1, 1)}: dog → ("
         said += ", ".join(self.fmt("projected", "keys", DOG, m) for m in range(d_in)) + "), ball → ("
         said += ", ".join(self.fmt("projected", "keys", BALL, m) for m in range(d_in)) + ")."
-        self.beat(said, *moves, Indicate(w_key.column(1), color=HIGHLIGHT), run_time=2.0, wait=1.0)
+        # rows 2 and 3 of the matrix are keys now: say so, so the last frame reads on its own
+        note = text("blue rows: the keys, x · Wₖ", size=20, color=KEY).next_to(x_grid, DOWN, buff=0.12)
+        note.align_to(x_grid.brackets, LEFT)
+        self.beat(said, *moves, Indicate(w_key.column(1), color=HIGHLIGHT), FadeIn(note), run_time=2.0, wait=1.0)
         x_grid.body.remove(*old_cells)
         return key_rows
 

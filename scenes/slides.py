@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from manim import config
-from manim_slides import Slide
+from manim_slides.slide import Slide
 
 from scenes.lecture import LECTURE, lecture_scenes
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from manim import (
@@ -17,6 +17,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Arrow,
     Create,
     DashedLine,
     Dot,
@@ -26,6 +27,7 @@ from manim import (
     LaggedStart,
     Line,
     MathTex,
+    MovingCamera,
     MovingCameraScene,
     NumberLine,
     ReplacementTransform,
@@ -80,7 +82,8 @@ class _Space:
     axis: Callable[[int], Any]
     at: Point
     labels: VGroup
-    arrows: list[VMobject] = field(default_factory=list)
+    arrows: list[Arrow] = field(default_factory=list)
+    ghosts: VGroup = field(default_factory=VGroup)  # the values at full length, dimmed, once they shrink
 
 
 class WeightedSum(ExplainerScene, MovingCameraScene):
@@ -164,11 +167,12 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
         table.total.next_to(table.rule, DOWN, buff=0.18)
         table.total.shift(RIGHT * (table.rows[-1][5].get_left()[0] - table.total[2].get_left()[0]))
         whole = VGroup(block, table.rule, table.total)
-        if whole.width > 2 * HALF_WIDTH - 5.0:  # the plane keeps 5 units, unless the numbers would fall below the floor
+        if whole.width > 2 * HALF_WIDTH - 5.0:  # the plane keeps 5 units unless the numbers would go below the floor
             whole.scale(max((2 * HALF_WIDTH - 5.0) / whole.width, SMALLEST_SIZE / table.font))
             for head in table.heads:
-                if head.font_size < SMALLEST_SIZE:  # the heads stay at the floor
-                    head.scale(SMALLEST_SIZE / head.font_size)
+                size = cast(Text, head).font_size
+                if size < SMALLEST_SIZE:  # the heads stay at the floor
+                    head.scale(SMALLEST_SIZE / size)
             _place_heads(table.heads, table.rows)
         whole.shift(RIGHT * (HALF_WIDTH - whole.get_right()[0]) + UP * ((TOP + BOTTOM) / 2 - whole.get_y()))
 
@@ -258,6 +262,7 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
     def _shrink(self, space: _Space, table: _Table) -> None:
         ghosts = VGroup(*(a.copy().set_opacity(DIM) for a in space.arrows))  # the full values stay, dimmed
         self.add(ghosts)
+        space.ghosts = ghosts
         weighted = [self.plot(arrow(space.at(np.zeros(self._dims), j),
                                     space.at(self._values(self._vector_facts("weighted_values", j)), j)),
                               space.axis(j), *self._vector_facts("weighted_values", j), anchor="end")
@@ -269,22 +274,24 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
                   space.labels.animate.set_opacity(0.6), run_time=2.5)
         space.arrows = list(weighted)
 
-    def _chain(self, space: _Space, table: _Table) -> list[VMobject]:
+    def _chain(self, space: _Space, table: _Table) -> list[Arrow]:
         """Tip to tail, in token order, the camera close on the pieces; they end at one point."""
         n = self.scenario.n_tokens
         ends = [self._values(self._vector_facts("running_context", j)) for j in range(n)]
         starts = [np.zeros(self._dims), *ends[:-1]]
         spots = np.array([space.at(p, j) for j, p in enumerate([*starts, ends[-1]])])
-        frame = self.camera.frame  # type: ignore[attr-defined]
+        frame = cast(MovingCamera, self.camera).frame
         low, high = spots.min(axis=0), spots.max(axis=0)
-        zoom_width = float(np.clip(max((high - low)[0] * 1.5, (high - low)[1] * 1.5 * 16 / 9, 2.4), 2.4, frame.width))
+        zoom_width = float(np.clip(max((high - low)[0] * 1.5, (high - low)[1] * 1.5 * 16 / 9), 1.6, frame.width))
         closer = frame.width / zoom_width
-        chain = [self.plot(arrow(space.at(s, j), space.at(e, j), width=5, tip=0.22 / closer), space.axis(j),
+        # strokes grow with the zoom: thin enough to stay lines when the camera is close
+        chain = [self.plot(arrow(space.at(s, j), space.at(e, j), width=max(1.0, 9 / closer), tip=0.22 / closer),
+                           space.axis(j),
                            *self._vector_facts("running_context", j), anchor="end")
                  for j, (s, e) in enumerate(zip(starts, ends, strict=True))]
         frame.save_state()
         # text grows with the zoom: the token names step out while the camera is close
-        words = VGroup(space.labels, *table.rows, table.heads, table.total[0])
+        words = VGroup(space.labels, *table.rows, table.heads, table.total[0], space.ghosts)
         self.play(frame.animate.set(width=zoom_width).move_to((low + high) / 2), words.animate.set_opacity(0),
                   run_time=1.2)
         self.words = words
@@ -293,27 +300,29 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
                               lag_ratio=0.3), run_time=min(4.0, 1.2 + 0.2 * n))
         return chain
 
-    def _add_up(self, space: _Space, chain: list[VMobject], table: _Table) -> None:
+    def _add_up(self, space: _Space, chain: list[Arrow], table: _Table) -> None:
         """The camera pulls back; the columns of terms add up to z_i, the chain's end."""
         z_facts = self._vector_facts("context")
         end = space.at(self._values(z_facts), self.scenario.n_tokens)
         dot = self.plot(Dot(end, radius=0.07, color=CONTEXT), space.axis(self.scenario.n_tokens), *z_facts)
-        frame = self.camera.frame  # type: ignore[attr-defined]
+        frame = cast(MovingCamera, self.camera).frame
         self.play(FadeIn(dot, scale=0.5), run_time=0.5)
         said = f"The columns add up to z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("step", "context", c) for c in range(self.scenario.d_v)) + ")."
         self.beat(said, Restore(frame), Create(table.rule), FadeIn(table.total[1:]),
-                  VGroup(*self.words[1:]).animate.set_opacity(1), space.labels.animate.set_opacity(0.6),
+                  VGroup(*self.words[1:-1]).animate.set_opacity(1), space.labels.animate.set_opacity(0.6),
+                  space.ghosts.animate.set_opacity(DIM),
                   run_time=2.0, wait=1.0)
 
-    def _context(self, space: _Space, chain: list[VMobject], table: _Table) -> None:
+    def _context(self, space: _Space, chain: list[Arrow], table: _Table) -> None:
         """z_i from the origin to that point; the most-attended token's term glows."""
         z_facts = self._vector_facts("context")
         n = self.scenario.n_tokens
         z_arrow = self.plot(arrow(space.at(np.zeros(self._dims), n), space.at(self._values(z_facts), n),
                                   color=CONTEXT, width=7), space.axis(n), *z_facts, anchor="end")
         z_tag = self.label("z_{{{}}}", query_number(), tex=True, size=34, color=CONTEXT)
-        taken = [b for a in (*chain, z_arrow, *space.arrows) for b in shaft_boxes(a)] + [box_of(m) for m in space.labels]
+        taken = [b for a in (*chain, z_arrow, *space.arrows) for b in shaft_boxes(a)]
+        taken += [box_of(m) for m in space.labels]
         origin = space.at(np.zeros(self._dims), n)
         tip = z_arrow.get_end()
         crowded: list[Any] = []

@@ -27,7 +27,16 @@ from pathlib import Path
 import cairo
 import manim.utils.testing.frames_comparison as frames_comparison_module
 import pytest
-from scene_helpers import REPO, SCENARIOS, Build, build_scene, clean_environment, load_scene_class, manim_command
+from scene_helpers import (
+    RENDER_OPTIONS,
+    REPO,
+    SCENARIOS,
+    Build,
+    build_scene,
+    clean_environment,
+    load_scene_class,
+    manim_command,
+)
 
 CONTROL_DATA = Path(__file__).resolve().parent / "control_data"
 CONTROL_DATA.mkdir(exist_ok=True)  # frames_comparison makes only the last level with --set_test
@@ -116,7 +125,7 @@ class RenderPool:
     def _render(self, module: str, name: str) -> RenderResult:
         media_dir = self.root / name
         script = str(Path(*module.split(".")).with_suffix(".py"))
-        command = manim_command("-ql", "--media_dir", str(media_dir), script, name)
+        command = manim_command("-ql", *RENDER_OPTIONS.get(name, ()), "--media_dir", str(media_dir), script, name)
         try:
             self.process = subprocess.Popen(
                 command, cwd=REPO, env=clean_environment(), text=True,

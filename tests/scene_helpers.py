@@ -90,7 +90,7 @@ TWELVE = "The quick brown fox jumps over the extraordinarily lazy dog near water
 
 SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "default": lambda: preset(DEFAULT_PRESET),
-    "three": lambda: Scenario.from_sentence("the cat sat", seed=1),
+    "three": lambda: Scenario.from_sentence("the cat sat", seed=1, precision=1),  # rounded: 1 decimal of 2
     "seven": lambda: Scenario.from_sentence("one two three four five six seven", seed=3, d_model=6, d_k=4),
     "eight-narrow": lambda: drawn("a quick brown fox extraordinarily jumps over dogs", d_in=2, d_k=1, d_v=1, seed=8,
                                   precision=2, query=5),
@@ -100,11 +100,22 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "sixteen": lambda: drawn(SIXTEEN, d_in=3, d_k=2, d_v=3, seed=16, precision=4, decimals=2, low=0.0),
     "sixteen-whole": lambda: _whole(SIXTEEN, d_in=2, d_k=1, d_v=1, seed=6, query=3),
 }
-"""Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals, d_k/d_v from
+"""Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers."""
 
 NUMBER_SCENARIOS = ("default", "three", "seven", "two-wide", "five-whole", "twelve", "sixteen")
 LAYOUT_SCENARIOS = tuple(SCENARIOS)
+
+OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
+    "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
+}
+"""Scenes tested with fewer scenarios than the rest, and why."""
+
+
+def scenarios_of(scene: str, chosen: tuple[str, ...]) -> tuple[str, ...]:
+    """The scenarios of ``chosen`` that scene ``scene`` is built with (all, unless it says otherwise)."""
+    own = OWN_SCENARIOS.get(scene)
+    return chosen if own is None else tuple(s for s in chosen if s in own)
 
 SCENES: tuple[tuple[str, str], ...] = LECTURE
 """(module, class) of every scene under test, in lecture order."""
@@ -131,6 +142,14 @@ def clean_environment() -> dict[str, str]:
 
 def manim_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "manim", "render", *args]
+
+
+RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
+    # the whole lecture is three minutes of video: at 5 frames a second it costs a third, and its
+    # test (durations, subtitles) holds at any frame rate
+    "Explainer": ("--frame_rate", "5"),
+}
+"""Extra ``manim render`` options of the background render pool, by scene."""
 
 
 # -- what is on screen ---------------------------------------------------------------------
@@ -407,6 +426,7 @@ class Probe:
 
     target: type[ExplainerScene]
     scenario: Scenario | None = None
+    layout: bool = True  # False: only what the number checks need (the mutation test's many builds)
     plays: list[PlayReport] = field(default_factory=list)
     ever_on_screen: dict[int, Mobject] = field(default_factory=dict)  # keeps them alive: ids stay unique
 
@@ -434,21 +454,17 @@ class Probe:
         recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
         beats = getattr(scene, "beats", [])
         beat = getattr(scene, "current_step", "") or (beats[-1].caption if beats else "")
-        self.plays.append(
-            PlayReport(
-                number=number,
-                beat=beat,
-                outside=outside_frame(top, config.frame_width / 2, config.frame_height / 2),
-                overlaps=overlapping_texts(top),
-                unrecorded=stray_numbers(top, recorded),
-                small=too_small(top),
-                beats_done=len(beats),
-                visible={key for key in visible_now if key in recorded},
-                # where things rest: a Transform's source ends drawn as its target, then leaves
-                misplaced=self._misplaced(scene, resting),
-                extent=drawing_extent(top),
-            )
-        )
+        report = PlayReport(number=number, beat=beat, outside=[], overlaps=[],
+                            unrecorded=stray_numbers(top, recorded), beats_done=len(beats),
+                            visible={key for key in visible_now if key in recorded})
+        if self.layout:
+            report.outside = outside_frame(top, config.frame_width / 2, config.frame_height / 2)
+            report.overlaps = overlapping_texts(top)
+            report.small = too_small(top)
+            # where things rest: a Transform's source ends drawn as its target, then leaves
+            report.misplaced = self._misplaced(scene, resting)
+            report.extent = drawing_extent(top)
+        self.plays.append(report)
 
     def _misplaced(self, scene: ExplainerScene, visible: dict[int, Mobject]) -> list[str]:
         if self.scenario is None:
@@ -475,6 +491,7 @@ class Build:
     tokens: tuple[str, ...] = ()  # every token the scene may quote: the scenario's and its own presets'
     relations: list[Relation] = field(default_factory=list)
     plotted: list[Plotted] = field(default_factory=list)
+    texts: set[str] = field(default_factory=set)  # every text ever on screen, as written
 
 
 class _Reads:
@@ -514,11 +531,17 @@ DRY_RUN_SETTINGS = {
 }
 
 
-def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "") -> Build:
-    """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised."""
+def build_scene(
+    cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "", *, layout: bool = True
+) -> Build:
+    """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised.
+
+    ``layout=False`` leaves out the layout checks (frame, overlaps, font floor, positions), for
+    builds that only the number checks look at.
+    """
     build = Build(label or cls.__name__, scenario, tokens=_quotable_tokens(scenario))
     tested = _recording(with_scenario(cls, scenario), build.reads)
-    probe = Probe(tested, scenario)
+    probe = Probe(tested, scenario, layout)
     AFTER_PLAY_HOOKS.append(probe)
     scene = None
     try:
@@ -540,6 +563,7 @@ def build_scene(cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, 
         build.relations = list(getattr(scene, "relations", []))
         build.plotted = list(getattr(scene, "plotted", []))
         build.on_screen = [id(s.mobject) in probe.ever_on_screen for s in build.shown]
+        build.texts = {text_of(mob) for mob in probe.ever_on_screen.values() if isinstance(mob, TEXT_TYPES)}
     return build
 
 

@@ -189,7 +189,9 @@ def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp
         (["--sentence", "a b c", "--d-k", "0"], "d_k: expected a whole number"),
         (["--sentence", " ".join(f"w{k}" for k in range(1, 18))], "tokens: the scenes draw 2 to 16"),
         (["--scenario", "/no/such/file.toml"], "scenario: no such file"),
+        (["--precision", "7"], "precision: expected a whole number from 0 to 4, got 7"),
         (["--jobs", "0"], "--jobs"),
+        (["--fps", "0"], "--fps: expected a whole number from 1 to 120, got 0"),
         (["--format", "avi"], "invalid choice"),
     ],
 )

@@ -9,9 +9,10 @@
 * Long and hostile tokens are whole in the handout and the subtitles (shortened only on screen),
   and the handout's LaTeX prints them literally.
 
-Every render here is one scene (Scores) at -ql. A test that stops a render at a moment holds it
-there with the runner's test hook (``ATTENTION_HOLD_AT``, ``ATTENTION_HOLD_FILE``): the render
-writes the marker file and waits until it is removed, so no test races a render.
+Every render here is one scene (Scores) at -ql, 5 frames a second (what is tested holds at any
+rate). A test that stops a render at a moment holds it there with the runner's test hook
+(``ATTENTION_HOLD_AT``, ``ATTENTION_HOLD_FILE``): the render writes the marker file and waits
+until it is removed, so no test races a render.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ HOLD_AFTER_PLAY = 3  # some of the new scene's pictures are written by then, far
 def _command(out: Path | str, seed: int) -> list[str]:
     return [
         sys.executable, "-m", "attention_explainer", "render", "--sentence", SENTENCE, "--seed", str(seed),
-        "--query", QUERY, "--scenes", "scores", "--out", str(out),
+        "--query", QUERY, "--scenes", "scores", "--fps", "5", "--out", str(out),  # 5 fps: a third of the cost
     ]
 
 

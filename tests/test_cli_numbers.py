@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -169,6 +170,17 @@ def test_rounded_numbers_are_said_once() -> None:
     assert "rounded" not in ok()  # one-decimal inputs at 2 decimals: exact
     tiny = ok("--sentence", "a b c")
     assert "rounded" not in tiny
+
+
+def test_precision_chooses_the_decimals_of_any_scenario() -> None:
+    two = ok("--preset", "your-journey", "--precision", "2")
+    assert two.count("Numbers are rounded to 2 decimals") == 1 and "0.15" in two and "0.1500" not in two
+    one = ok("--sentence", "a b c", "--precision", "1")
+    assert one.count("Numbers are rounded to 1 decimal ") == 1
+    whole = ok("--precision", "0")
+    assert "rounded to 0 decimals" in whole
+    four = ok("--precision", "4")
+    assert re.search(r"\b0\.\d{4}\b", four) and not re.search(r"\b0\.\d{2}\b(?!\d)", four.split("\n", 2)[2])
 
 
 def test_scenario_file(tmp_path: Path) -> None:

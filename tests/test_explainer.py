@@ -1,8 +1,8 @@
 """``Explainer`` (``scenes/lecture.py``): the whole lecture as one scene, rendered as the README says
 (``manim render -ql scenes/lecture.py Explainer``), end to end.
 
-The render (about 170 s of video, a minute or more to render) runs in the background with the
-other render tests (``tests/conftest.py``'s render pool picks up the ``scene`` parameter).
+The render (three minutes of video at -ql's size, 5 frames a second to keep its cost down) runs in
+the background with the other render tests (``tests/conftest.py``'s render pool picks up the ``scene`` parameter).
 Meanwhile each lecture scene is dry-run on its own, its captions recorded with their times: the
 video must last as long as the scenes one after another, each followed by the lecture's fade
 (``CUT``), and its subtitles must hold every scene's captions in order, each at its scene's place.
@@ -21,7 +21,7 @@ import av
 import pytest
 import srt
 from manim import tempconfig
-from scene_helpers import REPO
+from scene_helpers import RENDER_OPTIONS, REPO
 
 from attention_explainer.media import probe
 from scenes.base import ExplainerScene
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.render
 
 EXPLAINER = ("scenes.lecture", "Explainer")
 CUT = 0.6  # seconds: Explainer fades the screen out after each scene (scenes/lecture.py)
-FPS = 15
+FPS = int(RENDER_OPTIONS["Explainer"][1])  # the render pool renders it at -ql's size, 5 frames a second
 FRAME = 1 / FPS
 
 
@@ -58,7 +58,8 @@ def _dry_run(module: str, name: str, media_dir: Path) -> SceneRun:
         captions.append(Caption(content, start, start + duration))
 
     scene_class = getattr(importlib.import_module(module), name)
-    options = {"dry_run": True, "quality": "low_quality", "media_dir": str(media_dir), "disable_caching": True}
+    options = {"dry_run": True, "quality": "low_quality", "frame_rate": FPS, "media_dir": str(media_dir),
+               "disable_caching": True}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ExplainerScene, "add_subcaption", record)
         with tempconfig({**options, "progress_bar": "none", "verbosity": "WARNING"}):
@@ -84,7 +85,7 @@ def test_the_whole_lecture_renders_as_one_video(
 ) -> None:
     result = render_pool.result(*scene)
     assert result.returncode == 0, result.explain()
-    video = result.media_dir / "videos" / "lecture" / "480p15" / "Explainer.mp4"
+    video = result.media_dir / "videos" / "lecture" / f"480p{FPS}" / "Explainer.mp4"
     info = probe(video)
     assert (info.width, info.height, info.fps) == (854, 480, FPS)
     expected = sum(run.duration + CUT for run in scene_runs)

@@ -146,7 +146,8 @@ class _Builds:
                 if fault is not None:
                     FAULTS[fault][1](monkeypatch)
                 cls = load_scene_class(*scene)
-                self.done[key] = build_scene(cls, SCENARIOS[scenario](), self.root, f"{scene[1]} [{scenario}]")
+                self.done[key] = build_scene(cls, SCENARIOS[scenario](), self.root, f"{scene[1]} [{scenario}]",
+                                             layout=False)
         return self.done[key]
 
 

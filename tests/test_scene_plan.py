@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built
+from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built, scenarios_of
 
 from attention_explainer.bundle import SCENES, BundleSettings, scene_key
 from attention_explainer.bundle import SCENES as BUNDLE_SCENES
@@ -19,7 +19,8 @@ from scenes.plan import INPUTS, LECTURE, SHOWS, depends_on, scene_view
 SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
 CASES = [
-    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in LECTURE for scenario in NUMBER_SCENARIOS
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in LECTURE for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS)
 ]
 
 
@@ -35,7 +36,7 @@ def test_the_plan_declares_nothing_a_scene_never_reads(scene_builds, scene) -> N
     read = frozenset().union(
         *(
             depends_on(source, name)
-            for scenario in NUMBER_SCENARIOS
+            for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS)
             for source, name in built(scene_builds, scene, scenario).reads
         )
     )

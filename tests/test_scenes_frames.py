@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FunctionType, SimpleNamespace
 
+import manim.utils.testing.frames_comparison as frames_comparison_module
 import pytest
-from manim import RIGHT, Scene, Square
+from manim import RIGHT, MovingCamera, MovingCameraScene, Scene, Square
 from manim.utils.testing.frames_comparison import frames_comparison
 from scene_helpers import SCENES, load_scene_class, with_scenario
 
@@ -49,11 +50,28 @@ def test_last_frame(scene: tuple[str, str], request: pytest.FixtureRequest, tmp_
         cls.construct(scene)  # type: ignore[arg-type]
 
     draw.__name__ = f"test_{name}"  # frames_comparison names the control file after it: <name>.npz
-    compare = frames_comparison(base_scene=with_scenario(cls, preset(DEFAULT_PRESET)))(draw)
-    try:
-        compare(request=request, tmp_path=tmp_path)
-    except pytest.skip.Exception as skipped:  # the Cairo version check: never skip silently
-        pytest.fail(f"frames_comparison skipped instead of comparing: {skipped}")
+    with pytest.MonkeyPatch.context() as patch:
+        if issubclass(cls, MovingCameraScene):
+            patch.setattr(frames_comparison_module, "_make_test_renderer_class", _with_moving_camera)
+        compare = frames_comparison(base_scene=with_scenario(cls, preset(DEFAULT_PRESET)))(draw)
+        try:
+            compare(request=request, tmp_path=tmp_path)
+        except pytest.skip.Exception as skipped:  # the Cairo version check: never skip silently
+            pytest.fail(f"frames_comparison skipped instead of comparing: {skipped}")
+
+
+_MAKE_RENDERER = frames_comparison_module._make_test_renderer_class
+
+
+def _with_moving_camera(renderer_class: type) -> type:
+    """frames_comparison gives its renderer a plain camera (a 3-d one only for ThreeDScene)."""
+    made = _MAKE_RENDERER(renderer_class)
+
+    class _MovingCameraRenderer(made):  # type: ignore[misc, valid-type]
+        def __init__(self, **options: object) -> None:
+            super().__init__(camera_class=MovingCamera, **options)
+
+    return _MovingCameraRenderer
 
 
 # -- the comparison itself: it runs here (no Cairo skip) and it fails on a changed frame --------------

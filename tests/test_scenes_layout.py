@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Square, VGroup, config
-from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene, built
+from scene_helpers import LAYOUT_SCENARIOS, SCENES, Build, PlayReport, build_scene, built, scenarios_of
 
 from attention_math import preset
 from scenes.base import ExplainerScene
 from scenes.kit.text import text
 
 CASES = [
-    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in LAYOUT_SCENARIOS
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in SCENES for scenario in scenarios_of(scene[1], LAYOUT_SCENARIOS)
 ]
 
 

@@ -18,7 +18,18 @@ from collections.abc import Callable, Iterable
 import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
 from number_checks import canonical, expected_text
-from scene_helpers import NUMBER_SCENARIOS, SCENES, Build, build_scene, built, every_index, number_problems, shown_keys
+from scene_helpers import (
+    NUMBER_SCENARIOS,
+    SCENARIOS,
+    SCENES,
+    Build,
+    build_scene,
+    built,
+    every_index,
+    number_problems,
+    scenarios_of,
+    shown_keys,
+)
 
 from attention_math import Scenario, preset
 from scenes.base import ExplainerScene, Shown
@@ -53,6 +64,18 @@ def d_v(s: Scenario) -> int:
 # RawDotProducts always shows the raw-dot-product preset: "it" (row 0) against dog (1) and ball (2).
 IT_AGAINST_DOG_AND_BALL: Callable[[Scenario], Iterable[Index]] = lambda s: [(0, 1), (0, 2)]  # noqa: E731
 
+_GRID_NUMBERS = [True]  # set by the test for the build it checks
+
+
+def numbers_in_cells(s: Scenario) -> bool:
+    """Does the scene's token grid carry its numbers (it says "colours only" when it does not)?"""
+    return _GRID_NUMBERS[0]
+
+# MatrixForm, CausalMask: every cell of the token grid while it carries numbers, else the query's row.
+GRID: Callable[[Scenario], Iterable[Index]] = lambda s: (  # noqa: E731
+    every_index((s.n_tokens, s.n_tokens)) if numbers_in_cells(s) else [(s.query, j) for j in range(s.n_tokens)]
+)
+
 # CausalMask: the keys after each query, hidden by the mask.
 ABOVE_DIAGONAL: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
     (i, j) for i in range(s.n_tokens) for j in range(i + 1, s.n_tokens)
@@ -82,16 +105,21 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     ],
     "ScaleAndSoftmax": [("step", "weights", every(n)), ("step", "exps", every(n)), ("step", "exp_sum", lambda s: [()])],
     "WeightedSum": [("step", "context", every(d_v)), ("step", "weights", every(n))],
-    "MatrixForm": [("trace", "weights", every(n, n)), ("trace", "context", every(n, d_v))],
+    "MatrixForm": [("trace", "weights", GRID), ("trace", "context", every(n, d_v))],
     "CausalMask": [
-        ("causal", "scaled_scores", ABOVE_DIAGONAL),  # the masked scores, −∞
-        ("causal", "weights", every(n, n)),  # softmax of the masked scores
+        ("causal", "scaled_scores", lambda s: ABOVE_DIAGONAL(s) if numbers_in_cells(s) else [(0, 1)]),  # −∞
+        ("causal", "weights", lambda s: every_index((s.n_tokens,) * 2) if numbers_in_cells(s) else []),
+        ("causal", "weights", lambda s: [(s.n_tokens - 1, j) for j in range(s.n_tokens)]),  # the row kept
     ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
+COLOURS_ONLY = "colours only"
+"""What a token grid says when its cells show colours, not numbers (then its rows are told apart)."""
+
 CASES = [
-    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}") for scene in SCENES for scenario in NUMBER_SCENARIOS
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in SCENES for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS)
 ]
 
 
@@ -110,6 +138,7 @@ def test_scene_shows_its_key_numbers(scene_builds, scene: tuple[str, str], scena
     build = built(scene_builds, scene, scenario)
     query = build.scenario.query
     shown = shown_keys(build)
+    _GRID_NUMBERS[0] = COLOURS_ONLY not in build.texts
     missing = []
     for source, field, indexes in KEY_NUMBERS[scene[1]]:
         for index in indexes(build.scenario):
@@ -225,3 +254,20 @@ def test_checker_catches_a_digit_drawn_outside_the_recording_path(mistake: str, 
     build = _mistake(mistake, tmp_path)
     found = [problem for play in build.plays for problem in play.unrecorded]
     assert found and shown in found[0], found
+
+
+EXACT = [
+    pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
+    for scene in SCENES if scene[1] == "Projection"
+    for scenario in NUMBER_SCENARIOS if not SCENARIOS[scenario]().rounded
+]
+
+
+@pytest.mark.parametrize(("scene", "scenario"), EXACT)
+def test_at_its_inputs_precision_the_projection_adds_up_exactly(scene_builds, scene, scenario) -> None:
+    """Shown with as many decimals as its inputs' products have, every x·w term and every sum of
+    them is exact: a student who redoes the projection with the shown numbers gets the shown ones."""
+    build = built(scene_builds, scene, scenario)
+    assert build.relations, f"{build.label}: shows no arithmetic"
+    inexact = [relation for relation in build.relations if relation.sign != "="]
+    assert not inexact, f"{build.label}: {inexact}"

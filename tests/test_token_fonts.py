@@ -83,7 +83,8 @@ def test_left_to_right_text_draws_as_before() -> None:
         ours, plain = text(content), Text(content, font="DejaVu Sans", font_size=24)
         assert len(ours.submobjects) == len(plain.submobjects)
         for a, b in zip(ours.submobjects, plain.submobjects, strict=True):
-            assert np.allclose(a.points, b.points)
+            # text() makes each text at one size and scales it: the same outlines to a third of a pixel at 1080p
+            assert np.allclose(a.points, b.points, atol=2.5e-3)
 
 
 def test_a_right_to_left_token_inside_left_to_right_text_keeps_its_place() -> None:

@@ -55,11 +55,11 @@ def frames_at(clip: Path, times: list[float]) -> list[Image.Image]:
     with av.open(str(clip)) as container:
         stream = container.streams.video[0]
         for frame in container.decode(stream):
-            t = float(frame.pts * stream.time_base) if frame.pts is not None else 0.0
+            t = float(frame.pts * stream.time_base) if frame.pts is not None and stream.time_base else 0.0
             while wanted and t > wanted[0] + 1e-6 and last is not None:
                 found.append(last)
                 wanted.pop(0)
-            last = frame.to_image()
+            last = frame.to_image()  # type: ignore[no-untyped-call]
     found += [last] * len(wanted) if last is not None else []
     return [*found, last] if last is not None else found
 

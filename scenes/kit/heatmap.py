@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, SurroundingRectangle, Text, VGroup
+from manim import DOWN, LEFT, PI, RIGHT, UP, Rectangle, SurroundingRectangle, Text, VGroup, VMobject
 
 from scenes.facts import Fact
 from scenes.kit.grids import Brackets
@@ -180,11 +180,11 @@ def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: fl
             taller = max(fit.cell_h, min(1.0, 0.75 * wider, (height - fit.column_height(tokens)) / n))
             return HeatFit(True, size, wider, taller, fit.row_limit, fit.column_limit, fit.upright)
     # colour only: columns numbered 1…n, each row label "j token" is the key
-    size = float(SMALLEST_SIZE)
-    labels = max(text_width(f"{n} " + shorten_token(t, 8), size) for t in tokens)
-    cell_h = min(0.5, (height - text_height(size) - LABEL_GAP) / n)
+    floor = float(SMALLEST_SIZE)
+    labels = max(text_width(f"{n} " + shorten_token(t, 8), floor) for t in tokens)
+    cell_h = min(0.5, (height - text_height(floor) - LABEL_GAP) / n)
     cell_w = min(0.6, max(cell_h, (width - labels - LABEL_GAP - 0.2) / n))  # room for two-digit numbers
-    return HeatFit(False, size, cell_w, cell_h, 8, 0, False, numbered=True)
+    return HeatFit(False, floor, cell_w, cell_h, 8, 0, False, numbered=True)
 
 
 class _UprightMixin:
@@ -248,14 +248,14 @@ class HeatGrid(VGroup):
     def cell_center(self, i: int, j: int) -> np.ndarray:
         return self.squares[i][j].get_center()
 
-    def label_rows(self, labels: Sequence[Mobject]) -> None:
+    def label_rows(self, labels: Sequence[VMobject]) -> None:
         """Put labels the scene made (numbered ones, say) left of the rows, right-aligned."""
         self.row_labels.submobjects = []
         for i, label in enumerate(labels):
             label.next_to(self.brackets, LEFT, buff=LABEL_GAP).set_y(self.row_y(i))
             self.row_labels.add(label)
 
-    def label_columns(self, labels: Sequence[Mobject]) -> None:
+    def label_columns(self, labels: Sequence[VMobject]) -> None:
         """Put labels the scene made over the columns, lying flat."""
         self.column_labels.submobjects = []
         for j, label in enumerate(labels):
@@ -269,7 +269,7 @@ class HeatGrid(VGroup):
         """The cells of row ``i``."""
         return VGroup(*self.squares[i])
 
-    def place(self, entries: Sequence[Sequence[Mobject]]) -> VGroup:
+    def place(self, entries: Sequence[Sequence[VMobject]]) -> VGroup:
         """Put numbers in the cells, right-aligned so decimal points line up; rows of a VGroup."""
         half = max(e.width for row in entries for e in row) / 2
         for i, row in enumerate(entries):
@@ -291,7 +291,7 @@ class HeatGrid(VGroup):
         return animations
 
 
-def stack(entries: Sequence[Mobject], *, right: float, top: float, pitch: float) -> VGroup:
+def stack(entries: Sequence[VMobject], *, right: float, top: float, pitch: float) -> VGroup:
     """Numbers in a column, right-aligned at ``right``, the first centred at ``top``."""
     for k, entry in enumerate(entries):
         entry.move_to((0, top - k * pitch, 0)).align_to((right, 0, 0), RIGHT)
@@ -361,7 +361,7 @@ def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALL
 
 
 def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int, str]], *, left: float,
-               heads: Sequence[Mobject], size: float = SMALLEST_SIZE, gap: float = 0.3) -> VGroup:
+               heads: Sequence[VMobject], size: float = SMALLEST_SIZE, gap: float = 0.3) -> VGroup:
     """One row per key beside a grid (each at its row's height): "k_j", then a number per column.
 
     ``columns`` are ``(source, field, row, colour)``: entry ``j`` of a column is ``field[row, j]``.
@@ -388,7 +388,7 @@ def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, siz
                 color: str = INK) -> VGroup:
     """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name`` and its number."""
     columns = np.shape(getattr(scene.sources[source][0], field))[1]
-    parts: list[Mobject] = [scene.label(name + "{}", Fact("position", "", (row,)), size=size, color=color),
+    parts: list[VMobject] = [scene.label(name + "{}", Fact("position", "", (row,)), size=size, color=color),
                             text("= (", size=size, color=MUTED)]
     for m in range(columns):
         parts += [scene.number(source, field, row, m, size=size, color=color),
