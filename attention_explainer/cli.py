@@ -38,7 +38,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
 
-    from .bundle import FORMATS, QUALITIES
+    from .bundle import CAPTIONS, FORMATS, QUALITIES
 
     parser = _Parser(prog=PROG, description="Animated, hand-checkable explainers of self-attention.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -62,7 +62,18 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"the lecture: {', '.join(LECTURES)} (default {DEFAULT_LECTURE}); multi-head shows "
                         f"the {LECTURE_PRESETS['multi-head']} preset unless a scenario is given")
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
-    render.add_argument("--slides", action="store_true", help="also write an HTML slide deck (manim-slides)")
+    render.add_argument(
+        "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"
+    )
+    render.add_argument(
+        "--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)"
+    )
+    render.add_argument(
+        "--captions",
+        choices=CAPTIONS,
+        default="soft",
+        help="soft: subtitle files beside the clips (default); burn: also drawn into the pictures",
+    )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
 
     numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
@@ -89,24 +100,49 @@ def _cmd_numbers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_render(args: argparse.Namespace) -> int:
-    from rich.console import Console
+def _check_render_request(args: argparse.Namespace) -> None:
+    """Refuse, in one line (exit 2), what cannot be rendered as asked, before anything renders."""
+    from ._extras import INSTALL_VOICE, missing_voice_modules
+    from .bundle import BundleError
 
-    from scenes.base import check_scene_limits
-    from scenes.plan import LECTURE_PRESETS
-
-    from .bundle import BundleError, BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
-
-    chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
-    scenario = check_scene_limits(scenario_from_args(args, default=LECTURE_PRESETS[args.lecture]))
-    for spec in chosen:  # what a scene of the lecture cannot draw, before any render starts
-        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
     if args.jobs < 1:
         raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
     if args.fps is not None and not 1 <= args.fps <= 120:
         raise BundleError(f"--fps: expected a whole number from 1 to 120, got {args.fps}", 2)
     if args.transparent and args.format == "gif":
         raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
+    if args.voice and args.format == "gif":
+        raise BundleError("--voice: a gif has no sound; choose --format mp4, webm or mov", 2)
+    if args.voice:
+        missing = missing_voice_modules()
+        if missing:
+            raise BundleError(
+                f"--voice: the voice extra is not installed (no {', '.join(missing)}); install it with {INSTALL_VOICE}",
+                2,
+            )
+    if args.slides and (args.format == "gif" or (args.transparent and args.format in {"mp4", "mov"})):
+        raise BundleError(
+            "--slides: a deck plays its slides in a browser: choose --format mp4 or webm (--transparent: webm)", 2
+        )
+    if args.slides:
+        from .slides import reveal_package
+
+        reveal_package()
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from scenes.base import check_scene_limits
+    from scenes.plan import LECTURE_PRESETS
+
+    from .bundle import BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
+
+    chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
+    scenario = check_scene_limits(scenario_from_args(args, default=LECTURE_PRESETS[args.lecture]))
+    for spec in chosen:  # what a scene of the lecture cannot draw, before any render starts
+        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
+    _check_render_request(args)
     out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture))
     settings = BundleSettings(
         quality=args.quality,
@@ -115,23 +151,24 @@ def _cmd_render(args: argparse.Namespace) -> int:
         transparent=args.transparent,
         jobs=args.jobs,
         slides=args.slides,
+        voice=args.voice,
+        captions=args.captions,
     )
     console = Console(stderr=True)
     started = time.monotonic()
     display = _ProgressDisplay(console, len(chosen), started)
 
     def finish(folder: Path) -> None:
-        # Runs inside the bundle's lock, so no second render starts before the deck is in place.
+        # Runs inside the bundle's lock, once every file is in place.
         display.__exit__(None, None, None)
-        rendered = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["rendered"]
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        rendered = manifest["rendered"]
         elapsed = time.monotonic() - started
         done = f"{len(rendered)} of {len(chosen)} scenes rendered" if rendered else "nothing changed, no scene rendered"
         console.print(f"[bold]{out}[/bold]: {done} in {elapsed:.1f} s")
-        if args.slides:
-            from .slides import build_slides
-
-            deck = build_slides(scenario, folder, settings, chosen, console=console)
-            console.print(f"slides: {deck}")
+        console.print(f"the lecture page: {folder / 'index.html'}")
+        if manifest.get("deck"):
+            console.print(f"slides: {folder / 'slides.html'}")
 
     with display:
         build_bundle(scenario, out, settings, chosen, progress=display.update, then=finish)

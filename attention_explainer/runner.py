@@ -25,6 +25,9 @@ installs its hooks into this process, then runs manim's own command line in it
 ``--forward-slides``
     A slide variant (``scenes/slides.py``) writes no reversed copies of its slides: the HTML
     deck only plays forward, and reversing every slide cost more than the render.
+``--slide-notes``
+    Each slide of a slide variant carries its beat's caption as speaker notes, escaped so that
+    the deck shows it literally (:func:`attention_explainer.escape.speaker_notes`).
 ``--hold-after N --hold-file PATH``
     For tests only: after play ``N`` write ``PATH`` and wait, drawing nothing more, until
     ``PATH`` is removed or the process is stopped. A test that must stop a render at a known
@@ -53,6 +56,7 @@ __all__ = [
     "install_hold",
     "install_narration",
     "install_progress",
+    "install_slide_notes",
     "main",
     "share_tex_cache",
 ]
@@ -209,6 +213,20 @@ def install_forward_slides() -> None:
     BaseSlide.skip_reversing = True
 
 
+def install_slide_notes() -> None:
+    """Each slide carries its beat's caption as speaker notes (the deck shows them literally)."""
+    from .escape import speaker_notes
+
+    def note(scene: Any, caption: str) -> float:
+        # the slide the beat plays in is the one manim-slides closes at the beat's end
+        pending = getattr(scene, "_base_slide_config", None)
+        if pending is not None:
+            scene._base_slide_config = pending.model_copy(update={"notes": speaker_notes(caption)})
+        return 0.0
+
+    _add_beat_hook("slide-notes", note)
+
+
 def install_progress() -> None:
     """Print ``ATTENTION-PROGRESS <plays> <caption>`` on stderr after every play."""
 
@@ -284,6 +302,7 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--voice", metavar="DIR", type=Path, help="speak every caption; audio cached in DIR")
     parser.add_argument("--burn-captions", action="store_true", help="draw every caption into the frames")
     parser.add_argument("--forward-slides", action="store_true", help="slide variants write no reversed slides")
+    parser.add_argument("--slide-notes", action="store_true", help="each slide's speaker notes are its caption")
     parser.add_argument("--hold-after", metavar="N", type=int, help="tests only: hold the render after play N")
     parser.add_argument("--hold-file", metavar="PATH", type=Path, help="tests only: the hold's marker file")
     argv = list(argv)
@@ -310,6 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         install_narration(options.voice.absolute() if options.voice else None, options.burn_captions)
     if options.forward_slides:
         install_forward_slides()
+    if options.slide_notes:
+        install_slide_notes()
     if options.hold_after is not None:
         install_hold(options.hold_after, options.hold_file.absolute())
     from manim.__main__ import main as manim_main

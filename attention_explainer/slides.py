@@ -1,89 +1,127 @@
-"""The bundle's slide deck: manim-slides renders ``scenes/slides.py`` and converts it to HTML.
+"""The bundle's slide deck: one HTML page that runs offline, from any folder.
 
-One slide per beat of every scene. The deck is written beside the clips as ``slides.html``
-with its videos in ``slides_assets/``; it is rebuilt only when the scenario, the settings or
-the code changed since the last deck.
+``render --slides`` renders every scene as its slide variant (``scenes/slides.py``, a
+``manim_slides.Slide``): one render writes the clip and, in ``.work/slides``, the scene's slides,
+one per beat, each with its caption as speaker notes. This module converts them into
+``slides.html`` with manim-slides' reveal.js converter, its videos in ``slides_assets/`` and
+reveal.js itself (the npm package ``reveal.js`` 6.0.1, MIT, that manim-slides 5.7 expects) copied
+into ``reveal.js/`` beside it and named by a relative path: nothing loads from the network.
+
+reveal.js comes from :func:`reveal_package`: ``ATTENTION_REVEAL_JS`` (the unpacked package
+folder, holding ``dist/``), else ``.cache/reveal.js-6.0.1`` of this project, where ``make setup``
+puts it (``npm pack reveal.js@6.0.1``).
+
+The deck is rebuilt when a clip was rendered or it is missing; a render without ``--slides``
+keeps a deck of the same clips and removes one of other clips, so the bundle never holds a deck
+that shows something else than its clips.
 """
 
 from __future__ import annotations
 
-import json
+import html
 import os
 import shutil
-import subprocess
-import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from attention_math import Scenario, scenario_to_toml
+from .bundle import SLIDES, BundleError
+from .escape import visible
 
-from .bundle import BundleError, BundleSettings, SceneSpec, _hash, _scenes_dir, _write_text
-from .fingerprint import code_version
+if TYPE_CHECKING:
+    from .bundle import _Plan, _Staging
 
-__all__ = ["build_slides"]
+__all__ = ["ASSETS", "DECK", "LIBRARY", "REVEAL_ENV", "REVEAL_VERSION", "reveal_package", "stage_deck"]
 
+REVEAL_VERSION = "6.0.1"
+"""The reveal.js manim-slides 5.7's template is written for."""
 
-def _run(command: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
-    result = subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, encoding="utf-8", errors="replace"
-    )
-    if result.returncode != 0:
-        lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
-        reason = next((line for line in reversed(lines) if "rror" in line), lines[-1] if lines else "no output")
-        raise BundleError(f"slides: {what} failed (exit {result.returncode}): {reason.strip()}", 1)
-
-
-def build_slides(
-    scenario: Scenario, out: Path, settings: BundleSettings, chosen: Sequence[SceneSpec], console: Any = None
-) -> Path:
-    """Render the chosen scenes as slides and write ``out/slides.html``; return its path."""
-    out = out.absolute()  # manim-slides runs inside out/.work/slides and is given paths below it
-    deck = out / "slides.html"
-    names = [spec.name for spec in chosen]
-    key = _hash({"scenario": scenario.to_dict(), "settings": settings.key(), "scenes": names, "code": code_version()})
-    stamp = out / ".work" / "slides.json"
-    if deck.exists() and (out / "slides_assets").is_dir() and stamp.exists():
-        if json.loads(stamp.read_text())["key"] == key:
-            return deck
-    work = out / ".work" / "slides"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    if console is not None:
-        console.print(f"rendering {len(names)} scenes as slides ...")
-    staging = _render_deck(scenario, settings, names, work)
-    _swap_deck(staging, out, work)
-    _write_text(stamp, json.dumps({"key": key}))
-    return deck
+REVEAL_ENV = "ATTENTION_REVEAL_JS"
+DECK = "slides.html"
+ASSETS = "slides_assets"
+LIBRARY = "reveal.js"
+_KINDS = {"deck", "deck-asset", "deck-library"}
 
 
-def _render_deck(scenario: Scenario, settings: BundleSettings, names: list[str], work: Path) -> Path:
-    """``manim-slides render`` and ``convert`` into ``work``; return the folder holding the new deck."""
-    scenario_file = work / "scenario.toml"
-    scenario_file.write_text(scenario_to_toml(scenario), encoding="utf-8")
-    env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file))
-    env.pop("ATTENTION_QUERY", None)
-    binary = [sys.executable, "-m", "manim_slides"]
-    quiet = ["--progress_bar", "none", "-v", "WARNING", "--silent"]
-    media = ["--media_dir", str(work / "media")]
-    script = str(_scenes_dir() / "slides.py")
-    _run([*binary, "render", f"-q{settings.quality}", *media, *quiet, script, *names], work, env, "manim-slides render")
-    staging = work / "deck"
-    staging.mkdir()
-    html = str(staging / "slides.html")
-    _run([*binary, "convert", "--folder", str(work / "slides"), *names, html], work, env, "manim-slides convert")
-    return staging
+def reveal_package() -> Path:
+    """The unpacked npm package reveal.js 6.0.1 (the folder holding ``dist/reveal.js``).
+
+    Raises
+    ------
+    BundleError
+        With status 2, naming where it looked and how to get it, when it is not there.
+    """
+    project = Path(__file__).resolve().parent.parent
+    folder = Path(os.environ.get(REVEAL_ENV) or project / ".cache" / f"reveal.js-{REVEAL_VERSION}")
+    if not (folder / "dist" / "reveal.js").is_file():
+        raise BundleError(
+            f"--slides: reveal.js {REVEAL_VERSION} is not in {folder}; run `make setup` in the project, or "
+            f"`npm pack reveal.js@{REVEAL_VERSION}`, unpack it and set {REVEAL_ENV} to its package folder",
+            2,
+        )
+    return folder
 
 
-def _swap_deck(staging: Path, out: Path, work: Path) -> None:
-    """Move the new deck into place: the old assets aside (a rename), the new ones and the page
-    that points at them in, then the old ones away; the folder is never half-deleted."""
-    assets = out / "slides_assets"
-    new_assets = staging / "slides_assets"
-    old_assets = work / "old_assets"
-    if assets.exists():
-        assets.replace(old_assets)
-    if new_assets.exists():
-        new_assets.replace(assets)
-    os.replace(staging / "slides.html", out / "slides.html")
-    shutil.rmtree(old_assets, ignore_errors=True)
+def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> None:
+    """Stage the deck, or keep or remove the previous one; its files go to ``staging.deck``.
+
+    Parameters
+    ----------
+    plan
+        The build: with ``settings.slides`` a deck is made from the scenes' slides in ``.work``.
+    staging
+        Where the new files are written; the deck's files, and their kinds, are listed in ``deck``.
+    rendered
+        The clips this build rendered (a deck of other clips is made again).
+
+    Raises
+    ------
+    BundleError
+        When a scene's slides or reveal.js are missing.
+    """
+    out, key = plan.out, plan.deck_key()
+    old_files = [entry for entry in plan.old.get("files", []) if isinstance(entry, dict)]
+    kept = [(str(e["path"]), str(e["kind"])) for e in old_files if e.get("kind") in _KINDS]
+    whole = bool(kept) and all((out / rel).is_file() for rel, _ in kept)
+    same = plan.old.get("deck") == key and whole
+    if same and not (plan.settings.slides and rendered):
+        staging.deck = kept
+        return
+    if not plan.settings.slides:
+        if kept or (out / DECK).exists():
+            staging.removed |= {DECK, ASSETS, LIBRARY}
+        return
+    _convert(plan, staging)
+    _copy_reveal(staging)
+    staging.stage_tree(ASSETS)
+    staging.stage_tree(LIBRARY)
+    staging.staged[DECK] = staging.folder / DECK
+    files = sorted(rel for rel in staging.staged if rel.startswith((f"{ASSETS}/", f"{LIBRARY}/")))
+    kinds = [(rel, "deck-asset" if rel.startswith(ASSETS) else "deck-library") for rel in files]
+    staging.deck = [(DECK, "deck"), *kinds]
+
+
+def _convert(plan: _Plan, staging: _Staging) -> None:
+    """manim-slides' reveal.js converter: ``slides.html`` and ``slides_assets/`` in the staging folder."""
+    from manim_slides.config import PresentationConfig
+    from manim_slides.convert import RevealJS
+
+    configs = []
+    for spec in plan.chosen:
+        slides = plan.work / SLIDES / f"{spec.name}.json"
+        if not slides.is_file():
+            raise BundleError(f"slides: no slides of {spec.name} in {slides.parent}", 1)
+        configs.append(PresentationConfig.from_file(slides))
+    # the template writes the title into the page as it is: it gets the title as HTML text
+    title = html.escape(visible(plan.scenario.title))
+    options = {"presentation_configs": configs, "cdn_url": LIBRARY, "title": title}
+    deck = RevealJS.model_validate(options)
+    deck.convert_to(staging.folder / DECK)
+
+
+def _copy_reveal(staging: _Staging) -> None:
+    """reveal.js's ``dist/`` and its licence, beside the deck."""
+    package = reveal_package()
+    target = staging.folder / LIBRARY
+    shutil.copytree(package / "dist", target / "dist")
+    if (package / "LICENSE").is_file():
+        shutil.copyfile(package / "LICENSE", target / "LICENSE")

@@ -88,6 +88,7 @@ _SYMBOLS = (
     (re.compile(r"≈"), " approximately equals "),
     (re.compile(r"(?<=\d)\s*×\s*(?=\d+(?!\.\d|\d))"), " by "),  # a shape: 5 × 3
     (re.compile(r"×"), " times "),
+    (re.compile(r"(?<=\d by \d)\s*·\s*(?=\d+ by )"), " times "),  # shapes: 5 × 3 · 3 × 2
     (re.compile(r"·"), " dot "),
     (re.compile(r"÷"), " divided by "),
     (re.compile(r"="), " equals "),
@@ -141,6 +142,8 @@ def spoken(caption: str) -> str:
     'h ə l oʊ b x b'
     >>> spoken("X is 5 × 3, in 3-d.")
     'X is five by three, in three d.'
+    >>> spoken("W_Q is 3 × 2: 5 × 3 · 3 × 2 = 5 × 2.")
+    'W Q is three by two: five by three times three by two equals five by two.'
     """
     text = _as_text(caption)
     for pattern, words in _SYMBOLS:

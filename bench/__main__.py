@@ -11,7 +11,11 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
 4. TeX: the .tex files a cold render makes, the latex/dvisvgm calls and the time they take;
 5. ``attention_math.self_attention`` against a one-line numpy formula, d = 64;
 6. the peer, LLManim (``pip install llmanim==0.1.3``): its three attention demo scenes at -ql,
-   as wall seconds per video second (skipped with a note when it is not installed).
+   as wall seconds per video second (skipped with a note when it is not installed);
+7. what the lecture-hall options cost: cold -ql bundles with ``--voice`` (Piper speaks every
+   caption, each beat as long as its sentence) and with ``--slides`` (the offline deck), each run
+   beside a plain cold bundle in the same round, so a busy moment of a shared machine hits all
+   three alike.
 
 Writes ``bench/results/latest.json`` and ``latest.md`` (``--readme`` also puts the table in
 README.md). ``--quick`` is a smoke run for CI: one run, -ql, small n. No test asserts a time.
@@ -49,6 +53,12 @@ PEER_SCENES = (
     ("llmanim.attention.attention_score", "DemoScene"),
     ("llmanim.attention.attention_output", "DemoScene"),
 )
+VARIANTS: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("--voice", ("--voice",), 0.30),
+    ("--slides", ("--slides",), 0.15),
+)
+"""``(name, render flags, the most it may add to a cold -ql bundle)`` (issue 13)."""
+
 TARGETS = {
     "cold_l_wall_s": 60.0,
     "cold_h_wall_s": 480.0,
@@ -165,6 +175,42 @@ def warm_render(out: Path, quality: str, runs: int, scratch: Path) -> dict[str, 
         "one_number_change": "W_V[1][1] + 0.1",
         "one_number_rendered": _manifest(out)["rendered"],
     }
+
+
+# -- 7: the lecture-hall options ---------------------------------------------------------------
+def variant_renders(runs: int, scratch: Path, scenes: str | None = None) -> dict[str, Any]:
+    """Cold -ql bundles: plain, then each of :data:`VARIANTS`, round after round; medians and ratios.
+
+    Wall time is what the targets are about; CPU time (of the render and its children) is
+    reported beside it, as a shared machine's load moves it far less.
+    """
+    names = ["plain", *(name for name, _, _ in VARIANTS)]
+    flags = {"plain": (), **{name: extra for name, extra, _ in VARIANTS}}
+    walls: dict[str, list[float]] = {name: [] for name in names}
+    cpus: dict[str, list[float]] = {name: [] for name in names}
+    videos: dict[str, float] = {}
+    only = ("--scenes", scenes) if scenes else ()
+    for run in range(runs):
+        for name in names:
+            out = scratch / f"variant-{name.strip('-')}-{run}" / "bundle"
+            _log(f"cold render -ql {name}, run {run + 1} of {runs}")
+            report = run_measured(_render_command(out, "l", *only, *flags[name]))
+            walls[name].append(report["wall_s"])
+            cpus[name].append(report["cpu_s"])
+            videos[name] = _lecture_seconds(_manifest(out))
+            _log(f"  {report['wall_s']:.1f} s wall, {report['cpu_s']:.1f} s CPU")
+    wall, cpu = _median(walls["plain"]), _median(cpus["plain"])
+    rows = {
+        name: {
+            "wall_s": _median(walls[name]),
+            "cpu_s": _median(cpus[name]),
+            "video_s": videos[name],
+            "added": _median(walls[name]) / wall - 1,
+            "added_cpu": _median(cpus[name]) / cpu - 1,
+        }
+        for name in names
+    }
+    return {"scenes": scenes or "all", "runs": runs, "rows": rows}
 
 
 # -- 2 and 6: several manim renders at once --------------------------------------------------
@@ -318,10 +364,11 @@ def markdown(results: dict[str, Any]) -> str:
         "",
         *_cold_table(results["cold"]),
         *_warm_table(results.get("warm")),
-        *_math_table(results["math"]),
-        *_peer_table(results["peer"], results["cold"]),
+        *_math_table(results.get("math", [])),
+        *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
+        *_variant_table(results.get("variants")),
         "",
-        "Targets (issue 6): " + ", ".join(_targets(results)) + ".",
+        "Targets (issues 6, 13): " + ", ".join(_targets(results)) + ".",
     ]
     return "\n".join(lines) + "\n"
 
@@ -341,6 +388,8 @@ _COLD_ROWS = (
 
 
 def _cold_table(cold: dict[str, dict[str, Any]]) -> list[str]:
+    if not cold:
+        return []
     lines = [
         "| the default lecture, cold | " + " | ".join(f"-q{q}" for q in cold) + " |",
         "|---|" + "---:|" * len(cold),
@@ -365,6 +414,8 @@ def _warm_table(warm: dict[str, Any] | None) -> list[str]:
 
 
 def _math_table(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
     return [
         "",
         "| attention_math, d = 64 | n | self_attention (ms) | numpy one-liner (ms) | ratio |",
@@ -396,6 +447,27 @@ def _peer_table(peer: dict[str, Any], cold: dict[str, dict[str, Any]]) -> list[s
     return lines
 
 
+def _variant_table(variants: dict[str, Any] | None) -> list[str]:
+    if not variants:
+        return []
+    limits = {name: limit for name, _, limit in VARIANTS}
+    lines = [
+        "",
+        f"| cold bundle at -ql, {variants['scenes']} scenes, side by side | wall (s) | CPU (s) | video (s) "
+        "| added wall | added CPU | target (wall) |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, row in variants["rows"].items():
+        wall = "" if name == "plain" else f"{row['added'] * 100:+.0f} %"
+        cpu = "" if name == "plain" else f"{row.get('added_cpu', 0.0) * 100:+.0f} %"
+        target = f"≤ +{limits[name] * 100:.0f} % {_mark(row['added'], limits[name])}" if name in limits else ""
+        lines.append(
+            f"| {name} | {row['wall_s']:.1f} | {row.get('cpu_s', 0.0):.1f} | {row['video_s']:.1f} | {wall} | {cpu} "
+            f"| {target} |"
+        )
+    return lines
+
+
 def _targets(results: dict[str, Any]) -> list[str]:
     out = []
     cold = results["cold"]
@@ -407,9 +479,16 @@ def _targets(results: dict[str, Any]) -> list[str]:
             out.append(f"lecture / floor at -qh ≤ 2.0 {_mark(cold['h']['floor_ratio'], TARGETS['floor_ratio_h'])}")
     if results.get("warm"):
         out.append(f"nothing changed ≤ 3 s {_mark(results['warm']['unchanged_s'], TARGETS['warm_unchanged_s'])}")
-    biggest = max(results["math"], key=lambda row: row["n"])
-    out.append(f"attention_math at n = {biggest['n']} ≤ 1.2× {_mark(biggest['ratio'], TARGETS['math_ratio_4096'])}")
-    peer = results["peer"]
+    variants = results.get("variants") or {"rows": {}}
+    for name, _, limit in VARIANTS:
+        if name in variants["rows"]:
+            added = variants["rows"][name]["added"]
+            out.append(f"{name} adds ≤ {limit * 100:.0f} % {_mark(added, limit)}")
+    if results.get("math"):
+        biggest = max(results["math"], key=lambda row: row["n"])
+        ratio = _mark(biggest["ratio"], TARGETS["math_ratio_4096"])
+        out.append(f"attention_math at n = {biggest['n']} ≤ 1.2× {ratio}")
+    peer = results.get("peer", {"skipped": ""})
     if "skipped" not in peer and peer["quality"] in cold:
         ours = cold[peer["quality"]]["wall_per_video_s"]
         out.append(f"wall/video ≤ LLManim's {_mark(ours, peer['wall_per_video_s'])}")
@@ -426,6 +505,33 @@ def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
     readme.write_text(f"{head}{README_START}\n{table}{README_END}{tail}", encoding="utf-8")
 
 
+MEASURES = frozenset({"math", "cold", "variants", "peer"})
+"""What ``--only`` may name: the math core, the cold renders (with floor and re-renders), the
+lecture-hall options, the peer."""
+
+
+def _run_measures(
+    results: dict[str, Any], only: set[str] | frozenset[str], args: argparse.Namespace, qualities: list[str],
+    sizes: list[int], scratch: Path,
+) -> None:
+    if "math" in only:
+        results["math"] = math_core(sizes, args.runs)
+    for quality in qualities if "cold" in only else []:
+        cold, last_bundle = cold_render(quality, args.runs, scratch)
+        floor = floor_render(quality, cold["clip_durations"], args.runs, scratch)
+        cold["floor_wall_s"] = floor["wall_s"]
+        cold["floor_video_s"] = floor["video_s"]
+        cold["floor_ratio"] = cold["wall_s"] / floor["wall_s"]
+        results["cold"][quality] = cold
+        if quality == "l":
+            results["warm"] = warm_render(last_bundle, quality, args.runs, scratch)
+    if "variants" in only:
+        # quick mode proves the rows run, on one short scene
+        results["variants"] = variant_renders(args.runs, scratch, "spaces" if args.quick else None)
+    if "peer" in only:
+        results["peer"] = peer_render("l", args.runs, scratch)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: one run, -ql, small n (CI)")
@@ -435,6 +541,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and latest.md")
     parser.add_argument("--readme", action="store_true", help="also put the table in README.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
+    parser.add_argument(
+        "--only", default="", help="comma-separated measures to run: math, cold, variants, peer (default all)"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.runs, args.qualities, args.sizes = 1, "l", "8,64,256"
@@ -443,20 +552,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--runs must be ≥ 1 and --qualities a list of l, m, h, p, k")
     sizes = [int(n) for n in args.sizes.split(",")]
 
+    only = {name for name in args.only.split(",") if name}
+    if not only <= MEASURES:
+        parser.error(f"--only: expected names from {', '.join(sorted(MEASURES))}")
     results: dict[str, Any] = {"machine": machine(), "quick": args.quick, "runs": args.runs, "cold": {}}
     scratch = Path(tempfile.mkdtemp(prefix="attention-bench-"))
     try:
-        results["math"] = math_core(sizes, args.runs)
-        for quality in qualities:
-            cold, last_bundle = cold_render(quality, args.runs, scratch)
-            floor = floor_render(quality, cold["clip_durations"], args.runs, scratch)
-            cold["floor_wall_s"] = floor["wall_s"]
-            cold["floor_video_s"] = floor["video_s"]
-            cold["floor_ratio"] = cold["wall_s"] / floor["wall_s"]
-            results["cold"][quality] = cold
-            if quality == "l":
-                results["warm"] = warm_render(last_bundle, quality, args.runs, scratch)
-        results["peer"] = peer_render("l", args.runs, scratch)
+        _run_measures(results, only or MEASURES, args, qualities, sizes, scratch)
     finally:
         if args.keep:
             _log(f"render folders kept in {scratch}")

@@ -19,6 +19,7 @@ a shared TeX cache) are installed by ``attention_explainer.runner``.
 from __future__ import annotations
 
 import configparser
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -446,7 +447,10 @@ class ExplainerScene(Scene):
         if wait > 0:
             self.wait(wait)
         if start + spoken - self.renderer.time > 1e-6:
-            self.wait(start + spoken - self.renderer.time)  # the voice is still speaking
+            # the voice is still speaking: wait whole frames, rounded up (a still wait of d seconds
+            # draws int(d · fps) frames, which ended the beat up to a frame before its sentence)
+            frames = math.ceil((start + spoken - self.renderer.time) * config.frame_rate - 1e-6)
+            self.wait((frames + 0.5) / config.frame_rate)
         end = self.renderer.time
         self.add_subcaption(caption, duration=spoken or end - start, offset=start - end)
         self.beats.append(Beat(len(self.beats) + 1, caption, start, end, said))

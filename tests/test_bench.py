@@ -51,6 +51,31 @@ def test_the_table_reports_every_measure_and_marks_each_target() -> None:
         assert expected in table, expected
 
 
+def test_the_lecture_hall_options_get_a_row_each_with_their_target() -> None:
+    results = _results()
+    results["variants"] = {
+        "scenes": "all",
+        "runs": 3,
+        "rows": {
+            "plain": {"wall_s": 40.0, "cpu_s": 70.0, "video_s": 200.0, "added": 0.0, "added_cpu": 0.0},
+            "--voice": {"wall_s": 56.0, "cpu_s": 105.0, "video_s": 330.0, "added": 0.4, "added_cpu": 0.5},
+            "--slides": {"wall_s": 44.0, "cpu_s": 77.0, "video_s": 200.0, "added": 0.1, "added_cpu": 0.1},
+        },
+    }
+    table = markdown(results)
+    assert "| --voice | 56.0 | 105.0 | 330.0 | +40 % | +50 % | ≤ +30 % ✗ |" in table
+    assert "| --slides | 44.0 | 77.0 | 200.0 | +10 % | +10 % | ≤ +15 % ✓ |" in table
+    assert "--voice adds ≤ 30 % ✗" in table and "--slides adds ≤ 15 % ✓" in table
+
+
+def test_a_run_of_some_measures_reports_those_alone() -> None:
+    results = _results()
+    del results["math"], results["peer"], results["warm"]
+    results["cold"] = {}
+    table = markdown(results)
+    assert "attention_math" not in table and "| the default lecture, cold" not in table
+
+
 def test_a_missing_peer_is_a_note_not_a_row() -> None:
     assert "LLManim comparison skipped: llmanim is not installed." in markdown(_results())
 

@@ -1,6 +1,7 @@
 """The ``attention-explainer`` command: a scenario in, a lecture bundle out.
 
-(Every ``--format`` and ``--transparent``, with the alpha they keep: ``tests/test_formats.py``.)
+(Every ``--format`` and ``--transparent``, with the alpha they keep: ``tests/test_formats.py``; the deck,
+the page, the voice and the notebook: ``tests/test_lecture_hall.py``.)
 """
 
 from __future__ import annotations
@@ -17,12 +18,9 @@ import pytest
 import srt
 
 from attention_explainer.bundle import SCENES
-from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_explainer.media import probe
 from attention_math import PRESETS, Scenario, preset
-
-SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
 pytestmark = pytest.mark.render
 
@@ -55,9 +53,10 @@ def _manifest(out: Path) -> dict:
 
 
 def test_every_promised_file_exists_and_is_not_empty(bundle: Path) -> None:
-    expected = ["lecture.mp4", "lecture.srt", "narration.md", "manifest.json", "stills/contact-sheet.png"]
+    expected = ["lecture.mp4", "lecture.srt", "lecture.vtt", "narration.md", "manifest.json", "index.html"]
+    expected += ["stills/contact-sheet.png", "handout/notebook.ipynb"]
     for spec in SCENES:
-        expected += [f"{spec.stem}.mp4", f"{spec.stem}.srt", f"stills/{spec.stem}.png"]
+        expected += [f"{spec.stem}.mp4", f"{spec.stem}.srt", f"{spec.stem}.vtt", f"stills/{spec.stem}.png"]
     for stem, *_ in HANDOUT_MATRICES:
         expected += [f"handout/{stem}.csv", f"handout/{stem}.tex"]
     expected.append("handout/walkthrough.md")
@@ -235,18 +234,6 @@ def test_render_help_gives_every_default() -> None:
     assert f"(default: the machine's cores, {os.cpu_count()} here)" in help_text
     assert "(default l: 480p15)" in help_text and "(default mp4)" in help_text
     assert "mp4 is written as .mov" in help_text
-
-
-def test_slides_deck_has_one_slide_per_step(tmp_path: Path) -> None:
-    out = tmp_path / "deck"
-    # a relative --out: manim and manim-slides run in folders of their own, and must still find it
-    result = _cli("render", "--sentence", SENTENCE, "--scenes", "scores", "--slides", "--out", "deck", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    html = (out / "slides.html").read_text(encoding="utf-8")
-    subtitles = list(srt.parse((out / f"{SCORES}.srt").read_text(encoding="utf-8")))
-    slides = re.findall(r"<section\b", html)
-    assert len(slides) == len(subtitles)
-    assert (out / "slides_assets").is_dir()
 
 
 def test_each_still_is_its_clips_last_frame(bundle: Path) -> None:

@@ -1,0 +1,270 @@
+"""The lecture page, ``index.html``: the whole bundle on one page that works offline, from any folder.
+
+At the top the scenario's title and numbers (tokens, sizes, the query's weights and context
+vector); then the whole lecture and every clip as ``<video>`` with its WebVTT subtitles as a
+``<track>``, its narration beside it (each line a button that plays from there) and its still;
+the handout's tables as HTML; links to every file. Plain HTML and CSS and one small script of
+its own; every link is relative and nothing loads from the network (a Content-Security-Policy
+lets the page load only files beside it and run only its own script, by hash).
+
+Browsers treat every ``file://`` page as a world of its own and refuse it its subtitle files;
+the script then gives each ``<track>`` the same cues from the page itself (``data-vtt``, a
+``data:`` URL), so a page opened from a USB stick shows its subtitles too.
+
+User text (title, tokens, the captions that quote them) is HTML-escaped everywhere, and
+invisible characters are shown as escapes (:func:`attention_explainer.escape.visible`); the
+script only ever sets ``textContent``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import srt
+
+from attention_math import Scenario, format_number
+
+from .escape import visible
+from .handout import HANDOUT_MATRICES, _labels
+from .subtitles import to_webvtt
+
+if TYPE_CHECKING:
+    from .bundle import SceneSpec, _Plan, _Staging
+
+__all__ = ["SCRIPT", "STYLE", "lecture_page"]
+
+STYLE = """
+body { font: 16px/1.45 "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 78rem;
+  padding: 1rem 1.5rem 3rem; color: #1d2027; background: #fbfbfc; }
+h1 { font-size: 1.7rem; margin: .5rem 0 .2rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ccd; }
+.facts { display: flex; flex-wrap: wrap; gap: .4rem 1.6rem; margin: .6rem 0; padding: 0; list-style: none; }
+.token { font-family: "DejaVu Sans Mono", monospace; background: #e8ebf3; border-radius: .25rem; padding: 0 .3rem;
+  unicode-bidi: isolate; }
+.clip { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1rem; align-items: start; }
+video, img.still { width: 100%; height: auto; background: #0f1115; border-radius: .3rem; }
+ol.narration { margin: 0; padding-left: 0; list-style: none; max-height: 28rem; overflow-y: auto; }
+ol.narration li { padding: .25rem .4rem; border-radius: .25rem; unicode-bidi: plaintext; }
+ol.narration li.now { background: #fff1c7; }
+button.cue { font: inherit; font-size: .8rem; border: 1px solid #aab; background: #fff; border-radius: .2rem;
+  margin-right: .4rem; cursor: pointer; }
+table { border-collapse: collapse; margin: .4rem 0 1.2rem; } caption { text-align: left; font-weight: bold; }
+td, th { padding: .15rem .6rem; border-bottom: 1px solid #dde; } td.n { text-align: right;
+  font-family: "DejaVu Sans Mono", monospace; }
+th { unicode-bidi: isolate; } .tables { display: flex; flex-wrap: wrap; gap: 0 2rem; }
+@media (max-width: 50rem) { .clip { grid-template-columns: 1fr; } }
+"""
+
+SCRIPT = """
+"use strict";
+for (const track of document.querySelectorAll("track[data-vtt]")) {
+  const fallback = () => {
+    if (track.src.startsWith("data:")) return;
+    track.src = "data:text/vtt;charset=utf-8," + encodeURIComponent(track.dataset.vtt);
+  };
+  track.addEventListener("error", fallback);
+  if (track.readyState === 3) fallback();
+}
+for (const list of document.querySelectorAll("ol.narration[data-video]")) {
+  const video = document.getElementById(list.dataset.video);
+  if (!video) continue;
+  const items = Array.from(list.querySelectorAll("li"));
+  for (const item of items) {
+    item.querySelector("button.cue").addEventListener("click", () => {
+      video.currentTime = Number(item.dataset.start);
+      video.play();
+    });
+  }
+  video.addEventListener("timeupdate", () => {
+    for (const item of items) {
+      const now = video.currentTime >= Number(item.dataset.start) && video.currentTime < Number(item.dataset.end);
+      item.classList.toggle("now", now);
+    }
+  });
+}
+"""
+
+
+def _e(text: str) -> str:
+    """User or file text for HTML: invisible characters as escapes, then HTML-escaped."""
+    return html.escape(visible(text), quote=True)
+
+
+def _hash_source(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _policy() -> str:
+    """Load only files beside the page (and the subtitles' ``data:`` copies); run only our script."""
+    return (
+        "default-src 'none'; media-src 'self' file: data:; img-src 'self' file: data:; "
+        f"style-src {_hash_source(STYLE)}; script-src {_hash_source(SCRIPT)}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def _words(name: str) -> str:
+    """A class name as the lecture says it: ``ScaleAndSoftmax`` → ``Scale and softmax``."""
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
+    return words[:1].upper() + words[1:]
+
+
+def _numbers(plan: _Plan) -> str:
+    """The scenario at the top: tokens, sizes, the query's weights and context vector."""
+    scenario, p = plan.scenario, plan.scenario.precision
+    step = scenario.query_step()
+    tokens = " ".join(f'<span class="token">{_e(token)}</span>' for token in scenario.tokens)
+    facts = [
+        f"<li>{scenario.n_tokens} tokens: {tokens}</li>",
+        f'<li>query: token {scenario.query + 1}, <span class="token">{_e(scenario.query_token)}</span></li>',
+        f"<li>d_in = {scenario.d_in}, d_k = {scenario.d_k}, d_v = {scenario.d_v}</li>",
+        f"<li>{p} decimals{' (rounded)' if scenario.rounded else ''}, "
+        f"{'scaled by √d_k' if scenario.scaled else 'not scaled'}</li>",
+    ]
+    if scenario.n_heads > 1:
+        facts.append(f"<li>{scenario.n_heads} heads (the clips show head 1)</li>")
+    weights = "".join(f'<td class="n">{format_number(w, p)}</td>' for w in step.weights)
+    z = ", ".join(format_number(v, p) for v in step.context)
+    keys = "".join(f"<th>{_e(token)}</th>" for token in scenario.tokens)
+    table = (
+        f"<table><caption>The weights of query {scenario.query + 1} and its context vector</caption>"
+        f"<tr><th></th>{keys}</tr><tr><th>weight</th>{weights}</tr></table>"
+        f"<p>z{scenario.query + 1} = ({z})</p>"
+    )
+    return f'<ul class="facts">{"".join(facts)}</ul>{table}'
+
+
+def _video(rel: str, vtt: str, video_id: str, subrip: str) -> str:
+    """A clip as ``<video>`` (``<img>`` for a gif) with its subtitles, the file's and the page's copy."""
+    if rel.endswith(".gif"):
+        return f'<img class="still" id="{video_id}" src="{_e(rel)}" alt="">'
+    cues = _e(to_webvtt(subrip))
+    return (
+        f'<video id="{video_id}" controls preload="metadata" src="{_e(rel)}">'
+        f'<track kind="subtitles" srclang="en" label="English" default src="{_e(vtt)}" data-vtt="{cues}">'
+        f'Your browser plays no video: <a href="{_e(rel)}">{_e(rel)}</a></video>'
+    )
+
+
+def _narration(subrip: str, video_id: str) -> str:
+    """The clip's captions beside it, each a button that plays the clip from there."""
+    items = []
+    for cue in srt.parse(subrip):
+        start, end = cue.start.total_seconds(), cue.end.total_seconds()
+        minutes, seconds = divmod(start, 60)
+        items.append(
+            f'<li data-start="{start:.3f}" data-end="{end:.3f}"><button class="cue" type="button">'
+            f"{int(minutes):02d}:{seconds:04.1f}</button>{_e(cue.content)}</li>"
+        )
+    return f'<ol class="narration" data-video="{video_id}">{"".join(items)}</ol>'
+
+
+def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: float) -> str:
+    subrip = staging.current(f"{spec.stem}.srt").read_text(encoding="utf-8")
+    video_id = f"clip-{spec.stem}"
+    still = f"stills/{spec.stem}.png"
+    return (
+        f'<section id="{spec.stem}"><h2>{spec.number}. {_e(_words(spec.name))}</h2>'
+        f'<div class="clip"><div>{_video(plan.clip(spec), f"{spec.stem}.vtt", video_id, subrip)}'
+        f'<p><a href="{_e(plan.clip(spec))}">{_e(plan.clip(spec))}</a> ({duration:.1f} s) · '
+        f'<a href="{spec.stem}.srt">{spec.stem}.srt</a> · <a href="{spec.stem}.vtt">{spec.stem}.vtt</a> · '
+        f'<a href="{still}">still</a></p></div>{_narration(subrip, video_id)}</div>'
+        f'<a href="{still}"><img class="still" src="{still}" alt="the last frame of scene {spec.number}"></a>'
+        "</section>"
+    )
+
+
+def _lecture_section(plan: _Plan, staging: _Staging) -> str:
+    lecture = f"lecture.{plan.settings.extension}"
+    subrip = staging.current("lecture.srt").read_text(encoding="utf-8")
+    return (
+        '<section id="lecture"><h2>The whole lecture</h2>'
+        f'<div class="clip"><div>{_video(lecture, "lecture.vtt", "clip-lecture", subrip)}'
+        f'<p><a href="{lecture}">{lecture}</a> · <a href="lecture.srt">lecture.srt</a> · '
+        '<a href="lecture.vtt">lecture.vtt</a> · <a href="narration.md">narration.md</a> · '
+        '<a href="stills/contact-sheet.png">contact sheet</a></p></div>'
+        f"{_narration(subrip, 'clip-lecture')}</div></section>"
+    )
+
+
+def _matrix_table(scenario: Scenario, field: str, caption: str, tokens_as_rows: bool, prefix: str) -> str:
+    matrix = np.asarray(getattr(scenario.trace(), field))
+    rows, columns = _labels(scenario, field, tokens_as_rows, prefix)
+    head = "".join(f"<th>{_e(c)}</th>" for c in ["", *columns])
+    body = "".join(
+        f"<tr><th>{_e(label)}</th>"
+        + "".join(f'<td class="n">{format_number(float(v), scenario.precision)}</td>' for v in row)
+        + "</tr>"
+        for label, row in zip(rows, matrix, strict=True)
+    )
+    return f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}</table>"
+
+
+def _handout_section(scenario: Scenario) -> str:
+    tables = []
+    for stem, field, caption, tokens_as_rows, prefix in HANDOUT_MATRICES:
+        links = f' (<a href="handout/{stem}.csv">CSV</a>, <a href="handout/{stem}.tex">LaTeX</a>)'
+        tables.append(f"<div>{_matrix_table(scenario, field, caption, tokens_as_rows, prefix)}{links}</div>")
+    return (
+        '<section id="handout"><h2>The handout</h2><p>Every step at the lecture\'s precision; the '
+        '<a href="handout/walkthrough.md">walkthrough</a> works one query by hand, and the '
+        '<a href="handout/notebook.ipynb">notebook</a> computes every step in numpy.</p>'
+        f'<div class="tables">{"".join(tables)}</div></section>'
+    )
+
+
+def _files_section(files: Sequence[dict[str, Any]]) -> str:
+    def row(entry: dict[str, Any]) -> str:
+        rel, kind = _e(str(entry["path"])), _e(str(entry["kind"]))
+        return f'<tr><td><a href="{rel}">{rel}</a></td><td>{kind}</td><td class="n">{entry["bytes"]:,}</td></tr>'
+
+    main = [row(e) for e in files if e["kind"] not in {"deck-asset", "deck-library"}]
+    deck = [row(e) for e in files if e["kind"] in {"deck-asset", "deck-library"}]
+    extra = f"<details><summary>the deck's {len(deck)} files</summary><table>{''.join(deck)}</table></details>"
+    return (
+        '<section id="files"><h2>Every file</h2><table><tr><th>file</th><th>kind</th><th>bytes</th></tr>'
+        f'{"".join(main)}<tr><td><a href="manifest.json">manifest.json</a></td><td>manifest</td><td></td></tr>'
+        f"</table>{extra if deck else ''}</section>"
+    )
+
+
+def lecture_page(plan: _Plan, staging: _Staging, files: Sequence[dict[str, Any]], durations: dict[str, float]) -> str:
+    """The lecture page of the bundle being staged.
+
+    Parameters
+    ----------
+    plan, staging
+        The build: its scenario, settings and scenes, and the files as the new bundle has them.
+    files
+        The manifest's entries of every file but the page itself (the page links to each).
+    durations
+        Each scene's clip length in seconds, by class name.
+
+    Returns
+    -------
+    str
+        The HTML of ``index.html``.
+    """
+    title = _e(plan.scenario.title)
+    deck = any(entry["kind"] == "deck" for entry in files)
+    links = ['<a href="#lecture">the lecture</a>']
+    links += [f'<a href="#{s.stem}">{s.number}. {_e(_words(s.name))}</a>' for s in plan.chosen]
+    links += ['<a href="slides.html">the slide deck</a>'] if deck else []
+    links += ['<a href="#handout">handout</a>', '<a href="handout/notebook.ipynb">notebook</a>']
+    links += ['<a href="#files">every file</a>']
+    clips = "".join(_clip_section(plan, staging, spec, durations[spec.name]) for spec in plan.chosen)
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_policy()}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title><style>{STYLE}</style></head>\n<body><header>"
+        f'<h1>{title}</h1><nav>{" · ".join(links)}</nav>{_numbers(plan)}</header>\n'
+        f"<main>{_lecture_section(plan, staging)}{clips}{_handout_section(plan.scenario)}"
+        f"{_files_section(files)}</main>\n<script>{SCRIPT}</script></body></html>\n"
+    )
+
