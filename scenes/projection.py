@@ -56,6 +56,7 @@ class _Role(NamedTuple):
 
 ROLES = (_Role("query", "w_query", "queries", "Q", QUERY, "d_k"), _Role("key", "w_key", "keys", "K", KEY, "d_k"),
          _Role("value", "w_value", "values", "V", VALUE, "d_v"))
+SUMMARY_SPACINGS = (0.34, 0.26, 0.2)  # the summary's gaps between a row's numbers, widest first
 MIN_SCALE = 20 / NUMBER_SIZE  # everything is drawn at 26 or more: scaled by this, it stays at 20
 LINE = 0.46  # the pitch of the lines of the hand entry, at size 26
 SIGN_SIZE = 34
@@ -296,16 +297,12 @@ class Projection(ExplainerScene):
 
     def _summary(self) -> tuple[VGroup, Text | MathTex | None]:
         """Q, K and V next to each other, each with its name and shape beneath, rows aligned."""
-        columns = []
-        for k, role in enumerate(ROLES):
-            labels = self.scenario.tokens if k == 0 else None
-            grid = NumberGrid(self._entries(role.result, role.color), row_labels=labels, color=role.color,
-                              h_buff=0.34, label_size=NUMBER_SIZE)  # room between a row's numbers
-            if labels:
-                grid.row_labels[self.scenario.query].set_color(HIGHLIGHT)
-            tag = self._tag(role.name, size("n_tokens"), size(role.size), role.color)
-            columns.append(VGroup(grid, tag.next_to(grid.brackets, DOWN, buff=0.2).set_x(grid.body.get_x())))
-        group = VGroup(*columns).arrange(RIGHT, buff=0.45, aligned_edge=UP)
+        mark = len(self.shown)
+        for h_buff in SUMMARY_SPACINGS:  # room between a row's numbers, as much as the width allows
+            del self.shown[mark:]  # a narrower try records its numbers afresh
+            group = self._summary_columns(h_buff)
+            if fit_scale(group, most=1.8) >= 0.85:  # the numbers at 22 or more
+                break
         mark = len(self.shown)
         made = self._statement().next_to(group, UP, buff=0.45)
         statement: Text | MathTex | None = made
@@ -314,6 +311,18 @@ class Projection(ExplainerScene):
             statement = None
         _grow(group, statement)
         return group, statement
+
+    def _summary_columns(self, h_buff: float) -> VGroup:
+        columns = []
+        for k, role in enumerate(ROLES):
+            labels = self.scenario.tokens if k == 0 else None
+            grid = NumberGrid(self._entries(role.result, role.color), row_labels=labels, color=role.color,
+                              h_buff=h_buff, label_size=NUMBER_SIZE)
+            if labels:
+                grid.row_labels[self.scenario.query].set_color(HIGHLIGHT)
+            tag = self._tag(role.name, size("n_tokens"), size(role.size), role.color)
+            columns.append(VGroup(grid, tag.next_to(grid.brackets, DOWN, buff=0.2).set_x(grid.body.get_x())))
+        return VGroup(*columns).arrange(RIGHT, buff=max(0.3, 1.3 * h_buff), aligned_edge=UP)
 
     def _statement(self) -> Text | MathTex:
         """Embeddings d_in-d → queries and keys d_k-d, values d_v-d."""
