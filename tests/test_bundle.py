@@ -20,7 +20,7 @@ import srt
 from attention_explainer.bundle import SCENES
 from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_explainer.media import probe
-from attention_math import PRESETS, Scenario, preset
+from attention_math import PRESETS, Scenario, preset, scaling_spread
 
 pytestmark = pytest.mark.render
 
@@ -87,7 +87,7 @@ def test_clips_and_lecture_have_the_quality_and_the_lecture_is_their_sum(bundle:
 
 
 def _shown_numbers(scenario: Scenario) -> set[str]:
-    """Every number the trace (and the scene-1 and aside presets) can show, as on screen."""
+    """Every number the trace (and the scene-1 and aside presets, and WhyScale's sampler) can show, as on screen."""
     values: list[float] = []
     sources = [(scenario, scenario.precision), (preset("raw-dot-product"), 2), (preset("softmax-saturation"), 3)]
     for source, _ in sources:
@@ -110,6 +110,10 @@ def _shown_numbers(scenario: Scenario) -> set[str]:
             step = trace.query_step(i)
             values += step.products.ravel().tolist() + step.exps.tolist() + step.weighted_values.ravel().tolist()
             values += [step.sqrt_d_k, step.exp_sum, step.max_score, float(np.sum(step.weights))]
+    spread = scaling_spread(seed=0)  # WhyScale's sampler, seed 0 (scenes/why_scale.py)
+    for name in ("raw_std", "scaled_std", "sqrt_dims", "row_scores", "row_scaled_scores", "unscaled_weights",
+                 "scaled_weights"):
+        values += np.asarray(getattr(spread, name)).ravel().tolist()
     texts = set()
     for value in values:
         for precision in range(0, 4):
