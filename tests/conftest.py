@@ -169,13 +169,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Keep work that is shared on one worker of ``pytest -n`` (xdist's ``loadgroup``).
 
     Every test of one scene's dry runs (layout, numbers, plan) runs on one worker, which builds
-    each (scene, scenario) once; the render tests share one worker and its render pool.
+    each (scene, scenario) once; the render tests of one module run on one worker, which renders
+    the module's bundles once.
     """
     for item in items:
         callspec = getattr(item, "callspec", None)
         scene = callspec.params.get("scene") if callspec is not None else None
-        if item.get_closest_marker("render") is not None:
-            item.add_marker(pytest.mark.xdist_group("renders"))
+        if item.get_closest_marker("render") is not None:  # a module's renders share its fixtures
+            item.add_marker(pytest.mark.xdist_group(f"renders-{item.module.__name__}"))
         elif scene is not None and "scene_builds" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group(f"scene-{scene[1]}"))
 
