@@ -25,7 +25,7 @@ REVEAL_VERSION := 6.0.1
 REVEAL_SHA512 := f5e69c02b34882a3b61c658e2bef77809367fa0bdd18355b4aafa2daedc96bd923887a6cd1734ba606136536232911fdd6e5f2ddc9468a67868b0e2e9871bfb6
 REVEAL := .cache/reveal.js-$(REVEAL_VERSION)
 
-.PHONY: setup system-packages reveal render stills numbers test fuzz bench bench-quick lint math-alone clean
+.PHONY: setup system-packages reveal render stills numbers test test-all fuzz bench bench-quick lint math-alone clean
 
 setup: $(STAMP) $(REVEAL)/dist/reveal.js
 
@@ -80,6 +80,11 @@ numbers: setup
 
 test: setup
 	$(PYTHON) -m pytest
+
+# The same, with every scene built with every test scenario (tests/scene_helpers.py's
+# MORE_SCENARIOS shares them out between the scenes in `make test`); about twice as long.
+test-all: setup
+	ATTENTION_ALL_SCENARIOS=1 $(PYTHON) -m pytest
 
 # The fuzz test of tests/test_fuzz.py on many cases (the suite runs 80): random scenario
 # files, sentences and tokens through load, trace and a scene; prints how each case ended.

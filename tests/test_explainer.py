@@ -21,7 +21,7 @@ import av
 import pytest
 import srt
 from manim import tempconfig
-from scene_helpers import RENDER_OPTIONS, REPO
+from scene_helpers import RENDER_OPTIONS, REPO, no_pixels
 
 from attention_explainer.media import probe
 from scenes.base import ExplainerScene
@@ -62,7 +62,7 @@ def _dry_run(module: str, name: str, media_dir: Path) -> SceneRun:
                "disable_caching": True}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ExplainerScene, "add_subcaption", record)
-        with tempconfig({**options, "progress_bar": "none", "verbosity": "WARNING"}):
+        with tempconfig({**options, "progress_bar": "none", "verbosity": "WARNING"}), no_pixels():
             scene = scene_class()
             scene.render()
     return SceneRun(name, scene.renderer.time, captions)

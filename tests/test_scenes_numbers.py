@@ -306,7 +306,7 @@ def test_checker_catches_a_digit_drawn_outside_the_recording_path(mistake: str, 
 EXACT = [
     pytest.param(scene, scenario, id=f"{scene[1]}-{scenario}")
     for scene in SCENES if scene[1] == "Projection"
-    for scenario in NUMBER_SCENARIOS if not SCENARIOS[scenario]().rounded
+    for scenario in scenarios_of(scene[1], NUMBER_SCENARIOS) if not SCENARIOS[scenario]().rounded
 ]
 
 
