@@ -93,8 +93,8 @@ fuzz: setup
 	$(PYTHON) tools/fuzz.py --examples $(FUZZ_EXAMPLES)
 
 # What a render costs here (bench/): cold and warm renders of the default lecture at -ql and
-# -qh, the floor, TeX, attention_math against numpy and LLManim beside us; median of 3 runs
-# (about 40 minutes). Writes bench/results/latest.{json,md} and the table in README.md.
+# -qh, the floor, TeX, a 16-token sentence, the multi-head lecture, --voice and --slides,
+# attention_math against numpy and LLManim beside us; median of 3 runs (about 50 minutes). Writes bench/results/latest.{json,md} and the table in README.md.
 bench: setup
 	$(PYTHON) -m pip install -q llmanim==0.1.3
 	$(PYTHON) -m bench --readme

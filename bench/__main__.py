@@ -59,8 +59,15 @@ VARIANTS: tuple[tuple[str, tuple[str, ...], float], ...] = (
 )
 """``(name, render flags, the most it may add to a cold -ql bundle)`` (issue 13)."""
 
+SIZES: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("16 tokens, the whole lecture", ("--sentence", "Attention lets every token look back at all the others and choose "
+                                      "what matters most here", "--seed", "16"), 90.0),
+    ("the multi-head lecture (two heads)", ("--lecture", "multi-head"), 45.0),
+)
+"""``(name, render flags, the most wall time it may take cold at -ql, s)`` (issues 11 and 14)."""
+
 TARGETS = {
-    "cold_l_wall_s": 60.0,
+    "cold_l_wall_s": 45.0,
     "cold_h_wall_s": 480.0,
     "floor_ratio_h": 2.0,
     "warm_unchanged_s": 3.0,
@@ -211,6 +218,22 @@ def variant_renders(runs: int, scratch: Path, scenes: str | None = None) -> dict
         for name in names
     }
     return {"scenes": scenes or "all", "runs": runs, "rows": rows}
+
+
+def size_renders(runs: int, scratch: Path) -> dict[str, Any]:
+    """Cold -ql bundles of :data:`SIZES`: a 16-token sentence and the multi-head lecture; medians."""
+    rows: dict[str, dict[str, Any]] = {}
+    for k, (name, flags, _) in enumerate(SIZES):
+        walls, cpus = [], []
+        for run in range(runs):
+            out = scratch / f"size-{k}-{run}" / "bundle"
+            _log(f"cold render -ql, {name}, run {run + 1} of {runs}")
+            report = run_measured(_render_command(out, "l", *flags))
+            walls.append(report["wall_s"])
+            cpus.append(report["cpu_s"])
+            _log(f"  {report['wall_s']:.1f} s wall, {report['cpu_s']:.1f} s CPU")
+        rows[name] = {"wall_s": _median(walls), "cpu_s": _median(cpus), "video_s": _lecture_seconds(_manifest(out))}
+    return {"runs": runs, "rows": rows}
 
 
 # -- 2 and 6: several manim renders at once --------------------------------------------------
@@ -366,9 +389,10 @@ def markdown(results: dict[str, Any]) -> str:
         *_warm_table(results.get("warm")),
         *_math_table(results.get("math", [])),
         *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
+        *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
         "",
-        "Targets (issues 6, 13): " + ", ".join(_targets(results)) + ".",
+        "Targets (issues 6, 11 to 14): " + ", ".join(_targets(results)) + ".",
     ]
     return "\n".join(lines) + "\n"
 
@@ -468,17 +492,32 @@ def _variant_table(variants: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _size_table(sizes: dict[str, Any] | None) -> list[str]:
+    if not sizes:
+        return []
+    limits = {name: limit for name, _, limit in SIZES}
+    lines = ["", "| cold bundle at -ql | wall (s) | CPU (s) | video (s) | target (wall) |", "|---|---:|---:|---:|---|"]
+    for name, row in sizes["rows"].items():
+        target = f"≤ {limits[name]:.0f} s {_mark(row['wall_s'], limits[name])}" if name in limits else ""
+        lines.append(f"| {name} | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['video_s']:.1f} | {target} |")
+    return lines
+
+
 def _targets(results: dict[str, Any]) -> list[str]:
     out = []
     cold = results["cold"]
     if "l" in cold:
-        out.append(f"cold -ql ≤ 60 s {_mark(cold['l']['wall_s'], TARGETS['cold_l_wall_s'])}")
+        out.append(f"cold -ql ≤ 45 s {_mark(cold['l']['wall_s'], TARGETS['cold_l_wall_s'])}")
     if "h" in cold:
         out.append(f"cold -qh ≤ 8 min {_mark(cold['h']['wall_s'], TARGETS['cold_h_wall_s'])}")
         if "floor_ratio" in cold["h"]:
             out.append(f"lecture / floor at -qh ≤ 2.0 {_mark(cold['h']['floor_ratio'], TARGETS['floor_ratio_h'])}")
     if results.get("warm"):
         out.append(f"nothing changed ≤ 3 s {_mark(results['warm']['unchanged_s'], TARGETS['warm_unchanged_s'])}")
+    sizes = results.get("sizes") or {"rows": {}}
+    for name, _, limit in SIZES:
+        if name in sizes["rows"]:
+            out.append(f"{name} ≤ {limit:.0f} s {_mark(sizes['rows'][name]['wall_s'], limit)}")
     variants = results.get("variants") or {"rows": {}}
     for name, _, limit in VARIANTS:
         if name in variants["rows"]:
@@ -505,9 +544,9 @@ def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
     readme.write_text(f"{head}{README_START}\n{table}{README_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "variants", "peer"})
-"""What ``--only`` may name: the math core, the cold renders (with floor and re-renders), the
-lecture-hall options, the peer."""
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "peer"})
+"""What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
+16-token sentence and the multi-head lecture, the lecture-hall options, the peer."""
 
 
 def _run_measures(
@@ -525,6 +564,8 @@ def _run_measures(
         results["cold"][quality] = cold
         if quality == "l":
             results["warm"] = warm_render(last_bundle, quality, args.runs, scratch)
+    if "sizes" in only and not args.quick:  # quick mode: the cold -ql render proves the path runs
+        results["sizes"] = size_renders(args.runs, scratch)
     if "variants" in only:
         # quick mode proves the rows run, on one short scene
         results["variants"] = variant_renders(args.runs, scratch, "spaces" if args.quick else None)
@@ -542,7 +583,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--readme", action="store_true", help="also put the table in README.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
-        "--only", default="", help="comma-separated measures to run: math, cold, variants, peer (default all)"
+        "--only", default="", help="comma-separated measures to run: math, cold, sizes, variants, peer (default all)"
     )
     args = parser.parse_args(argv)
     if args.quick:

@@ -43,7 +43,7 @@ def test_the_table_reports_every_measure_and_marks_each_target() -> None:
         "| one number changed (W_V[1][1] + 0.1) | 20.0 | Projection, WeightedSum |",
         "| trace with every intermediate | 4096 | 110.000 | 100.000 | 1.10 |",
         "| LLManim 0.1.3, its three attention demo scenes | 50.0 | 30.0 | 0.60 |",
-        "cold -ql ≤ 60 s ✓",
+        "cold -ql ≤ 45 s ✓",
         "cold -qh ≤ 8 min ✗",
         "lecture / floor at -qh ≤ 2.0 ✗",
         "wall/video ≤ LLManim's ✓",
@@ -66,6 +66,21 @@ def test_the_lecture_hall_options_get_a_row_each_with_their_target() -> None:
     assert "| --voice | 56.0 | 105.0 | 330.0 | +40 % | +50 % | ≤ +30 % ✗ |" in table
     assert "| --slides | 44.0 | 77.0 | 200.0 | +10 % | +10 % | ≤ +15 % ✓ |" in table
     assert "--voice adds ≤ 30 % ✗" in table and "--slides adds ≤ 15 % ✓" in table
+
+
+def test_a_16_token_sentence_and_the_multi_head_lecture_get_a_row_each_with_their_target() -> None:
+    results = _results()
+    results["sizes"] = {
+        "runs": 3,
+        "rows": {
+            "16 tokens, the whole lecture": {"wall_s": 80.0, "cpu_s": 150.0, "video_s": 260.0},
+            "the multi-head lecture (two heads)": {"wall_s": 50.0, "cpu_s": 60.0, "video_s": 40.0},
+        },
+    }
+    table = markdown(results)
+    assert "| 16 tokens, the whole lecture | 80.0 | 150.0 | 260.0 | ≤ 90 s ✓ |" in table
+    assert "| the multi-head lecture (two heads) | 50.0 | 60.0 | 40.0 | ≤ 45 s ✗ |" in table
+    assert "16 tokens, the whole lecture ≤ 90 s ✓" in table
 
 
 def test_a_run_of_some_measures_reports_those_alone() -> None:
