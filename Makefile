@@ -94,7 +94,8 @@ fuzz: setup
 
 # What a render costs here (bench/): cold and warm renders of the default lecture at -ql and
 # -qh, the floor, TeX, a 16-token sentence, the multi-head lecture, --voice and --slides,
-# attention_math against numpy and LLManim beside us; median of 3 runs (about 50 minutes). Writes bench/results/latest.{json,md} and the table in README.md.
+# attention_math against numpy and LLManim beside us; median of 3 runs
+# (about 50 minutes). Writes bench/results/latest.{json,md} and the table in README.md.
 bench: setup
 	$(PYTHON) -m pip install -q llmanim==0.1.3
 	$(PYTHON) -m bench --readme
