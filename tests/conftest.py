@@ -165,6 +165,7 @@ _POOL_DIR: Path | None = None
 _JOBS: list[tuple[str, str]] = []
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the node ids
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep work that is shared on one worker of ``pytest -n`` (xdist's ``loadgroup``).
 
