@@ -17,6 +17,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .escape import visible
+from .media import caption_font
 
 __all__ = ["BAND", "burn", "caption_band"]
 
@@ -28,29 +29,20 @@ _BOX = (15, 17, 21)
 _BOX_ALPHA = 200
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    for name in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
-        try:
-            return ImageFont.truetype(name, size)
-        except OSError:
-            continue
-    return ImageFont.load_default()
-
-
 def _layout(text: str, width: int, band: int) -> tuple[list[str], ImageFont.FreeTypeFont | ImageFont.ImageFont]:
     """The caption's lines and font: one line if it fits at a comfortable size, else two, shrinking."""
     usable = int(width * 0.94)
     for lines_wanted, share in ((1, 0.46), (2, 0.36)):
         size = max(8, int(band * share))
         while size >= 8:
-            font = _font(size)
+            font = caption_font(size)
             lines = [text] if lines_wanted == 1 else _two_lines(text)
             if all(font.getlength(line) <= usable for line in lines):
                 return lines, font
             if lines_wanted == 1:
                 break  # try two lines before shrinking one
             size -= 1
-    return _two_lines(text), _font(8)
+    return _two_lines(text), caption_font(8)
 
 
 def _two_lines(text: str) -> list[str]:

@@ -12,7 +12,7 @@ import av
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-__all__ = ["VideoInfo", "contact_sheet", "join_videos", "last_frame", "probe"]
+__all__ = ["VideoInfo", "caption_font", "contact_sheet", "join_videos", "last_frame", "probe"]
 
 
 _ALPHA_FORMATS = {"rgba", "bgra", "argb", "abgr", "ya8", "gbrap"}
@@ -241,7 +241,7 @@ def contact_sheet(stills: Sequence[tuple[str, Path]], output: Path, *, columns: 
     rows = -(-len(images) // columns)
     sheet = Image.new("RGB", (pad + columns * (cell_w + pad), pad + rows * (cell_h + caption_h + pad)), "#0F1115")
     draw = ImageDraw.Draw(sheet)
-    font = _font(18)
+    font = caption_font(18)
     for n, (label, image) in enumerate(images):
         x = pad + (n % columns) * (cell_w + pad)
         y = pad + (n // columns) * (cell_h + caption_h + pad)
@@ -250,7 +250,8 @@ def contact_sheet(stills: Sequence[tuple[str, Path]], output: Path, *, columns: 
     sheet.save(output)
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def caption_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """DejaVu Sans at ``size`` pixels (Pillow's own font where it is missing): contact sheet, captions."""
     for name in ("DejaVuSans.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
         try:
             return ImageFont.truetype(name, size)

@@ -166,19 +166,8 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
         return str(names.index(fact.field) + 1), None
     if fact.source not in derived:
         raise ValueError(f"unknown source {fact.source!r} (the tests derive {', '.join(sorted(derived))})")
-    obj, precision = derived[fact.source]
-    number = np.asarray(getattr(obj, fact.field), dtype=float)
-    if fact.index:
-        number = number[tuple(fact.index)]
-    if fact.reduce == "sum":
-        number = np.sum(number)
-    elif fact.reduce == "magnitude":
-        number = np.abs(number)
-    elif fact.reduce is not None:
-        raise ValueError(f"unknown reduce {fact.reduce!r}")
-    if np.ndim(number) != 0:
-        raise ValueError(f"names {np.size(number)} numbers, not one")
-    return expected_text(float(number), precision), precision
+    precision = derived[fact.source][1]
+    return expected_text(derived_value(fact, derived), precision), precision
 
 
 def derived_value(fact: Fact, derived: dict[str, tuple[Any, int]]) -> float:
@@ -191,6 +180,10 @@ def derived_value(fact: Fact, derived: dict[str, tuple[Any, int]]) -> float:
         number = np.sum(number)
     elif fact.reduce == "magnitude":
         number = np.abs(number)
+    elif fact.reduce is not None:
+        raise ValueError(f"unknown reduce {fact.reduce!r}")
+    if np.ndim(number) != 0:
+        raise ValueError(f"names {np.size(number)} numbers, not one")
     return float(number)
 
 

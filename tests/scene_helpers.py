@@ -184,9 +184,9 @@ def manim_command(*args: str) -> list[str]:
 
 
 RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
-    # the whole lecture is three minutes of video: at 5 frames a second it costs a third, and its
-    # test (durations, subtitles) holds at any frame rate
-    "Explainer": ("--frame_rate", "5"),
+    # the whole lecture is three minutes of video in one process: at 5 frames a second and 256 × 144
+    # it costs a fraction, and its test (durations, subtitles, one video) holds at any rate and size
+    "Explainer": ("--frame_rate", "5", "--resolution", "256,144"),
 }
 """Extra ``manim render`` options of the background render pool, by scene."""
 

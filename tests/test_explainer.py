@@ -31,7 +31,8 @@ pytestmark = pytest.mark.render
 
 EXPLAINER = ("scenes.lecture", "Explainer")
 CUT = 0.6  # seconds: Explainer fades the screen out after each scene (scenes/lecture.py)
-FPS = int(RENDER_OPTIONS["Explainer"][1])  # the render pool renders it at -ql's size, 5 frames a second
+FPS = int(RENDER_OPTIONS["Explainer"][1])  # the render pool renders it at 5 frames a second, 256 × 144
+WIDTH, HEIGHT = (int(n) for n in RENDER_OPTIONS["Explainer"][3].split(","))
 FRAME = 1 / FPS
 
 
@@ -85,9 +86,9 @@ def test_the_whole_lecture_renders_as_one_video(
 ) -> None:
     result = render_pool.result(*scene)
     assert result.returncode == 0, result.explain()
-    video = result.media_dir / "videos" / "lecture" / f"480p{FPS}" / "Explainer.mp4"
+    video = result.media_dir / "videos" / "lecture" / f"{HEIGHT}p{FPS}" / "Explainer.mp4"
     info = probe(video)
-    assert (info.width, info.height, info.fps) == (854, 480, FPS)
+    assert (info.width, info.height, info.fps) == (WIDTH, HEIGHT, FPS)
     expected = sum(run.duration + CUT for run in scene_runs)
     assert expected > 120  # the whole lecture, not a scene of it
     assert info.duration == pytest.approx(expected, abs=2 * FRAME)

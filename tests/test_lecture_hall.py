@@ -228,6 +228,7 @@ def test_every_clip_and_the_lecture_speak_and_their_subtitles_follow_the_speech(
     for stem in [*SCENES, "lecture"]:
         clip = hall / f"{stem}.mp4"
         info = probe(clip)
+        assert (info.width, info.height) == (854, 480) and info.fps == pytest.approx(15, abs=0.01), stem  # -ql's own
         assert info.audio_duration is not None, stem
         assert info.audio_duration == pytest.approx(info.duration, abs=0.15), stem  # to the AAC frames
         check_cues_follow_speech(clip, _subtitles(hall, stem), voice)

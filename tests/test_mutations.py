@@ -23,8 +23,8 @@ swapped heads          MultiHead registers head 2's trace as head 1's
 flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
 =====================  =========================================================================
 
-The scene faults run with 2, 5 and 8 tokens at 3, 0 and 2 decimals, Scores' with 16 tokens at 4
-decimals too; WhyScale's (it shows no number of the scenario) with one, MultiHead's with the
+The scene faults run with 2, 5 and 8 tokens at 3, 0 and 2 decimals, the wrong precision with 16
+tokens at 4 decimals too; WhyScale's (it shows no number of the scenario) with one, MultiHead's with the
 two-heads preset.
 """
 
@@ -168,13 +168,11 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "16-tokens-4-decimals": lambda: Scenario.from_sentence(SIXTEEN, seed=16, precision=4, query=9),
 }
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
-SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")  # Scores' faults: its 16-token build is cheap and shared
+SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")  # 4 decimals: the widest numbers a fault may reformat
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "wrong precision": SIXTEEN_TOO,
-    "wrong query row": SIXTEEN_TOO,
-    "stale caption": SIXTEEN_TOO,
     "another seed": ("5-tokens-0-decimals",),
     "plotted elsewhere": ("5-tokens-0-decimals",),
     "swapped heads": ("two-heads",),
