@@ -163,7 +163,8 @@ def test_narration_has_every_caption_with_a_timestamp(bundle: Path) -> None:
 
 def test_a_second_run_with_nothing_changed_renders_nothing(bundle: Path) -> None:
     before = (bundle / "lecture.mp4").stat().st_mtime_ns
-    result = _cli("render", "--sentence", SENTENCE, "--seed", str(SEED), "--quality", "l", "--out", str(bundle))
+    result = _cli("render", "--sentence", SENTENCE, "--seed", str(SEED), "--quality", "l", "--fps", str(FPS),
+                  "--out", str(bundle))
     assert result.returncode == 0, result.stderr
     manifest = _manifest(bundle)
     assert manifest["rendered"] == []
@@ -179,6 +180,8 @@ def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp
         str(SEED),
         "--query",
         "1",
+        "--fps",
+        str(FPS),
         "--out",
         str(bundle),
         "--scenes",
