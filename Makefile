@@ -100,7 +100,7 @@ bench: setup
 	$(PYTHON) -m pip install -q llmanim==0.1.3
 	$(PYTHON) -m bench --readme
 
-# The same, once, at -ql, with small n: proves the bench still runs (CI); measures nothing.
+# The same, once, at -ql, with small n: proves the bench still runs; measures nothing.
 bench-quick: setup
 	$(PYTHON) -m bench --quick --out $${TMPDIR:-/tmp}/attention-bench-quick
 
