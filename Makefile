@@ -82,9 +82,10 @@ test: setup
 	$(PYTHON) -m pytest
 
 # The same, with every scene built with every test scenario (tests/scene_helpers.py's
-# MORE_SCENARIOS shares them out between the scenes in `make test`); about twice as long.
+# MORE_SCENARIOS shares them out between the scenes in `make test`) and the slow tests (the
+# whole lecture rendered as one video, tests/test_explainer.py); about twice as long.
 test-all: setup
-	ATTENTION_ALL_SCENARIOS=1 $(PYTHON) -m pytest
+	ATTENTION_ALL_SCENARIOS=1 $(PYTHON) -m pytest -m "slow or not slow"
 
 # The fuzz test of tests/test_fuzz.py on many cases (the suite runs 80): random scenario
 # files, sentences and tokens through load, trace and a scene; prints how each case ended.

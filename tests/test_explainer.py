@@ -27,7 +27,7 @@ from attention_explainer.media import probe
 from scenes.base import ExplainerScene
 from scenes.plan import LECTURE
 
-pytestmark = pytest.mark.render
+pytestmark = [pytest.mark.render, pytest.mark.slow]
 
 EXPLAINER = ("scenes.lecture", "Explainer")
 CUT = 0.6  # seconds: Explainer fades the screen out after each scene (scenes/lecture.py)
