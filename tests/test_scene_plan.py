@@ -120,7 +120,8 @@ def test_a_bundle_rerenders_only_the_scenes_that_show_a_changed_number(tmp_path)
     def render(label: str) -> list[str]:
         command = [sys.executable, "-m", "attention_explainer", "render", "--scenario", str(files[label])]
         result = subprocess.run(
-            [*command, "--scenes", "Scores,WeightedSum", "--out", str(out)], capture_output=True, text=True, check=False
+            [*command, "--scenes", "Scores,WeightedSum", "--fps", "5", "--out", str(out)],
+            capture_output=True, text=True, check=False,
         )
         assert result.returncode == 0, result.stderr
         return json.loads((out / "manifest.json").read_text(encoding="utf-8"))["rendered"]
