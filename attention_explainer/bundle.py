@@ -33,7 +33,9 @@ import srt
 
 from attention_math import Scenario, scenario_to_toml
 
+from . import forkserver
 from .fingerprint import code_version
+from .forkserver import ForkedRender, ForkServer
 from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
@@ -59,7 +61,9 @@ FORMATS = ("mp4", "webm", "gif", "mov")
 MANIFEST = "manifest.json"
 PAGE = "index.html"
 _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
-_RUNNING: set[subprocess.Popen[str]] = set()  # manim processes to stop if we are interrupted
+TEXTS, TEXTS_KEPT = "texts", 5000  # the texts the renders share (a few MB a scenario), and how many are kept
+RUNNER = "attention_explainer.runner"  # the module every manim process of the bundle runs
+_RUNNING: set[subprocess.Popen[str] | ForkedRender] = set()  # manim processes to stop if we are interrupted
 _RUNNING_LOCK = threading.Lock()
 
 
@@ -325,7 +329,7 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     With slides the scene renders as its slide variant (``scenes/slides.py``), which writes the
     same clip and, in ``work/slides``, its slides: one render serves the clip and the deck.
     """
-    hooks = ["--progress", "--tex-dir", str(work / "tex")]
+    hooks = ["--progress", "--tex-dir", str(work / "tex"), "--text-dir", str(work / TEXTS)]
     if settings.voice:
         hooks += ["--voice", str(work / "voice")]
     if settings.captions == "burn":
@@ -349,7 +353,7 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     manim.append("--disable_caching")
     if settings.transparent:
         manim.append("--transparent")
-    return [sys.executable, "-m", "attention_explainer.runner", *hooks, "--", *manim, str(script), spec.name]
+    return [sys.executable, "-m", RUNNER, *hooks, "--", *manim, str(script), spec.name]
 
 
 def _runner_environment(scenario_file: Path) -> dict[str, str]:
@@ -361,19 +365,25 @@ def _runner_environment(scenario_file: Path) -> dict[str, str]:
 
 
 def _run_process(
-    command: list[str], work: Path, env: dict[str, str], job: _Job, on_change: Callable[[], None]
+    command: list[str], work: Path, env: dict[str, str], job: _Job, on_change: Callable[[], None],
+    server: ForkServer | None,
 ) -> tuple[int, list[str]]:
-    """Run one manim process, following its progress lines; return its status and last lines."""
-    process = subprocess.Popen(
-        command,
-        cwd=work,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-    )
+    """Run one manim process (forked by ``server``, if any), following its progress lines; return
+    its status and last lines."""
+    process: subprocess.Popen[str] | ForkedRender
+    if server is not None and command[1:3] == ["-m", RUNNER]:
+        process = server.spawn(command[3:], work, env)
+    else:
+        process = subprocess.Popen(
+            command,
+            cwd=work,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
     with _RUNNING_LOCK:
         _RUNNING.add(process)
     tail: list[str] = []
@@ -386,13 +396,15 @@ def _run_process(
         elif line.strip():
             tail = [*tail[-19:], line.rstrip()]
     status = process.wait()
+    process.stderr.close()
     with _RUNNING_LOCK:
         _RUNNING.discard(process)
     return status, tail
 
 
 def _render_scene(
-    job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None]
+    job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None],
+    server: ForkServer | None = None,
 ) -> Path:
     """Render one scene in a manim process; return the clip it wrote."""
     spec = job.spec
@@ -400,7 +412,7 @@ def _render_scene(
     job.status, job.started = "rendering", time.monotonic()
     on_change()
     command = _runner_command(spec, settings, work, media)
-    status, tail = _run_process(command, work, _runner_environment(scenario_file), job, on_change)
+    status, tail = _run_process(command, work, _runner_environment(scenario_file), job, on_change, server)
     clips = sorted(media.glob(f"videos/*/*/{spec.name}.{settings.extension}"))
     if status != 0 or not clips:
         job.status = "failed"
@@ -583,6 +595,7 @@ def _render_changed(plan: _Plan, jobs: list[_Job], progress: ProgressCallback | 
         return {}
     # One TeX cache for every scene (the runner shares it): kept only while no render that
     # wrote into it was interrupted, since an interrupted compile can leave a truncated SVG.
+    _prune_texts(plan.work / TEXTS)
     tex_complete = plan.work / "tex.complete"  # not inside: manim clears the TeX folder
     if not tex_complete.exists():
         shutil.rmtree(plan.work / "tex", ignore_errors=True)
@@ -594,12 +607,20 @@ def _render_changed(plan: _Plan, jobs: list[_Job], progress: ProgressCallback | 
     return rendered
 
 
+def _prune_texts(folder: Path) -> None:
+    """The shared texts go when they are many: each scenario adds its own numbers."""
+    if folder.is_dir() and sum(1 for _ in folder.iterdir()) > TEXTS_KEPT:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Callable[[], None]) -> dict[str, Path]:
     """Run the renders on ``settings.jobs`` threads; on any failure or interrupt stop them all."""
     pool = ThreadPoolExecutor(max_workers=max(1, plan.settings.jobs))
+    # one warm process imports manim once; each render is a fork of it (see forkserver)
+    server = forkserver.start(plan.work, _runner_environment(scenario_file)) if pending else None
     try:
         futures = {
-            job.spec.name: pool.submit(_render_scene, job, plan.settings, plan.work, scenario_file, changed)
+            job.spec.name: pool.submit(_render_scene, job, plan.settings, plan.work, scenario_file, changed, server)
             for job in pending
         }
         rendered, errors = {}, []
@@ -619,6 +640,8 @@ def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Ca
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        if server is not None:
+            server.close()
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m attention_explainer.runner [--progress] [--tex-dir DIR]
+    python -m attention_explainer.runner [--progress] [--tex-dir DIR] [--text-dir DIR]
                                          [--hold-after N --hold-file PATH] -- MANIM-RENDER-ARGS
 
 installs its hooks into this process, then runs manim's own command line in it
@@ -14,6 +14,9 @@ installs its hooks into this process, then runs manim's own command line in it
 ``--tex-dir DIR``
     Compile TeX into ``DIR``, shared by the bundle's parallel manim processes, so each formula
     is compiled once per bundle rather than once per scene.
+``--text-dir DIR``
+    Share the Pango texts the scenes make through ``DIR`` (:func:`scenes.kit.text.share_made_texts`):
+    the bundle's processes make many of the same numbers and labels, and each is made once.
 ``--voice DIR``
     Speak every beat's caption (Piper, the ``voice`` extra; see :mod:`attention_explainer.voice`)
     with its audio cached in ``DIR``: the beat lasts at least as long as the sentence, the audio
@@ -28,6 +31,9 @@ installs its hooks into this process, then runs manim's own command line in it
 ``--slide-notes``
     Each slide of a slide variant carries its beat's caption as speaker notes, escaped so that
     the deck shows it literally (:func:`attention_explainer.escape.speaker_notes`).
+``--stock-manim``
+    Leave manim's hot paths as manim has them. Without it the runner installs
+    :mod:`attention_explainer.speedups` (the same frames, a quicker render; a test compares).
 ``--hold-after N --hold-file PATH``
     For tests only: after play ``N`` write ``PATH`` and wait, drawing nothing more, until
     ``PATH`` is removed or the process is stopped. A test that must stop a render at a known
@@ -299,10 +305,12 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     )
     parser.add_argument("--progress", action="store_true", help="a progress line on stderr after every play")
     parser.add_argument("--tex-dir", metavar="DIR", type=Path, help="a TeX folder shared by parallel renders")
+    parser.add_argument("--text-dir", metavar="DIR", type=Path, help="a folder of made texts shared by renders")
     parser.add_argument("--voice", metavar="DIR", type=Path, help="speak every caption; audio cached in DIR")
     parser.add_argument("--burn-captions", action="store_true", help="draw every caption into the frames")
     parser.add_argument("--forward-slides", action="store_true", help="slide variants write no reversed slides")
     parser.add_argument("--slide-notes", action="store_true", help="each slide's speaker notes are its caption")
+    parser.add_argument("--stock-manim", action="store_true", help="leave manim's hot paths as they are")
     parser.add_argument("--hold-after", metavar="N", type=int, help="tests only: hold the render after play N")
     parser.add_argument("--hold-file", metavar="PATH", type=Path, help="tests only: the hold's marker file")
     argv = list(argv)
@@ -321,10 +329,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # TeX typesets only the scenes' own formulas, and never runs programs: kpathsea takes this
     # from the environment before texmf.cnf, and the latex processes manim starts inherit it.
     os.environ["shell_escape"] = "f"
+    if not options.stock_manim:
+        from attention_explainer import speedups
+
+        speedups.install()
     if options.progress:
         install_progress()
     if options.tex_dir is not None:
         share_tex_cache(options.tex_dir.absolute())
+    if options.text_dir is not None:
+        from scenes.kit.text import share_made_texts
+
+        share_made_texts(options.text_dir.absolute())
     if options.voice is not None or options.burn_captions:
         install_narration(options.voice.absolute() if options.voice else None, options.burn_captions)
     if options.forward_slides:

@@ -7,8 +7,10 @@ invisible characters as escapes and right-to-left scripts kept on Pango's canvas
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from manim import Mobject, Text, VGroup
@@ -24,6 +26,7 @@ __all__ = [
     "SMALLEST_SIZE",
     "TokenBox",
     "drop_svg_paths",
+    "share_made_texts",
     "shorten_token",
     "text",
     "token_labels",
@@ -103,6 +106,56 @@ class _PangoText(Text):
 
 _TEXTS: dict[tuple[object, ...], Text] = {}
 _MADE_AT = 26  # every text is made once at this size; Pango's outlines scale linearly (within 0.001 units)
+_SHARED: list[tuple[Path, str]] = []  # the folder texts are shared in, and what else names them
+
+
+def share_made_texts(folder: Path | None) -> None:
+    """Share the texts this process makes with other processes, through ``folder``.
+
+    The bundle's manim processes (one per scene, :mod:`attention_explainer.runner`) make many of
+    the same texts: the numbers of the scenario, the tokens, the labels. Once this is called,
+    a text not yet made here is read from ``folder`` when another process made it (a pickle of
+    the made text, named by a hash of what it depends on: the content and options, the font, the
+    size it is made at, this module's code and manim's version), else made and written there
+    (whole, then renamed: a reader never finds half a file). Only the bundle's own processes
+    write the folder; a file that does not load is made again. ``None`` stops sharing.
+    """
+    import hashlib
+
+    import manim
+
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    _SHARED[:] = [] if folder is None else [(folder, repr((FONT, _MADE_AT, code, manim.__version__)))]
+
+
+def _shared_file(key: tuple[object, ...]) -> Path | None:
+    if not _SHARED:
+        return None
+    import hashlib
+
+    folder, salt = _SHARED[0]
+    return folder / f"{hashlib.sha256(repr((key, salt)).encode()).hexdigest()[:32]}.pickle"
+
+
+def _made(key: tuple[object, ...], content: str, color: str, kwargs: dict[str, object]) -> Text:
+    """The text for ``key``: from the shared folder if another process made it, else made now."""
+    import pickle
+
+    shared = _shared_file(key)
+    if shared is not None and shared.is_file():
+        try:
+            made = pickle.loads(shared.read_bytes())
+            if isinstance(made, _PangoText):
+                return made
+        except Exception:  # noqa: BLE001, S110  (a file that does not load is made again)
+            pass
+    made = drop_svg_paths(_PangoText(content, font=FONT, font_size=_MADE_AT, color=color, **kwargs))  # type: ignore[arg-type]
+    if shared is not None:
+        shared.parent.mkdir(parents=True, exist_ok=True)
+        partial = shared.with_name(f"{shared.stem}.{os.getpid()}.partial")
+        partial.write_bytes(pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(partial, shared)
+    return made
 
 
 def text(content: str, *, size: float = LABEL_SIZE, color: str = INK, **kwargs: object) -> Text:
@@ -111,13 +164,13 @@ def text(content: str, *, size: float = LABEL_SIZE, color: str = INK, **kwargs: 
     Made once per process for each content (and options; colour too when they colour parts of
     it) at one size, then copied, scaled and coloured: Pango, an SVG file and its parsing cost
     30 times a copy, and a scene measures many a text at one size before drawing it at another.
+    The bundle's processes share what they made (:func:`share_made_texts`).
     """
     plain = not kwargs
     key = (content, None if plain else color, *sorted((name, repr(value)) for name, value in kwargs.items()))
     made = _TEXTS.get(key)
     if made is None:
-        made = drop_svg_paths(_PangoText(content, font=FONT, font_size=_MADE_AT, color=color, **kwargs))  # type: ignore[arg-type]
-        _TEXTS[key] = made
+        made = _TEXTS[key] = _made(key, content, color, kwargs)
     copy: Text = made.copy()
     if size != _MADE_AT:
         copy.scale(size / _MADE_AT)
@@ -157,14 +210,20 @@ def token_labels(tokens: Sequence[str], width: float, *, size: float = 26, color
 
 
 def drop_svg_paths(mob: M) -> M:
-    """Forget the parsed SVG path each glyph keeps after its points are made; returns ``mob``.
+    """Forget what parsing the SVG left behind once the points are made; returns ``mob``.
 
-    Nothing reads it again, but every copy deep-copies it: a number copied without it costs a
-    quarter as much, and animations copy mobjects all the time (bench/, profiled).
+    Each glyph keeps its parsed SVG path, and each Pango ``Text`` an index of the SVG's groups
+    and a second group of its characters: nothing reads them after construction, but every
+    copy deep-copies them. A number copied without them costs a fifth as much (the groups alone
+    were three quarters of a copy), and animations copy mobjects all the time (bench/,
+    profiled). A ``MathTex`` keeps its index: its parts are found by it.
     """
     for part in mob.get_family():
         if getattr(part, "path_obj", None) is not None:
             setattr(part, "path_obj", None)  # noqa: B010  (an attribute of SVG glyphs only)
+        if isinstance(part, Text):
+            part.id_to_vgroup_dict = {}
+            part.chars = VGroup()
     return mob
 
 

@@ -1,0 +1,263 @@
+"""A warm process that forks the bundle's manim renders: manim is imported once per bundle.
+
+Importing manim and the scenes takes a manim process about 3 s of CPU before it draws anything
+(bench/, this machine), once per scene: a third of a minute for the lecture. The bundle starts
+one server instead, in the folder and environment its renders run in, that imports manim, the
+scenes and :mod:`attention_explainer.runner` and then waits. Each render is a fork of it: a
+fresh process, as a new ``python -m attention_explainer.runner`` would be, with the imports
+already done. Its stderr is a pipe the bundle reads, as before.
+
+The server is a child of the bundle's process, in its process group: Ctrl-C reaches the
+renders as it did; the server ignores it and goes when the bundle closes its socket (or dies).
+Where ``fork`` is missing, or ``ATTENTION_FORK_SERVER=0`` is set, or the server does not start,
+the bundle starts each render as its own process (:func:`start` returns ``None``).
+
+The protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet): the bundle sends
+``{"id", "argv", "cwd", "env"}`` with the write end of the render's stderr pipe; the server
+answers ``{"id", "pid"}``, and ``{"id", "status"}`` when that render ends (``status`` as
+:attr:`subprocess.Popen.returncode` has it: negative for a signal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ForkServer", "ForkedRender", "start"]
+
+ENABLE = "ATTENTION_FORK_SERVER"
+_PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.speedups", "scenes.base",
+            "scenes.lecture")
+_PACKET = 1 << 20  # a request holds the whole environment: well under this
+
+
+class ForkedRender:
+    """One render forked by the server: what the bundle uses of a :class:`subprocess.Popen`."""
+
+    def __init__(self, server: ForkServer, request: int, stderr: io.TextIOWrapper) -> None:
+        self.server, self.request, self.stderr = server, request, stderr
+        self.pid: int | None = None
+        self.returncode: int | None = None
+        self._started, self._ended = threading.Event(), threading.Event()
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._ended.wait(timeout):
+            raise subprocess.TimeoutExpired("forked render", timeout or 0)
+        assert self.returncode is not None
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def send_signal(self, number: int) -> None:
+        self._started.wait(5)
+        if self.pid is not None and not self._ended.is_set():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, number)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def _ended_with(self, status: int) -> None:
+        self.returncode = status
+        self._started.set()
+        self._ended.set()
+
+
+class ForkServer:
+    """The bundle's side of a running server (see the module's text)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket) -> None:
+        self.process, self.channel = process, channel
+        self._lock = threading.Lock()
+        self._renders: dict[int, ForkedRender] = {}
+        self._next = 0
+        self._reader = threading.Thread(target=self._read_answers, name="fork-server-answers", daemon=True)
+        self._reader.start()
+
+    def spawn(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> ForkedRender:
+        """Fork a render running ``python -m attention_explainer.runner ARGV`` in ``cwd`` with ``env``."""
+        read_end, write_end = os.pipe()
+        stderr = open(read_end, encoding="utf-8", errors="replace")  # closed by the bundle, after the render
+        with self._lock:
+            self._next += 1
+            render = ForkedRender(self, self._next, stderr)
+            self._renders[render.request] = render
+            message = json.dumps({"id": render.request, "argv": list(argv), "cwd": str(cwd), "env": dict(env)})
+            try:
+                socket.send_fds(self.channel, [message.encode()], [write_end])
+            except OSError:
+                render._ended_with(1)  # the server is gone: the render fails, its pipe ends at once
+            finally:
+                os.close(write_end)
+        return render
+
+    def close(self) -> None:
+        """Let the server go (renders still running finish on their own) and wait for it."""
+        with contextlib.suppress(OSError):
+            self.channel.shutdown(socket.SHUT_RDWR)
+        self.channel.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> ForkServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _read_answers(self) -> None:
+        while True:
+            try:
+                packet = self.channel.recv(_PACKET)
+            except OSError:
+                packet = b""
+            if not packet:
+                break
+            answer = json.loads(packet)
+            with self._lock:
+                render = self._renders.get(answer["id"])
+            if render is None:
+                continue
+            if "pid" in answer:
+                render.pid = answer["pid"]
+                render._started.set()
+            else:
+                render._ended_with(int(answer["status"]))
+                with self._lock:
+                    self._renders.pop(answer["id"], None)
+        with self._lock:  # the server went: what it had not reported can only have failed
+            left, self._renders = list(self._renders.values()), {}
+        for render in left:
+            render._ended_with(1)
+
+
+def start(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
+    """Start a server in ``cwd`` with ``env``, once it has imported manim; ``None`` where it cannot."""
+    if not hasattr(os, "fork") or env.get(ENABLE, os.environ.get(ENABLE, "1")) == "0":
+        return None
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "attention_explainer.forkserver", str(theirs.fileno())],
+            cwd=cwd, env=dict(env), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        ours.close()
+        return None
+    finally:
+        theirs.close()
+    if ours.recv(_PACKET) != b"ready":
+        ours.close()
+        process.kill()
+        process.wait()
+        return None
+    return ForkServer(process, ours)
+
+
+# -- the server's side ----------------------------------------------------------------------
+
+
+def _run_render(request: dict[str, Any], stderr_fd: int) -> int:
+    """In the forked child: become the render's process and run the runner; return its status."""
+    os.dup2(stderr_fd, 2)
+    os.close(stderr_fd)
+    quiet = os.open(os.devnull, os.O_RDWR)
+    os.dup2(quiet, 0)
+    os.dup2(quiet, 1)
+    os.close(quiet)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it; a render does not
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    from attention_explainer import runner
+
+    sys.argv = [runner.__file__, *request["argv"]]
+    try:
+        return runner.main(request["argv"])
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 1
+    except KeyboardInterrupt:
+        return 130
+    except BaseException:  # a render's error ends that render, with its traceback
+        import traceback
+
+        traceback.print_exc()
+        return 1
+
+
+def _fork(channel: socket.socket, request: dict[str, Any], stderr_fd: int) -> int:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            channel.close()
+            status = _run_render(request, stderr_fd)
+        finally:
+            with contextlib.suppress(BaseException):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(status)
+    os.close(stderr_fd)
+    return pid
+
+
+def _reap(channel: socket.socket, requests: dict[int, int]) -> None:
+    """Report every render that has ended."""
+    while requests:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        code = os.waitstatus_to_exitcode(status)
+        channel.send(json.dumps({"id": requests.pop(pid), "status": code}).encode())
+
+
+def serve(channel: socket.socket) -> None:
+    """Import what every render needs, say ready, then fork a render for each request."""
+    import importlib
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in _PRELOAD:
+        importlib.import_module(name)
+    channel.send(b"ready")
+    requests: dict[int, int] = {}  # a render's pid: its request's id
+    while True:
+        readable, _, _ = select.select([channel], [], [], 0.05)
+        _reap(channel, requests)
+        if not readable:
+            continue
+        message, fds, _, _ = socket.recv_fds(channel, _PACKET, 1)
+        if not message:
+            break  # the bundle closed its end
+        request = json.loads(message)
+        pid = _fork(channel, request, fds[0])
+        requests[pid] = request["id"]
+        channel.send(json.dumps({"id": request["id"], "pid": pid}).encode())
+    # Renders still running (the bundle stops them when it is interrupted) end on their own.
+
+if __name__ == "__main__":
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        serve(socket.socket(fileno=int(sys.argv[1])))

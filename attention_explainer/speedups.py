@@ -1,0 +1,137 @@
+"""Faster versions of manim's hot paths: the same frames, drawn and encoded with less CPU.
+
+The bundle's manim processes (:mod:`attention_explainer.runner`) install them; a plain
+``manim render scenes/x.py X`` runs manim as it is. Profiled on the default lecture (bench/),
+a frame's drawing spends most of its Python time in the first two, called for every mobject of
+every frame; they return exactly what manim's own do:
+
+``Mobject.get_family``
+    manim flattens the family level by level, removing duplicates at each level (a set and
+    two list reversals per mobject, for every mobject of the tree). Here the tree is walked
+    once and duplicates removed once, keeping each mobject's last place as manim does: a
+    mobject's last place in the whole list is also its last place in its own branch, so
+    removing them level by level or once gives the same list.
+``Camera.set_cairo_context_path``
+    a glyph's outline handed to Cairo curve by curve, after a dozen small numpy calls that find
+    its subpaths, for each glyph of each frame, though most glyphs keep their points from frame
+    to frame (a fade, a colour change, a moving neighbour). Here the path Cairo made is kept by
+    the points' bytes, the context's matrix and the options it depends on (a bounded table), and
+    handed back whole (``append_path``): the same path, in one call.
+``SceneFileWriter.open_partial_movie_stream``
+    previews (below 720 lines: ``-ql``) are encoded with x264's ``veryfast`` preset in one
+    thread: the bundle renders a scene per core already, and x264's own threads only fought
+    the renders for them. A tenth less CPU for a -ql scene, files as large; ``-qm`` and above
+    keep manim's settings.
+
+:func:`install` is idempotent; :func:`uninstall` puts manim's own back (for the tests that
+compare the two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["install", "installed", "uninstall"]
+
+_PATHS_KEPT = 20_000  # about 30 MB at most; cleared whole when full (a scene's glyphs, many times over)
+PREVIEW_BELOW = 720
+"""Videos with fewer lines than this are previews: encoded quickly (see the module's text)."""
+_ORIGINALS: dict[str, Callable[..., Any]] = {}
+
+
+def _fast_get_family(self: Any, recurse: bool = True) -> list[Any]:
+    """:meth:`manim.Mobject.get_family`, walking the tree once."""
+    family: list[Any] = []
+    stack = [self]
+    while stack:
+        mob = stack.pop()
+        family.append(mob)
+        subs = mob.submobjects
+        if subs:
+            stack.extend(reversed(subs))
+    if len(family) == len({id(mob) for mob in family}):
+        return family
+    kept: list[Any] = []
+    seen: set[Any] = set()  # by the mobjects' own hash and equality, as manim's does
+    for mob in reversed(family):
+        if mob not in seen:
+            seen.add(mob)
+            kept.append(mob)
+    kept.reverse()
+    return kept
+
+
+def _remembered_paths(original: Callable[..., Any]) -> Callable[..., Any]:
+    import cairo
+
+    table: dict[tuple[object, ...], cairo.Path] = {}
+
+    def set_path(self: Any, ctx: Any, vmobject: Any) -> Any:
+        points = self.transform_points_pre_display(vmobject, vmobject.points)
+        if len(points) == 0:
+            return self
+        matrix = ctx.get_matrix()  # the path is kept in user space; the matrix keeps it exact to the pixel
+        key: tuple[object, ...] = (
+            points.tobytes(), points.shape, matrix.xx, matrix.yx, matrix.xy, matrix.yy, matrix.x0, matrix.y0,
+            vmobject.tolerance_for_point_equality, vmobject.n_points_per_cubic_curve,
+        )
+        path = table.get(key)
+        if path is None:
+            original(self, ctx, vmobject)
+            if len(table) >= _PATHS_KEPT:
+                table.clear()
+            table[key] = ctx.copy_path()
+        else:
+            ctx.new_path()
+            ctx.append_path(path)
+        return self
+
+    return set_path
+
+
+def _quick_previews(original: Callable[..., Any]) -> Callable[..., Any]:
+    def open_stream(self: Any, *args: Any, **kwargs: Any) -> Any:
+        from manim import config
+
+        result = original(self, *args, **kwargs)
+        job = getattr(self, "_current_encode_job", None)
+        if job is not None and config.pixel_height < PREVIEW_BELOW and job.stream.codec_context.name == "libx264":
+            context = job.stream.codec_context
+            context.thread_count = 1
+            context.options = {**context.options, "preset": "veryfast"}
+        return result
+
+    return open_stream
+
+
+def installed() -> bool:
+    """Are the fast paths in place?"""
+    return bool(_ORIGINALS)
+
+
+def install() -> None:
+    """Put the fast paths in place of manim's (a second call changes nothing)."""
+    if _ORIGINALS:
+        return
+    from manim import Camera, Mobject
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    _ORIGINALS["get_family"] = Mobject.get_family
+    _ORIGINALS["path"] = Camera.set_cairo_context_path
+    Mobject.get_family = _fast_get_family  # type: ignore[method-assign]
+    Camera.set_cairo_context_path = _remembered_paths(_ORIGINALS["path"])  # type: ignore[method-assign]
+    _ORIGINALS["stream"] = SceneFileWriter.open_partial_movie_stream
+    SceneFileWriter.open_partial_movie_stream = _quick_previews(_ORIGINALS["stream"])  # type: ignore[method-assign]
+
+
+def uninstall() -> None:
+    """Put manim's own back."""
+    if not _ORIGINALS:
+        return
+    from manim import Camera, Mobject
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    Mobject.get_family = _ORIGINALS.pop("get_family")  # type: ignore[method-assign]
+    Camera.set_cairo_context_path = _ORIGINALS.pop("path")  # type: ignore[method-assign]
+    SceneFileWriter.open_partial_movie_stream = _ORIGINALS.pop("stream")  # type: ignore[method-assign]
