@@ -15,8 +15,9 @@ every frame; they return exactly what manim's own do:
     a glyph's outline handed to Cairo curve by curve, after a dozen small numpy calls that find
     its subpaths, for each glyph of each frame, though most glyphs keep their points from frame
     to frame (a fade, a colour change, a moving neighbour). Here the path Cairo made is kept by
-    the points' bytes, the context's matrix and the options it depends on (a bounded table), and
-    handed back whole (``append_path``): the same path, in one call.
+    the points' bytes (as the mobject has them, where the camera shows points as they are), the
+    context's matrix and the options it depends on (a bounded table), and handed back whole
+    (``append_path``): the same path, in one call.
 ``SceneFileWriter.open_partial_movie_stream``
     previews (below 720 lines: ``-ql``) are encoded with x264's ``veryfast`` preset in one
     thread: the bundle renders a scene per core already, and x264's own threads only fought
@@ -67,8 +68,14 @@ def _remembered_paths(original: Callable[..., Any]) -> Callable[..., Any]:
 
     table: dict[tuple[object, ...], cairo.Path] = {}
 
+    from manim import Camera
+
+    shown_as_they_are = Camera.transform_points_pre_display  # points, or a point if any is not finite
+
     def set_path(self: Any, ctx: Any, vmobject: Any) -> Any:
-        points = self.transform_points_pre_display(vmobject, vmobject.points)
+        points = vmobject.points
+        if type(self).transform_points_pre_display is not shown_as_they_are:  # a camera that moves points
+            points = self.transform_points_pre_display(vmobject, points)
         if len(points) == 0:
             return self
         matrix = ctx.get_matrix()  # the path is kept in user space; the matrix keeps it exact to the pixel
