@@ -113,6 +113,11 @@ class _Writer:
         """``value`` at the scenario's precision (or ``precision``), with an ASCII minus."""
         return format_number(value, self.precision if precision is None else precision, minus="-")
 
+    def factor(self, value: float) -> str:
+        """:meth:`num` after an operator: in parentheses when negative, 0.77×(-0.46) + (-1.07)×0.5."""
+        shown = self.num(value)
+        return f"({shown})" if shown.startswith("-") else shown
+
     def heading(self, text: str, *, top: bool = False) -> None:
         """A section heading; ``top`` for a head of a multi-head walkthrough (one level up)."""
         if self.lines:
@@ -269,8 +274,9 @@ def _scores(w: _Writer, scenario: Scenario, step: QueryStep) -> None:
     q = f"q{step.index + 1}"
     w.heading(f"Scores: {q} · k_j, term by term")
     for j, token in enumerate(scenario.tokens):
-        factors = " + ".join(f"{w.num(step.query[m])}×{w.num(step.keys[j, m])}" for m in range(step.d_k))
-        terms = " + ".join(w.num(p) for p in step.products[j])
+        factors = " + ".join(f"{w.factor(step.query[m]) if m else w.num(step.query[m])}×{w.factor(step.keys[j, m])}"
+                             for m in range(step.d_k))
+        terms = " + ".join(w.factor(p) if m else w.num(p) for m, p in enumerate(step.products[j]))
         w.line(f"{q} · k{j + 1} ({token}) = {factors} = {terms} = {w.num(step.scores[j])}")
 
 
@@ -329,6 +335,7 @@ def _joined(w: _Writer, scenario: Scenario) -> None:
     i = scenario.query
     w.heading(f"o{i + 1} = concat{i + 1} W_O, term by term")
     for c in range(trace.output.shape[1]):
-        terms = " + ".join(f"{w.num(a)}×{w.num(b)}" for a, b in zip(trace.concat[i], trace.w_out[:, c], strict=True))
+        pairs = enumerate(zip(trace.concat[i], trace.w_out[:, c], strict=True))
+        terms = " + ".join(f"{w.factor(a) if m else w.num(a)}×{w.factor(b)}" for m, (a, b) in pairs)
         w.line(f"o{i + 1}[{c + 1}] = {terms} = {w.num(trace.output[i, c])}")
     w.depth = 0

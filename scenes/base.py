@@ -28,7 +28,23 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
-from manim import DOWN, LEFT, UL, UR, Animation, Camera, ManimColor, MathTex, Mobject, Scene, Text, VGroup, config
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UL,
+    UR,
+    Animation,
+    Camera,
+    ManimColor,
+    MathTex,
+    Mobject,
+    Scene,
+    Text,
+    VGroup,
+    VMobject,
+    config,
+)
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
 from attention_math.arithmetic import adds_up
@@ -186,6 +202,11 @@ def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT
     return check_scene_limits(scenario)
 
 
+def _negative(shown: str) -> bool:
+    """Is a shown number negative? (``format_number`` never writes a minus before a zero.)"""
+    return shown.startswith(("−", "-"))
+
+
 def lecture_number(name: str) -> int:
     """The number of scene ``name`` in its lecture (from 1)."""
     names = [scene for _, scene in LECTURES[lecture_of(name)]]
@@ -303,6 +324,24 @@ class ExplainerScene(Scene):
         mob = text(self.text_for(fact), size=size, color=color)
         self.shown.append(self._record(fact, mob))
         return mob
+
+    def factor(
+        self, source: str, field_name: str, *index: int, color: str = INK, size: float = NUMBER_SIZE
+    ) -> VMobject:
+        """A number written after an operator (the second factor of a product, a term after a
+        plus): in parentheses when it is negative, as 0.77 × (−0.46) is written (the number
+        itself drawn and recorded by :meth:`number`)."""
+        mob = self.number(source, field_name, *index, color=color, size=size)
+        if not _negative(mob.text):
+            return mob
+        return VGroup(text("(", size=size, color=MUTED), mob, text(")", size=size, color=MUTED)).arrange(
+            RIGHT, buff=0.04 * size / NUMBER_SIZE
+        )
+
+    def fmt_factor(self, source: str, field_name: str, *index: int) -> str:
+        """:meth:`fmt` of a number after an operator: in parentheses when it is negative."""
+        said = self.fmt(source, field_name, *index)
+        return f"({said})" if _negative(said) else said
 
     def label(
         self, template: str, *parts: Fact | TokenPart, size: float = 24, color: str = INK, tex: bool = False,

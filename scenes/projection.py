@@ -236,7 +236,7 @@ class Projection(ExplainerScene):
             factors = [value("trace", "embeddings", q, m), value("trace", "w_query", m, 0)]
             sign = self.equals(value("step", "query_terms", m, 0), factors, "product")
             rows.append([self.number("trace", "embeddings", q, m, color=EMBEDDING),
-                         text("×", size=NUMBER_SIZE, color=MUTED), self.number("trace", "w_query", m, 0, color=QUERY),
+                         text("×", size=NUMBER_SIZE, color=MUTED), self.factor("trace", "w_query", m, 0, color=QUERY),
                          text(sign, size=NUMBER_SIZE, color=MUTED),
                          self.number("step", "query_terms", m, 0, color=HIGHLIGHT)])
         terms = [value("step", "query_terms", m, 0) for m in range(d_in)]

@@ -343,8 +343,9 @@ class Scores(ExplainerScene):
     def _working_line(self) -> tuple[VGroup, list[VGroup]]:
         """q_i · k_1 = q_1×k_11 + q_2×k_12 = s_1, the first dot product on one line."""
         d_k = self.scenario.d_k
-        pairs = [VGroup(self.number("step", "query", m, color=QUERY), text("×", color=MUTED),
-                        self.number("trace", "keys", 0, m, color=KEY)).arrange(RIGHT, buff=0.08) for m in range(d_k)]
+        # a negative factor after an operator goes in parentheses: 0.11×(−1.26) + (−1.07)×(−0.50)
+        pairs = [VGroup((self.factor if m else self.number)("step", "query", m, color=QUERY), text("×", color=MUTED),
+                        self.factor("trace", "keys", 0, m, color=KEY)).arrange(RIGHT, buff=0.08) for m in range(d_k)]
         parts: list[VMobject] = [self.label("q{} · k{} =", query_number(), position(0))]
         for m, pair in enumerate(pairs):
             parts += [pair] if m == 0 else [text("+", color=MUTED), pair]
@@ -382,7 +383,7 @@ class Scores(ExplainerScene):
                   run_time=1.1)
         note = [FadeIn(self.rounding_note())] if self.rounding_shows else []
         said = f"q{self.cite(query_number())} · k{self.cite(position(0))} = "  # cited in the order said
-        said += " + ".join(f"{self.fmt('step', 'query', m)}×{self.fmt('trace', 'keys', 0, m)}" for m in range(d_k))
+        said += " + ".join(f"{(self.fmt_factor if m else self.fmt)('step', 'query', m)}×{self.fmt_factor('trace', 'keys', 0, m)}" for m in range(d_k))
         said += f" {working[-2].text} {self.fmt('step', 'scores', 0)}."
         self.beat(said + self.said_rounded(), fly_into(board.scores[0], board.products[0], board.pluses[0]),
                   FadeIn(board.equals[0], working[-2], working[-1]), *note,
