@@ -383,7 +383,8 @@ class Scores(ExplainerScene):
                   run_time=1.1)
         note = [FadeIn(self.rounding_note())] if self.rounding_shows else []
         said = f"q{self.cite(query_number())} · k{self.cite(position(0))} = "  # cited in the order said
-        said += " + ".join(f"{(self.fmt_factor if m else self.fmt)('step', 'query', m)}×{self.fmt_factor('trace', 'keys', 0, m)}" for m in range(d_k))
+        said += " + ".join(f"{(self.fmt_factor if m else self.fmt)('step', 'query', m)}×"
+                           f"{self.fmt_factor('trace', 'keys', 0, m)}" for m in range(d_k))
         said += f" {working[-2].text} {self.fmt('step', 'scores', 0)}."
         self.beat(said + self.said_rounded(), fly_into(board.scores[0], board.products[0], board.pluses[0]),
                   FadeIn(board.equals[0], working[-2], working[-1]), *note,

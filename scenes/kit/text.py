@@ -147,7 +147,7 @@ def _made(key: tuple[object, ...], content: str, color: str, kwargs: dict[str, o
             made = pickle.loads(shared.read_bytes())
             if isinstance(made, _PangoText):
                 return made
-        except Exception:  # noqa: BLE001, S110  (a file that does not load is made again)
+        except Exception:  # a file that does not load is made again
             pass
     made = drop_svg_paths(_PangoText(content, font=FONT, font_size=_MADE_AT, color=color, **kwargs))  # type: ignore[arg-type]
     if shared is not None:
