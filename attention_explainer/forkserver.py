@@ -39,6 +39,7 @@ __all__ = ["ForkServer", "ForkedRender", "start"]
 ENABLE = "ATTENTION_FORK_SERVER"
 _PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.speedups", "scenes.base",
             "scenes.lecture")
+STARTUP_TIMEOUT = 120.0  # s to import manim and the scenes; a server that takes longer is not used
 _PACKET = 1 << 20  # a request holds the whole environment: well under this
 
 
@@ -165,11 +166,17 @@ def start(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
         return None
     finally:
         theirs.close()
-    if ours.recv(_PACKET) != b"ready":
+    ours.settimeout(STARTUP_TIMEOUT)
+    try:
+        ready = ours.recv(_PACKET) == b"ready"
+    except OSError:  # a timeout too
+        ready = False
+    if not ready:
         ours.close()
         process.kill()
         process.wait()
         return None
+    ours.settimeout(None)
     return ForkServer(process, ours)
 
 

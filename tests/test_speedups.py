@@ -3,13 +3,15 @@
 Frames drawn with them are compared pixel for pixel with frames drawn by manim as it is, for
 glyphs with holes, TeX, strokes with background strokes, a path whose subpaths split, a moving
 camera's other matrix and a second frame (the kept paths); families are compared for trees
-and for groups that share members.
+and for groups that share members; a frame held for many frames is encoded to the same bytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import av
 import numpy as np
 import pytest
 from manim import (
@@ -28,6 +30,7 @@ from manim import (
     VGroup,
     VMobject,
 )
+from manim.scene import scene_file_writer
 
 from attention_explainer import speedups
 
@@ -107,3 +110,27 @@ def test_install_twice_and_uninstall_put_manims_own_back(stock: None) -> None:
     assert speedups.installed() and Mobject.get_family is not own
     speedups.uninstall()
     assert not speedups.installed() and Mobject.get_family is own
+
+
+def _encoded(path: Path, shown: list[tuple[np.ndarray, int]]) -> bytes:
+    """The bytes manim's encode job writes for ``(frame, times shown)`` pairs, at -ql's size."""
+    container = av.open(str(path), mode="w")
+    stream = container.add_stream("libx264", rate=15, options={"an": "1", "crf": "23"})
+    stream.pix_fmt, stream.width, stream.height = "yuv420p", 854, 480
+    job = scene_file_writer._PartialMovieEncodeJob(path, 0, container, stream, 0)
+    for frame, times in shown:
+        job.put(times, frame)
+    job.seal()
+    job.join()
+    return path.read_bytes()
+
+
+def test_a_frame_held_for_many_frames_is_encoded_to_the_same_bytes(stock: None, tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    frames = [rng.integers(0, 256, (480, 854, 4), dtype=np.uint8) for _ in range(3)]
+    for frame in frames:
+        frame[..., 3] = 255
+    shown = [(frames[0], 1), (frames[1], 6), (frames[2], 1), (frames[0], 4)]
+    expected = _encoded(tmp_path / "stock.mp4", shown)
+    speedups.install()
+    assert _encoded(tmp_path / "fast.mp4", shown) == expected

@@ -1,0 +1,73 @@
+"""The fork server runs the bundle's renders as the runner would run them as processes of their own."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from attention_explainer import forkserver
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[forkserver.ForkServer]:
+    work = tmp_path_factory.mktemp("work")
+    started = forkserver.start(work, dict(os.environ, ATTENTION_FORK_SERVER="1"))
+    assert started is not None, "the fork server did not start"
+    yield started
+    started.close()
+    assert started.process.returncode == 0
+
+
+def _finish(render: forkserver.ForkedRender) -> tuple[int, str]:
+    lines = render.stderr.read()
+    status = render.wait(timeout=120)
+    render.stderr.close()
+    return status, lines
+
+
+def test_a_render_that_works_ends_with_status_0(server: forkserver.ForkServer, tmp_path: Path) -> None:
+    render = server.spawn(["--", "--help"], tmp_path, dict(os.environ))  # manim render --help: exit 0
+    status, lines = _finish(render)
+    assert (status, lines) == (0, "")
+    assert render.pid is not None and render.pid != server.process.pid
+
+
+def test_a_failing_render_reports_its_status_and_error(server: forkserver.ForkServer, tmp_path: Path) -> None:
+    status, lines = _finish(server.spawn(["--", str(tmp_path / "missing.py"), "Scene"], tmp_path, dict(os.environ)))
+    assert status != 0
+    assert "missing.py" in lines
+
+
+def test_renders_run_in_their_folder_and_environment(server: forkserver.ForkServer, tmp_path: Path) -> None:
+    (tmp_path / "where.py").write_text(
+        "import os\nfrom pathlib import Path\nfrom manim import Scene\n\nclass Where(Scene):\n"
+        "    def construct(self):\n        Path('seen.txt').write_text(os.getcwd() + ' ' + os.environ['MARK'])\n",
+        encoding="utf-8",
+    )
+    status, lines = _finish(server.spawn(["--", "-ql", "--dry_run", "where.py", "Where"], tmp_path,
+                                         {**os.environ, "MARK": "render-7"}))
+    assert status == 0, lines
+    assert (tmp_path / "seen.txt").read_text() == f"{tmp_path} render-7"
+    assert "MARK" not in os.environ
+
+
+def test_a_usage_error_of_the_runner_is_the_renders(server: forkserver.ForkServer, tmp_path: Path) -> None:
+    status, lines = _finish(server.spawn(["--bad-option", "--"], tmp_path, dict(os.environ)))
+    assert status == 2 and "--bad-option" in lines  # argparse's usage error, on the render's stderr
+
+
+def test_a_stopped_render_ends_by_its_signal(server: forkserver.ForkServer, tmp_path: Path) -> None:
+    scene = tmp_path / "slow.py"
+    scene.write_text("from manim import Scene\n\nclass Slow(Scene):\n    def construct(self):\n"
+                     "        import time\n        time.sleep(60)\n", encoding="utf-8")
+    render = server.spawn(["--", "-ql", "--dry_run", str(scene), "Slow"], tmp_path, dict(os.environ))
+    render.terminate()
+    status, _ = _finish(render)
+    assert status == -15
+
+
+def test_the_server_can_be_turned_off(tmp_path: Path) -> None:
+    assert forkserver.start(tmp_path, {**os.environ, "ATTENTION_FORK_SERVER": "0"}) is None
