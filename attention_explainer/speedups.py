@@ -17,7 +17,8 @@ every frame; they return exactly what manim's own do:
     to frame (a fade, a colour change, a moving neighbour). Here the path Cairo made is kept by
     the points' bytes (as the mobject has them, where the camera shows points as they are), the
     context's matrix and the options it depends on (a bounded table), and handed back whole
-    (``append_path``): the same path, in one call.
+    (``append_path``): the same path, in one call. A path not kept yet is made with the same
+    Cairo calls as manim's, found with fewer numpy calls (a third quicker).
 ``SceneFileWriter.open_partial_movie_stream``
     previews (below 720 lines: ``-ql``) are encoded with x264's ``veryfast`` preset in one
     thread: the bundle renders a scene per core already, and x264's own threads only fought
@@ -71,7 +72,53 @@ def _fast_get_family(self: Any, recurse: bool = True) -> list[Any]:
     return kept
 
 
-def _remembered_paths(original: Callable[..., Any]) -> Callable[..., Any]:
+def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
+    """manim's ``Camera.set_cairo_context_path``, making the same Cairo calls with fewer numpy
+    ones: the subpaths found by manim's rule in one pass, the curves read from a list."""
+    import numpy as np
+
+    points = self.transform_points_pre_display(vmobject, vmobject.points)
+    n = len(points)
+    if n == 0:
+        return self
+    nppcc = vmobject.n_points_per_cubic_curve
+    ctx.new_path()
+    if n < nppcc:
+        return self
+    xy = points[:, :2]
+    # where a curve's end anchor is not (close to) the next curve's start: manim's rule, vectorized
+    if n > nppcc:
+        ends = xy[nppcc - 1 : n - 1 : nppcc]
+        starts = xy[nppcc::nppcc]
+        m = min(len(ends), len(starts))
+        ends, starts = ends[:m], starts[:m]
+        with np.errstate(invalid="ignore"):
+            diffs = np.abs(ends - starts)
+            close = diffs <= vmobject.tolerance_for_point_equality + 1.0e-5 * np.abs(starts)
+            if not np.isfinite(diffs).all():
+                close &= np.isfinite(diffs)
+                close |= ends == starts
+        splits = (np.flatnonzero(~(close[:, 0] & close[:, 1])) + 1) * nppcc
+        bounds = [0, *splits.tolist(), n]
+    else:
+        bounds = [0, n]
+    flat = xy.ravel().tolist()
+    move, curve, sub, close_path = ctx.move_to, ctx.curve_to, ctx.new_sub_path, ctx.close_path
+    equal = vmobject.consider_points_equals_2d
+    for start, end in zip(bounds, bounds[1:]):
+        if end - start < nppcc:
+            continue
+        sub()
+        move(flat[2 * start], flat[2 * start + 1])
+        for i in range(start, end - nppcc + 1, nppcc):
+            b = 2 * i + 2
+            curve(flat[b], flat[b + 1], flat[b + 2], flat[b + 3], flat[b + 4], flat[b + 5])
+        if equal(points[start], points[end - 1]):
+            close_path()
+    return self
+
+
+def _remembered_paths() -> Callable[..., Any]:
     import cairo
 
     table: dict[tuple[object, ...], cairo.Path] = {}
@@ -93,7 +140,7 @@ def _remembered_paths(original: Callable[..., Any]) -> Callable[..., Any]:
         )
         path = table.get(key)
         if path is None:
-            original(self, ctx, vmobject)
+            _cairo_path(self, ctx, vmobject)
             if len(table) >= _PATHS_KEPT:
                 table.clear()
             table[key] = ctx.copy_path()
@@ -171,7 +218,7 @@ def install() -> None:
     _ORIGINALS["get_family"] = Mobject.get_family
     _ORIGINALS["path"] = Camera.set_cairo_context_path
     Mobject.get_family = _fast_get_family  # type: ignore[method-assign]
-    Camera.set_cairo_context_path = _remembered_paths(_ORIGINALS["path"])  # type: ignore[method-assign]
+    Camera.set_cairo_context_path = _remembered_paths()  # type: ignore[method-assign]
     _ORIGINALS["stream"] = SceneFileWriter.open_partial_movie_stream
     SceneFileWriter.open_partial_movie_stream = _quick_previews(_ORIGINALS["stream"])  # type: ignore[method-assign]
     job = scene_file_writer._PartialMovieEncodeJob

@@ -88,6 +88,32 @@ def test_frames_drawn_with_the_fast_paths_are_manims_pixel_for_pixel(stock: None
     assert not np.array_equal(moved[0], expected[0])
 
 
+def test_cairo_paths_are_made_with_manims_calls(stock: None) -> None:
+    """The same path elements, for outlines with holes, several subpaths, odd and tiny point counts."""
+    odd = VMobject()
+    odd.points = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 2, 0], [1, 2, 0]], dtype=float)
+    tiny = VMobject()
+    tiny.points = np.array([[0, 0, 0], [1, 1, 0]], dtype=float)
+    broken = Square()
+    broken.points = broken.points.copy()
+    broken.points[5] = np.nan
+    mobjects = [*_drawing(), odd, tiny, broken]
+    camera = MovingCamera(pixel_width=640, pixel_height=360)
+    context = camera.get_cairo_context(camera.pixel_array)
+
+    def paths() -> list[list[tuple[object, ...]]]:
+        made = []
+        for mob in (m for top in mobjects for m in top.family_members_with_points()):
+            camera.set_cairo_context_path(context, mob)
+            made.append(list(context.copy_path()))
+        return made
+
+    expected = paths()
+    speedups.install()
+    assert paths() == expected  # made
+    assert paths() == expected  # kept
+
+
 def test_families_are_manims_for_trees_and_shared_members(stock: None) -> None:
     a, b, c, d = Square(), Circle(), Dot(), Square()
     shared = VGroup(c, d)
