@@ -39,6 +39,7 @@ compare the two).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -105,7 +106,7 @@ def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
     flat = xy.ravel().tolist()
     move, curve, sub, close_path = ctx.move_to, ctx.curve_to, ctx.new_sub_path, ctx.close_path
     equal = vmobject.consider_points_equals_2d
-    for start, end in zip(bounds, bounds[1:]):
+    for start, end in itertools.pairwise(bounds):
         if end - start < nppcc:
             continue
         sub()
