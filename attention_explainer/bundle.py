@@ -33,9 +33,8 @@ import srt
 
 from attention_math import Scenario, scenario_to_toml
 
-from . import forkserver
 from .fingerprint import code_version
-from .forkserver import ForkedRender, ForkServer
+from .forkserver import ForkedRender, ForkServer, start_fork_server
 from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
@@ -617,7 +616,7 @@ def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Ca
     """Run the renders on ``settings.jobs`` threads; on any failure or interrupt stop them all."""
     pool = ThreadPoolExecutor(max_workers=max(1, plan.settings.jobs))
     # one warm process imports manim once; each render is a fork of it (see forkserver)
-    server = forkserver.start(plan.work, _runner_environment(scenario_file)) if pending else None
+    server = start_fork_server(plan.work, _runner_environment(scenario_file)) if pending else None
     try:
         futures = {
             job.spec.name: pool.submit(_render_scene, job, plan.settings, plan.work, scenario_file, changed, server)

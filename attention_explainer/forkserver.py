@@ -10,7 +10,7 @@ already done. Its stderr is a pipe the bundle reads, as before.
 The server is a child of the bundle's process, in its process group: Ctrl-C reaches the
 renders as it did; the server ignores it and goes when the bundle closes its socket (or dies).
 Where ``fork`` is missing, or ``ATTENTION_FORK_SERVER=0`` is set, or the server does not start,
-the bundle starts each render as its own process (:func:`start` returns ``None``).
+the bundle starts each render as its own process (:func:`start_fork_server` returns ``None``).
 
 The protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet): the bundle sends
 ``{"id", "argv", "cwd", "env"}`` with the write end of the render's stderr pipe; the server
@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ForkServer", "ForkedRender", "start"]
+__all__ = ["ForkServer", "ForkedRender", "start_fork_server"]
 
 ENABLE = "ATTENTION_FORK_SERVER"
 _PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.speedups", "scenes.base",
@@ -46,8 +46,8 @@ _PACKET = 1 << 20  # a request holds the whole environment: well under this
 class ForkedRender:
     """One render forked by the server: what the bundle uses of a :class:`subprocess.Popen`."""
 
-    def __init__(self, server: ForkServer, request: int, stderr: io.TextIOWrapper) -> None:
-        self.server, self.request, self.stderr = server, request, stderr
+    def __init__(self, request: int, stderr: io.TextIOWrapper) -> None:
+        self.request, self.stderr = request, stderr
         self.pid: int | None = None
         self.returncode: int | None = None
         self._started, self._ended = threading.Event(), threading.Event()
@@ -58,9 +58,6 @@ class ForkedRender:
         assert self.returncode is not None
         return self.returncode
 
-    def poll(self) -> int | None:
-        return self.returncode
-
     def send_signal(self, number: int) -> None:
         self._started.wait(5)
         if self.pid is not None and not self._ended.is_set():
@@ -69,9 +66,6 @@ class ForkedRender:
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
 
     def _ended_with(self, status: int) -> None:
         self.returncode = status
@@ -96,7 +90,7 @@ class ForkServer:
         stderr = open(read_end, encoding="utf-8", errors="replace")  # closed by the bundle, after the render
         with self._lock:
             self._next += 1
-            render = ForkedRender(self, self._next, stderr)
+            render = ForkedRender(self._next, stderr)
             self._renders[render.request] = render
             message = json.dumps({"id": render.request, "argv": list(argv), "cwd": str(cwd), "env": dict(env)})
             try:
@@ -117,12 +111,6 @@ class ForkServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-
-    def __enter__(self) -> ForkServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _read_answers(self) -> None:
         while True:
@@ -150,7 +138,7 @@ class ForkServer:
             render._ended_with(1)
 
 
-def start(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
+def start_fork_server(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
     """Start a server in ``cwd`` with ``env``, once it has imported manim; ``None`` where it cannot."""
     if not hasattr(os, "fork") or env.get(ENABLE, os.environ.get(ENABLE, "1")) == "0":
         return None

@@ -14,7 +14,7 @@ from attention_explainer import forkserver
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[forkserver.ForkServer]:
     work = tmp_path_factory.mktemp("work")
-    started = forkserver.start(work, dict(os.environ, ATTENTION_FORK_SERVER="1"))
+    started = forkserver.start_fork_server(work, dict(os.environ, ATTENTION_FORK_SERVER="1"))
     assert started is not None, "the fork server did not start"
     yield started
     started.close()
@@ -70,4 +70,4 @@ def test_a_stopped_render_ends_by_its_signal(server: forkserver.ForkServer, tmp_
 
 
 def test_the_server_can_be_turned_off(tmp_path: Path) -> None:
-    assert forkserver.start(tmp_path, {**os.environ, "ATTENTION_FORK_SERVER": "0"}) is None
+    assert forkserver.start_fork_server(tmp_path, {**os.environ, "ATTENTION_FORK_SERVER": "0"}) is None
