@@ -14,11 +14,13 @@ every frame; they return exactly what manim's own do:
 ``Camera.set_cairo_context_path``
     a glyph's outline handed to Cairo curve by curve, after a dozen small numpy calls that find
     its subpaths, for each glyph of each frame, though most glyphs keep their points from frame
-    to frame (a fade, a colour change, a moving neighbour). Here the path Cairo made is kept by
-    the points' bytes (as the mobject has them, where the camera shows points as they are), the
-    context's matrix and the options it depends on (a bounded table), and handed back whole
-    (``append_path``): the same path, in one call. A path not kept yet is made with the same
-    Cairo calls as manim's, found with fewer numpy calls (a third quicker).
+    to frame (a fade, a colour change, a moving neighbour). Here the path is written once as
+    Cairo's own path data (the same moves, curves and closes, the same doubles, split and
+    closed by manim's rule) and handed to ``cairo_append_path``, which makes it with the very
+    calls manim's make one by one; the data are kept by the points' bytes (a bounded table), so
+    a glyph that did not change costs one call, wherever the camera is. Where pycairo's context
+    cannot be reached that way (checked first), the path is made with manim's calls from one
+    vectorised pass and kept by ``copy_path``, keyed by the context's matrix too.
 ``SceneFileWriter.open_partial_movie_stream``
     clips are encoded with x264's ``veryfast`` preset in one thread, at manim's quality (crf 23):
     the bundle renders a scene per core already, and x264's own threads only fought the renders
@@ -40,7 +42,9 @@ compare the two).
 
 from __future__ import annotations
 
+import array
 import itertools
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -72,11 +76,31 @@ def _fast_get_family(self: Any, recurse: bool = True) -> list[Any]:
     return kept
 
 
+def _subpath_bounds(xy: Any, nppcc: int, tolerance: float) -> list[int]:
+    """Where manim's ``gen_subpaths_from_points_2d`` splits ``xy`` (n × 2): where a curve's end
+    anchor is not (close to) the next curve's start, found in one vectorised pass."""
+    import numpy as np
+
+    n = len(xy)
+    if n <= nppcc:
+        return [0, n]
+    ends = xy[nppcc - 1 : n - 1 : nppcc]
+    starts = xy[nppcc::nppcc]
+    m = min(len(ends), len(starts))
+    ends, starts = ends[:m], starts[:m]
+    with np.errstate(invalid="ignore"):
+        diffs = np.abs(ends - starts)
+        close = diffs <= tolerance + 1.0e-5 * np.abs(starts)
+        if not np.isfinite(diffs).all():
+            close &= np.isfinite(diffs)
+            close |= ends == starts
+    splits = (np.flatnonzero(~(close[:, 0] & close[:, 1])) + 1) * nppcc
+    return [0, *splits.tolist(), n]
+
+
 def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
     """manim's ``Camera.set_cairo_context_path``, making the same Cairo calls with fewer numpy
     ones: the subpaths found by manim's rule in one pass, the curves read from a list."""
-    import numpy as np
-
     points = self.transform_points_pre_display(vmobject, vmobject.points)
     n = len(points)
     if n == 0:
@@ -86,22 +110,7 @@ def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
     if n < nppcc:
         return self
     xy = points[:, :2]
-    # where a curve's end anchor is not (close to) the next curve's start: manim's rule, vectorized
-    if n > nppcc:
-        ends = xy[nppcc - 1 : n - 1 : nppcc]
-        starts = xy[nppcc::nppcc]
-        m = min(len(ends), len(starts))
-        ends, starts = ends[:m], starts[:m]
-        with np.errstate(invalid="ignore"):
-            diffs = np.abs(ends - starts)
-            close = diffs <= vmobject.tolerance_for_point_equality + 1.0e-5 * np.abs(starts)
-            if not np.isfinite(diffs).all():
-                close &= np.isfinite(diffs)
-                close |= ends == starts
-        splits = (np.flatnonzero(~(close[:, 0] & close[:, 1])) + 1) * nppcc
-        bounds = [0, *splits.tolist(), n]
-    else:
-        bounds = [0, n]
+    bounds = _subpath_bounds(xy, nppcc, vmobject.tolerance_for_point_equality)
     flat = xy.ravel().tolist()
     move, curve, sub, close_path = ctx.move_to, ctx.curve_to, ctx.new_sub_path, ctx.close_path
     equal = vmobject.consider_points_equals_2d
@@ -118,14 +127,93 @@ def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
     return self
 
 
-def _remembered_paths() -> Callable[..., Any]:
+def _header(kind: int, length: int) -> float:
+    """A ``cairo_path_data_t`` header (``{int type; int length}``) as the double with its bytes."""
+    return float(struct.unpack("d", struct.pack("ii", kind, length))[0])
+
+
+_MOVE_TO, _CURVE_TO, _CLOSE_PATH = _header(0, 2), _header(2, 4), _header(3, 1)
+
+
+def _path_data(points: Any, tolerance: float) -> array.array[float]:
+    """The path manim's ``set_cairo_context_path`` makes of finite cubic ``points``, as Cairo's
+    path data (``cairo_path_data_t``, two doubles an element: a header, or a point): a move to
+    each subpath's start, its curves, a close where it ends where it began.
+
+    Subpaths split and close by ``VMobject.consider_points_equals_2d``, in plain floats: a glyph
+    has a few dozen points, and each numpy call costs more than a comparison of them all.
+    """
+    flat = points[:, :2].ravel().tolist()
+
+    def equal(i: int, j: int) -> bool:  # consider_points_equals_2d(points[i], points[j])
+        x0, y0, x1, y1 = flat[2 * i], flat[2 * i + 1], flat[2 * j], flat[2 * j + 1]
+        return (x0 == x1 or abs(x0 - x1) <= tolerance + 1.0e-5 * abs(x1)) and (
+            y0 == y1 or abs(y0 - y1) <= tolerance + 1.0e-5 * abs(y1)
+        )
+
+    n = len(points)
+    bounds = [0, *(k for k in range(4, n, 4) if not equal(k - 1, k)), n]
+    out: list[float] = []
+    extend = out.extend
+    for start, end in itertools.pairwise(bounds):
+        if end - start < 4:
+            continue
+        extend((_MOVE_TO, 0.0, flat[2 * start], flat[2 * start + 1]))
+        for b in range(2 * start + 2, 2 * end - 5, 8):
+            extend((_CURVE_TO, 0.0))
+            extend(flat[b : b + 6])
+        if equal(start, end - 1):
+            extend((_CLOSE_PATH, 0.0))
+    return array.array("d", out)
+
+
+def _cairo_appender() -> Callable[[Any, array.array[float]], None] | None:
+    """``append(ctx, data)``: Cairo's ``cairo_append_path`` of :func:`_path_data` on a pycairo
+    context, which makes the path with the very calls manim's make one by one (``cairo_move_to``,
+    ``cairo_curve_to``, ``cairo_close_path``, the same doubles); None where this pycairo's
+    context cannot be reached, checked on a context of its own first. A Cairo error shows at
+    pycairo's next call on the context (pycairo checks the status after each)."""
+    import ctypes
+
     import cairo
 
-    table: dict[tuple[object, ...], cairo.Path] = {}
+    try:  # the symbols are looked up through pycairo's own module: the libcairo it uses
+        lib = ctypes.CDLL(cairo._cairo.__file__)
+        append, line_width = lib.cairo_append_path, lib.cairo_get_line_width
+    except (OSError, AttributeError):
+        return None
+
+    class _Path(ctypes.Structure):  # cairo_path_t
+        _fields_ = [("status", ctypes.c_int), ("data", ctypes.c_void_p), ("num_data", ctypes.c_int)]
+
+    append.argtypes, append.restype = [ctypes.c_void_p, ctypes.POINTER(_Path)], None
+    line_width.argtypes, line_width.restype = [ctypes.c_void_p], ctypes.c_double
+    field = ctypes.c_void_p.from_address
+    offset = object.__basicsize__  # py3cairo.h: a PycairoContext is PyObject_HEAD, then its cairo_t *
+    path = _Path(0, None, 0)
+    given = ctypes.byref(path)
+
+    def append_data(ctx: Any, data: array.array[float]) -> None:
+        path.data, length = data.buffer_info()
+        path.num_data = length // 2
+        append(field(id(ctx) + offset).value, given)
+
+    probe = cairo.Context(cairo.ImageSurface(cairo.FORMAT_ARGB32, 2, 2))
+    probe.set_line_width(3.375)
+    if line_width(field(id(probe) + offset).value) != 3.375:
+        return None
+    return append_data
+
+
+def _remembered_paths() -> Callable[..., Any]:
+    import cairo
+    import numpy as np
 
     from manim import Camera
 
     shown_as_they_are = Camera.transform_points_pre_display  # points, or a point if any is not finite
+    append = _cairo_appender()
+    table: dict[tuple[object, ...], Any] = {}
 
     def set_path(self: Any, ctx: Any, vmobject: Any) -> Any:
         points = vmobject.points
@@ -133,11 +221,21 @@ def _remembered_paths() -> Callable[..., Any]:
             points = self.transform_points_pre_display(vmobject, points)
         if len(points) == 0:
             return self
-        matrix = ctx.get_matrix()  # the path is kept in user space; the matrix keeps it exact to the pixel
-        key: tuple[object, ...] = (
-            points.tobytes(), points.shape, matrix.xx, matrix.yx, matrix.xy, matrix.yy, matrix.x0, matrix.y0,
-            vmobject.tolerance_for_point_equality, vmobject.n_points_per_cubic_curve,
-        )
+        nppcc = vmobject.n_points_per_cubic_curve
+        if append is not None and nppcc == 4 and type(ctx) is cairo.Context:
+            # the path in user space: the same data whatever the matrix (a moving camera)
+            key: tuple[object, ...] = (points.tobytes(), points.shape, vmobject.tolerance_for_point_equality)
+            data = table.get(key)
+            if data is None:
+                if len(table) >= _PATHS_KEPT:
+                    table.clear()
+                shown = points if np.isfinite(points).all() else points[:0]  # manim draws no path then
+                data = table[key] = _path_data(shown, vmobject.tolerance_for_point_equality)
+            ctx.new_path()
+            append(ctx, data)
+            return self
+        matrix = ctx.get_matrix()  # a copied path is in user space, made from the device's: keyed by the matrix
+        key = (points.tobytes(), points.shape, *matrix, vmobject.tolerance_for_point_equality, nppcc)
         path = table.get(key)
         if path is None:
             _cairo_path(self, ctx, vmobject)

@@ -34,6 +34,9 @@ from manim.scene import scene_file_writer
 
 from attention_explainer import speedups
 
+# one worker draws this module's texts: manim writes a text's SVG where another worker may be reading it
+pytestmark = pytest.mark.xdist_group("speedups")
+
 
 @pytest.fixture
 def stock() -> Iterator[None]:
@@ -88,7 +91,7 @@ def test_frames_drawn_with_the_fast_paths_are_manims_pixel_for_pixel(stock: None
     assert not np.array_equal(moved[0], expected[0])
 
 
-def test_cairo_paths_are_made_with_manims_calls(stock: None) -> None:
+def test_cairo_paths_are_made_with_manims_calls(stock: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same path elements, for outlines with holes, several subpaths, odd and tiny point counts."""
     odd = VMobject()
     odd.points = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 2, 0], [1, 2, 0]], dtype=float)
@@ -109,9 +112,16 @@ def test_cairo_paths_are_made_with_manims_calls(stock: None) -> None:
         return made
 
     expected = paths()
+    assert speedups._cairo_appender() is not None  # this pycairo's contexts take path data whole
     speedups.install()
     assert paths() == expected  # made
     assert paths() == expected  # kept
+    speedups.uninstall()
+    # where a context cannot be reached, the path is made call by call, and kept by copy
+    monkeypatch.setattr(speedups, "_cairo_appender", lambda: None)
+    speedups.install()
+    assert paths() == expected
+    assert paths() == expected
 
 
 def test_families_are_manims_for_trees_and_shared_members(stock: None) -> None:
