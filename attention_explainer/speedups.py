@@ -28,9 +28,16 @@ every frame; they return exactly what manim's own do:
     -qh scene: 1.8 MB against 2.1 MB), frames that differ from manim's by half a level on
     average (41 dB apart; neither shows an artefact the other lacks).
 ``_PartialMovieEncodeJob._encode_and_write_frame``
-    a frame shown for many frames (every ``wait``) was turned from RGBA into the encoder's YUV
-    once per frame; here once, and the same YUV frame is given to the encoder each time (the
-    same bytes in the file).
+    each frame was copied into a new video frame before the encoder turned it into YUV, and a
+    frame shown for many frames (every ``wait``) was copied and turned into YUV once per frame.
+    Here the encoder reads the frame's own memory, and a held frame is turned into YUV once
+    and given to the encoder each time (the same bytes in the file).
+glibc's ``malloc``
+    a frame is a few megabytes: each copy of one (the background, the frame for the encoder, its
+    conversion) was mapped fresh from the kernel and given back when freed, a page fault every
+    4 KiB, a tenth of a render's CPU in the kernel. Here freed memory is kept for the next frame
+    (``mallopt``: blocks up to 32 MiB come from the heap, which is not trimmed below 512 MiB).
+    :func:`uninstall` leaves this as it is: it changes where memory comes from, not what is drawn.
 ``scene_file_writer.convert_audio``
     a clip's sound (the narration) is encoded for the video at its own sample rate and channels:
     manim's made 48 kHz stereo of the voice's 22.05 kHz mono, three times the work for the same
@@ -147,8 +154,9 @@ def _path_data(points: Any, tolerance: float) -> array.array[float]:
 
     def equal(i: int, j: int) -> bool:  # consider_points_equals_2d(points[i], points[j])
         x0, y0, x1, y1 = flat[2 * i], flat[2 * i + 1], flat[2 * j], flat[2 * j + 1]
-        return (x0 == x1 or abs(x0 - x1) <= tolerance + 1.0e-5 * abs(x1)) and (
-            y0 == y1 or abs(y0 - y1) <= tolerance + 1.0e-5 * abs(y1)
+        return bool(
+            (x0 == x1 or abs(x0 - x1) <= tolerance + 1.0e-5 * abs(x1))
+            and (y0 == y1 or abs(y0 - y1) <= tolerance + 1.0e-5 * abs(y1))
         )
 
     n = len(points)
@@ -178,7 +186,7 @@ def _cairo_appender() -> Callable[[Any, array.array[float]], None] | None:
     import cairo
 
     try:  # the symbols are looked up through pycairo's own module: the libcairo it uses
-        lib = ctypes.CDLL(cairo._cairo.__file__)
+        lib = ctypes.CDLL(cairo._cairo.__file__)  # type: ignore[attr-defined]  # pycairo's extension module
         append, line_width = lib.cairo_append_path, lib.cairo_get_line_width
     except (OSError, AttributeError):
         return None
@@ -208,7 +216,6 @@ def _cairo_appender() -> Callable[[Any, array.array[float]], None] | None:
 def _remembered_paths() -> Callable[..., Any]:
     import cairo
     import numpy as np
-
     from manim import Camera
 
     shown_as_they_are = Camera.transform_points_pre_display  # points, or a point if any is not finite
@@ -263,21 +270,21 @@ def _quick_encoding(original: Callable[..., Any]) -> Callable[..., Any]:
     return open_stream
 
 
-def _held_frames_converted_once(original: Callable[..., Any]) -> Callable[..., Any]:
+def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., Any]:
     def encode_and_write(self: Any, frame: Any, num_frames: int) -> None:
         import av
 
         context = self.stream.codec_context
-        if num_frames < 2 or context.pix_fmt is None:
+        if context.pix_fmt is None or not frame.flags.c_contiguous:
             original(self, frame, num_frames)
             return
-        # the reformat the encoder would make of each copy (av.video.codeccontext), made once
-        shown = av.VideoFrame.from_ndarray(frame, format="rgba").reformat(
-            context.width, context.height, context.pix_fmt, threads=context.thread_count
-        )
+        # the frame's own memory, not a copy of it (the encoder reads it before this returns)
+        given = av.VideoFrame.from_numpy_buffer(frame, format="rgba")
+        if num_frames > 1:  # the reformat the encoder would make of each copy (av.video.codeccontext), made once
+            given = given.reformat(context.width, context.height, context.pix_fmt, threads=context.thread_count)
         for _ in range(num_frames):
-            shown.pts = None  # numbered by the encoder, as each fresh copy was
-            for packet in self.stream.encode(shown):
+            given.pts = None  # numbered by the encoder, as each fresh copy was
+            for packet in self.stream.encode(given):
                 self.container.mux(packet)
 
     return encode_and_write
@@ -296,6 +303,22 @@ def _convert_audio_as_it_is(input_path: Any, output_path: Any, codec_name: str) 
                 target.mux(packet)
         for packet in stream.encode():
             target.mux(packet)
+
+
+def _keep_freed_memory() -> None:
+    """glibc's malloc keeps freed blocks up to 32 MiB for reuse instead of giving them back."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        mallopt = ctypes.CDLL(name).mallopt if name else None
+    except (OSError, AttributeError):  # not glibc: its own allocator, as it is
+        return
+    if mallopt is not None:
+        m_trim_threshold, m_mmap_threshold = -1, -3  # malloc.h
+        mallopt(m_mmap_threshold, 32 << 20)  # glibc's largest
+        mallopt(m_trim_threshold, 512 << 20)
 
 
 def installed() -> bool:
@@ -319,9 +342,10 @@ def install() -> None:
     SceneFileWriter.open_partial_movie_stream = _quick_encoding(_ORIGINALS["stream"])  # type: ignore[method-assign]
     job = scene_file_writer._PartialMovieEncodeJob
     _ORIGINALS["held"] = job._encode_and_write_frame
-    job._encode_and_write_frame = _held_frames_converted_once(_ORIGINALS["held"])  # type: ignore[method-assign]
+    job._encode_and_write_frame = _frames_given_without_copies(_ORIGINALS["held"])  # type: ignore[method-assign]
     _ORIGINALS["audio"] = scene_file_writer.convert_audio
     scene_file_writer.convert_audio = _convert_audio_as_it_is
+    _keep_freed_memory()
 
 
 def uninstall() -> None:
