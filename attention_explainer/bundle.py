@@ -34,7 +34,7 @@ import srt
 from attention_math import Scenario, scenario_to_toml
 
 from .fingerprint import code_version
-from .forkserver import ForkedRender, ForkServer, start_fork_server
+from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
 from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
@@ -355,8 +355,15 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     return [sys.executable, "-m", RUNNER, *hooks, "--", *manim, str(script), spec.name]
 
 
-def _runner_environment(scenario_file: Path) -> dict[str, str]:
-    env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file))
+def start_renders_early() -> None:
+    """Start the process the renders are forked from now, before the bundle's folder is known
+    (:func:`forkserver.start_early`): it imports manim while the caller checks the scenario.
+    :func:`build_bundle` takes it; :func:`forkserver.discard_early` stops it if nothing did."""
+    start_early(_runner_environment(None))
+
+
+def _runner_environment(scenario_file: Path | None) -> dict[str, str]:
+    env = dict(os.environ) if scenario_file is None else dict(os.environ, ATTENTION_SCENARIO=str(scenario_file))
     # the scenario file carries the query; the runner's flags carry the hooks
     for name in ("ATTENTION_QUERY", "ATTENTION_PROGRESS", "ATTENTION_TEX_DIR", HOLD_AT, HOLD_FILE):
         env.pop(name, None)
@@ -401,6 +408,11 @@ def _run_process(
     return status, tail
 
 
+def _still_of(clip: Path) -> Path:
+    """Where the clip's last frame is saved beside it as it is rendered (the bundle's still)."""
+    return clip.with_name(f"{clip.stem}.last.png")
+
+
 def _render_scene(
     job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None],
     server: ForkServer | None = None,
@@ -425,6 +437,7 @@ def _render_scene(
         job.status = "failed"
         on_change()
         raise BundleError(f"scene {spec.name}: manim-slides wrote no slides", 1)
+    last_frame(clips[0], _still_of(clips[0]))  # here, while other scenes still render
     (media / ".finished").touch()
     job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()
@@ -698,7 +711,9 @@ def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> d
     for spec in chosen:
         durations[spec.name] = probe(staging.current(plan.clip(spec))).duration
         still = f"stills/{spec.stem}.png"
-        if spec.name in rendered or not (out / still).exists():
+        if spec.name in rendered and _still_of(rendered[spec.name]).is_file():
+            shutil.copyfile(_still_of(rendered[spec.name]), staging.stage(still))
+        elif spec.name in rendered or not (out / still).exists():
             last_frame(staging.current(plan.clip(spec)), staging.stage(still))
     lecture = f"lecture.{plan.settings.extension}"
     if rendered or not (out / lecture).exists() or plan.old.get("scenes_in_lecture") != [s.name for s in chosen]:

@@ -131,6 +131,17 @@ def _check_render_request(args: argparse.Namespace) -> None:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    from .bundle import start_renders_early
+    from .forkserver import discard_early
+
+    start_renders_early()  # manim is imported there while the scenario is checked here
+    try:
+        return _render(args)
+    finally:
+        discard_early()
+
+
+def _render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from scenes.base import check_scene_limits

@@ -2,7 +2,8 @@
 
 Importing manim and the scenes takes a manim process about 3 s of CPU before it draws anything
 (bench/, this machine), once per scene: a third of a minute for the lecture. The bundle starts
-one server instead, in the folder and environment its renders run in, that imports manim, the
+one server instead, in the folder and environment its renders run in (or the command line
+starts it first thing, in an empty folder: :func:`start_early`), that imports manim, the
 scenes and :mod:`attention_explainer.runner` and then waits. Each render is a fork of it: a
 fresh process, as a new ``python -m attention_explainer.runner`` would be, with the imports
 already done. Its stderr is a pipe the bundle reads, as before.
@@ -25,16 +26,18 @@ import io
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ForkServer", "ForkedRender", "start_fork_server"]
+__all__ = ["ForkServer", "ForkedRender", "discard_early", "start_early", "start_fork_server"]
 
 ENABLE = "ATTENTION_FORK_SERVER"
 _PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.speedups", "scenes.base",
@@ -76,8 +79,8 @@ class ForkedRender:
 class ForkServer:
     """The bundle's side of a running server (see the module's text)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket) -> None:
-        self.process, self.channel = process, channel
+    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket, folder: Path | None = None) -> None:
+        self.process, self.channel, self.folder = process, channel, folder
         self._lock = threading.Lock()
         self._renders: dict[int, ForkedRender] = {}
         self._next = 0
@@ -111,6 +114,8 @@ class ForkServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _read_answers(self) -> None:
         while True:
@@ -138,34 +143,89 @@ class ForkServer:
             render._ended_with(1)
 
 
-def start_fork_server(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
-    """Start a server in ``cwd`` with ``env``, once it has imported manim; ``None`` where it cannot."""
+class _Launch:
+    """A server started and not yet known to be ready: its process, the bundle's end of the
+    socket, and the empty folder it runs in when it was given none (removed when it goes)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket, folder: Path | None) -> None:
+        self.process, self.channel, self.folder = process, channel, folder
+
+    def ready(self) -> ForkServer | None:
+        """The server, once it says it has imported manim; ``None`` if it fails or takes too long."""
+        self.channel.settimeout(STARTUP_TIMEOUT)
+        try:
+            ready = self.channel.recv(_PACKET) == b"ready"
+        except OSError:  # a timeout too
+            ready = False
+        if not ready:
+            self.discard()
+            return None
+        self.channel.settimeout(None)
+        return ForkServer(self.process, self.channel, self.folder)
+
+    def discard(self) -> None:
+        """Stop the server, whatever it is doing."""
+        self.channel.close()
+        self.process.kill()
+        self.process.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _launch(cwd: Path | None, env: Mapping[str, str]) -> _Launch | None:
+    """Start a server in ``cwd`` (in an empty folder of its own if ``None``) with ``env``, not
+    waiting for it; ``None`` where forking renders is off or impossible."""
     if not hasattr(os, "fork") or env.get(ENABLE, os.environ.get(ENABLE, "1")) == "0":
         return None
+    folder = Path(tempfile.mkdtemp(prefix="attention-fork-server-")) if cwd is None else None
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         process = subprocess.Popen(
             [sys.executable, "-m", "attention_explainer.forkserver", str(theirs.fileno())],
-            cwd=cwd, env=dict(env), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+            cwd=cwd or folder, env=dict(env), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
     except OSError:
         ours.close()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         return None
     finally:
         theirs.close()
-    ours.settimeout(STARTUP_TIMEOUT)
-    try:
-        ready = ours.recv(_PACKET) == b"ready"
-    except OSError:  # a timeout too
-        ready = False
-    if not ready:
-        ours.close()
-        process.kill()
-        process.wait()
+    return _Launch(process, ours, folder)
+
+
+_EARLY: list[_Launch] = []  # a server started before the bundle knew its folder (start_early)
+
+
+def start_early(env: Mapping[str, str]) -> None:
+    """Start a server now, in an empty folder, for the next :func:`start_fork_server` to take.
+
+    The command line calls this first thing: the server imports manim while the command checks
+    the scenario (which imports the scenes too), instead of after it. Its renders still run in
+    the folder and environment each is given, with ``sys.path`` as a render started there has it
+    (manim, imported in an empty folder, read no ``manim.cfg`` there, as in the bundle's).
+    """
+    discard_early()
+    launched = _launch(None, env)
+    if launched is not None:
+        _EARLY.append(launched)
+
+
+def discard_early() -> None:
+    """Stop a server :func:`start_early` started and nothing took."""
+    while _EARLY:
+        _EARLY.pop().discard()
+
+
+def start_fork_server(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
+    """A server for renders in ``cwd`` with ``env``, once it has imported manim (the one
+    :func:`start_early` started, if any); ``None`` where it cannot."""
+    if env.get(ENABLE, os.environ.get(ENABLE, "1")) == "0":
+        discard_early()
         return None
-    ours.settimeout(None)
-    return ForkServer(process, ours)
+    launched = _EARLY.pop() if _EARLY else _launch(cwd, env)
+    return launched.ready() if launched is not None else None
 
 
 # -- the server's side ----------------------------------------------------------------------
@@ -181,6 +241,7 @@ def _run_render(request: dict[str, Any], stderr_fd: int) -> int:
     os.close(quiet)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it; a render does not
     os.chdir(request["cwd"])
+    sys.path[0] = os.getcwd()  # as ``python -m`` started there has it (the server may run elsewhere)
     os.environ.clear()
     os.environ.update(request["env"])
     from attention_explainer import runner
