@@ -21,6 +21,11 @@ every mobject of every frame; they return exactly what manim's own do:
     a glyph that did not change costs one call, wherever the camera is. Where pycairo's context
     cannot be reached that way (checked first), the path is made with manim's calls from one
     vectorised pass and kept by ``copy_path``, keyed by the context's matrix too.
+``Camera.display_vectorized``
+    the same calls on the Cairo context in the same order (path, background stroke, fill,
+    stroke), with the Python around them trimmed: a stroke of width 0 (every glyph's) skipped
+    before the call instead of inside it, a plain fill's colour read as four floats at once.
+    A frame of 240 glyphs draws in about 7 ms, not 10.
 ``Transform.interpolate_mobject``
     every frame of a Transform (a fade, ``.animate``, a move, an indication) interpolated each
     submobject's points and seven colour fields with a dozen small numpy operations, and walked
@@ -278,6 +283,43 @@ def _remembered_paths() -> Callable[..., Any]:
     return set_path
 
 
+def _fused_display(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Camera.display_vectorized``: manim's calls on the context, in its order (the path, the
+    background stroke, the fill, the stroke), with a stroke of width 0 skipped before a call
+    rather than inside it and a plain fill's colour read as floats in one call; manim's own
+    where the camera or the mobject gets colours or widths its own way."""
+    from manim import Camera, VMobject
+
+    camera_parts = ("apply_fill", "apply_stroke", "get_fill_rgbas", "set_cairo_context_color")
+    own: dict[type, bool] = {}  # does the camera's (the mobject's) type use manim's own parts?
+
+    def plain(kind: type, parts: Sequence[str], base: type) -> bool:
+        known = own.get(kind)
+        if known is None:
+            known = own[kind] = all(getattr(kind, part) is getattr(base, part) for part in parts)
+        return known
+
+    def display_vectorized(self: Any, vmobject: Any, ctx: Any) -> Any:
+        if not (plain(type(self), camera_parts, Camera)
+                and plain(type(vmobject), ("get_fill_rgbas", "get_stroke_width"), VMobject)):
+            return original(self, vmobject, ctx)
+        self.set_cairo_context_path(ctx, vmobject)
+        if vmobject.get_stroke_width(True) != 0:
+            self.apply_stroke(ctx, vmobject, background=True)
+        rgbas = vmobject.get_fill_rgbas()
+        if len(rgbas) == 1:  # manim's set_cairo_context_color: blue, green and red swapped for Cairo
+            red, green, blue, alpha = rgbas[0].tolist()
+            ctx.set_source_rgba(blue, green, red, alpha)
+        else:
+            self.set_cairo_context_color(ctx, rgbas, vmobject)
+        ctx.fill_preserve()
+        if vmobject.get_stroke_width() != 0:
+            self.apply_stroke(ctx, vmobject)
+        return self
+
+    return display_vectorized
+
+
 _COLOUR_FIELDS = (
     "fill_rgbas", "stroke_rgbas", "background_stroke_rgbas", "stroke_width", "background_stroke_width",
     "sheen_direction", "sheen_factor",
@@ -459,6 +501,8 @@ def install() -> None:
     _ORIGINALS["path"] = Camera.set_cairo_context_path
     Mobject.get_family = _fast_get_family  # type: ignore[method-assign]
     Camera.set_cairo_context_path = _remembered_paths()  # type: ignore[method-assign]
+    _ORIGINALS["display"] = Camera.display_vectorized
+    Camera.display_vectorized = _fused_display(_ORIGINALS["display"])  # type: ignore[method-assign]
     _ORIGINALS["stream"] = SceneFileWriter.open_partial_movie_stream
     SceneFileWriter.open_partial_movie_stream = _quick_encoding(_ORIGINALS["stream"])  # type: ignore[method-assign]
     job = scene_file_writer._PartialMovieEncodeJob
@@ -484,6 +528,7 @@ def uninstall() -> None:
 
     Mobject.get_family = _ORIGINALS.pop("get_family")  # type: ignore[method-assign]
     Camera.set_cairo_context_path = _ORIGINALS.pop("path")  # type: ignore[method-assign]
+    Camera.display_vectorized = _ORIGINALS.pop("display")  # type: ignore[method-assign]
     SceneFileWriter.open_partial_movie_stream = _ORIGINALS.pop("stream")  # type: ignore[method-assign]
     scene_file_writer.convert_audio = _ORIGINALS.pop("audio")
     scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame = _ORIGINALS.pop("held")  # type: ignore[method-assign]

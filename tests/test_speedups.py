@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from manim import (
     DOWN,
+    LEFT,
     RIGHT,
     UL,
     UP,
@@ -65,7 +66,8 @@ def _drawing() -> list[VMobject]:
     rings = VMobject().set_points_as_corners([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 0)])
     rings.append_points(Circle(0.4).shift(UP * 2 + RIGHT).points)  # a second subpath, split from the first
     faded = Dot((4, 2, 0), radius=0.3).set_opacity(0.35)
-    return [digits, formula, arrow, framed, rings.set_stroke("#FF6F91", 4), faded]
+    graded = Square(1.0).set_fill(["#FF6F91", "#58C4DD"], 0.9).set_stroke(width=0).shift(3 * LEFT + 2 * UP)
+    return [digits, formula, arrow, framed, rings.set_stroke("#FF6F91", 4), faded, graded]
 
 
 def _frames(mobjects: list[VMobject], centers: list[tuple[float, float]]) -> list[np.ndarray]:
