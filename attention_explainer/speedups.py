@@ -21,6 +21,9 @@ every mobject of every frame; they return exactly what manim's own do:
     a glyph that did not change costs one call, wherever the camera is. Where pycairo's context
     cannot be reached that way (checked first), the path is made with manim's calls from one
     vectorised pass and kept by ``copy_path``, keyed by the context's matrix too.
+``Camera.type_or_raise``
+    the kind of drawing a mobject takes, found once per type of mobject rather than for each
+    mobject of each frame.
 ``Camera.display_vectorized``
     the same calls on the Cairo context in the same order (path, background stroke, fill,
     stroke), with the Python around them trimmed: a stroke of width 0 (every glyph's) skipped
@@ -284,6 +287,21 @@ def _remembered_paths() -> Callable[..., Any]:
     return set_path
 
 
+def _kinds_remembered(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Camera.type_or_raise``: which drawing function a mobject's type takes, found once per
+    type (manim rebuilt its table of them and tried each kind in turn for every mobject of
+    every frame); the table itself is still manim's, made by its first call on each camera."""
+    kinds: dict[type, type] = {}
+
+    def type_or_raise(self: Any, mobject: Any) -> type:
+        kind = kinds.get(type(mobject))
+        if kind is None or "display_funcs" not in self.__dict__:
+            kind = kinds[type(mobject)] = original(self, mobject)
+        return kind
+
+    return type_or_raise
+
+
 def _fused_display(original: Callable[..., Any]) -> Callable[..., Any]:
     """``Camera.display_vectorized``: manim's calls on the context, in its order (the path, the
     background stroke, the fill, the stroke), with a stroke of width 0 skipped before a call
@@ -517,6 +535,8 @@ def install() -> None:
     _ORIGINALS["path"] = Camera.set_cairo_context_path
     Mobject.get_family = _fast_get_family  # type: ignore[method-assign]
     Camera.set_cairo_context_path = _remembered_paths()  # type: ignore[method-assign]
+    _ORIGINALS["kind"] = Camera.type_or_raise
+    Camera.type_or_raise = _kinds_remembered(_ORIGINALS["kind"])  # type: ignore[method-assign]
     _ORIGINALS["display"] = Camera.display_vectorized
     Camera.display_vectorized = _fused_display(_ORIGINALS["display"])  # type: ignore[method-assign]
     _ORIGINALS["stream"] = SceneFileWriter.open_partial_movie_stream
@@ -545,6 +565,7 @@ def uninstall() -> None:
     Mobject.get_family = _ORIGINALS.pop("get_family")  # type: ignore[method-assign]
     Camera.set_cairo_context_path = _ORIGINALS.pop("path")  # type: ignore[method-assign]
     Camera.display_vectorized = _ORIGINALS.pop("display")  # type: ignore[method-assign]
+    Camera.type_or_raise = _ORIGINALS.pop("kind")  # type: ignore[method-assign]
     SceneFileWriter.open_partial_movie_stream = _ORIGINALS.pop("stream")  # type: ignore[method-assign]
     scene_file_writer.convert_audio = _ORIGINALS.pop("audio")
     scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame = _ORIGINALS.pop("held")  # type: ignore[method-assign]

@@ -28,10 +28,12 @@ from manim import (
     Dot,
     FadeIn,
     FadeTransform,
+    ImageMobject,
     Indicate,
     MathTex,
     Mobject,
     MovingCamera,
+    PointCloudDot,
     ReplacementTransform,
     Square,
     Text,
@@ -274,3 +276,14 @@ def test_transforms_interpolated_in_one_batch_are_manims_to_the_last_bit(stock: 
         animation.interpolate(0.5)
     batched = [animation.__dict__["_speedups_batch"][1] is not False for animation in animations]
     assert batched == [True, True, True, True, True, True, True, False, False]
+
+
+def test_the_kind_of_drawing_is_manims_for_every_type(stock: None) -> None:
+    mobjects = [*_drawing(), VGroup(), Mobject(), ImageMobject(np.zeros((2, 2, 4), dtype=np.uint8)), PointCloudDot()]
+    camera = Camera()
+    expected = [camera.type_or_raise(mob) for mob in mobjects]
+    speedups.install()
+    fresh = Camera()
+    assert [fresh.type_or_raise(mob) for mob in mobjects] * 2 == expected * 2
+    with pytest.raises(TypeError):
+        fresh.type_or_raise(object())
