@@ -653,7 +653,7 @@ def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Ca
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         if server is not None:
-            server.close()
+            server.close(wait=False)  # it exits while the bundle is assembled
 
 
 @dataclass

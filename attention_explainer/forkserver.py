@@ -104,11 +104,21 @@ class ForkServer:
                 os.close(write_end)
         return render
 
-    def close(self) -> None:
-        """Let the server go (renders still running finish on their own) and wait for it."""
+    def close(self, *, wait: bool = True) -> None:
+        """Let the server go (renders still running finish on their own) and wait for it to end;
+        with ``wait=False`` it ends in the background (a Python with manim loaded takes most of
+        a second to exit): :func:`discard_early` waits for it then."""
         with contextlib.suppress(OSError):
             self.channel.shutdown(socket.SHUT_RDWR)
         self.channel.close()
+        if wait:
+            self._ended()
+            return
+        ending = threading.Thread(target=self._ended, name="fork-server-exit", daemon=True)
+        ending.start()
+        _ENDING.append(ending)
+
+    def _ended(self) -> None:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -181,7 +191,8 @@ def _launch(cwd: Path | None, env: Mapping[str, str]) -> _Launch | None:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "attention_explainer.forkserver", str(theirs.fileno())],
+            [sys.executable, "-m", "attention_explainer.forkserver", str(theirs.fileno()),
+             *(["--remove-folder"] if folder is not None else [])],
             cwd=cwd or folder, env=dict(env), pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
@@ -196,6 +207,7 @@ def _launch(cwd: Path | None, env: Mapping[str, str]) -> _Launch | None:
 
 
 _EARLY: list[_Launch] = []  # a server started before the bundle knew its folder (start_early)
+_ENDING: list[threading.Thread] = []  # servers let go without waiting (ForkServer.close(wait=False))
 
 
 def start_early(env: Mapping[str, str]) -> None:
@@ -213,9 +225,12 @@ def start_early(env: Mapping[str, str]) -> None:
 
 
 def discard_early() -> None:
-    """Stop a server :func:`start_early` started and nothing took."""
+    """Stop a server :func:`start_early` started and nothing took, and wait for the servers let
+    go without waiting to end."""
     while _EARLY:
         _EARLY.pop().discard()
+    while _ENDING:
+        _ENDING.pop().join()
 
 
 def start_fork_server(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
@@ -291,13 +306,22 @@ def _reap(channel: socket.socket, requests: dict[int, int]) -> None:
         channel.send(json.dumps({"id": requests.pop(pid), "status": code}).encode())
 
 
-def serve(channel: socket.socket) -> None:
-    """Import what every render needs, say ready, then fork a render for each request."""
+def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
+    """Import what every render needs, say ready, then fork a render for each request.
+
+    ``remove_folder``: the server runs in an empty folder of its own, needed only while it
+    imports (no ``manim.cfg`` is read there, nothing is imported from it): it removes it then,
+    so nothing is left behind however the server ends.
+    """
     import importlib
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for name in _PRELOAD:
         importlib.import_module(name)
+    if remove_folder:
+        folder = os.getcwd()
+        os.chdir(os.path.dirname(folder))
+        os.rmdir(folder)
     channel.send(b"ready")
     requests: dict[int, int] = {}  # a render's pid: its request's id
     while True:
@@ -316,4 +340,4 @@ def serve(channel: socket.socket) -> None:
 
 if __name__ == "__main__":
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        serve(socket.socket(fileno=int(sys.argv[1])))
+        serve(socket.socket(fileno=int(sys.argv[1])), remove_folder="--remove-folder" in sys.argv[2:])

@@ -71,3 +71,32 @@ def test_a_stopped_render_ends_by_its_signal(server: forkserver.ForkServer, tmp_
 
 def test_the_server_can_be_turned_off(tmp_path: Path) -> None:
     assert forkserver.start_fork_server(tmp_path, {**os.environ, "ATTENTION_FORK_SERVER": "0"}) is None
+
+
+def test_a_server_started_early_is_the_one_taken_and_renders_as_in_their_folder(tmp_path: Path) -> None:
+    env = dict(os.environ, ATTENTION_FORK_SERVER="1")
+    forkserver.start_early(env)
+    early = forkserver._EARLY[0]
+    assert early.folder is not None and early.folder.is_dir() and not any(early.folder.iterdir())
+    started = forkserver.start_fork_server(tmp_path, env)
+    assert started is not None and started.process is early.process and not forkserver._EARLY
+    assert not early.folder.exists()  # needed only while the server imported: gone once it is ready
+    (tmp_path / "path.py").write_text(
+        "import sys\nfrom pathlib import Path\nfrom manim import Scene\n\nclass Path0(Scene):\n"
+        "    def construct(self):\n        Path('path.txt').write_text(sys.path[0])\n",
+        encoding="utf-8",
+    )
+    try:
+        status, lines = _finish(started.spawn(["--", "-ql", "--dry_run", "path.py", "Path0"], tmp_path, env))
+    finally:
+        started.close()
+    assert status == 0, lines
+    assert (tmp_path / "path.txt").read_text() == os.path.realpath(tmp_path)  # as `python -m` started there
+
+
+def test_a_server_started_early_and_not_taken_is_stopped() -> None:
+    forkserver.start_early(dict(os.environ, ATTENTION_FORK_SERVER="1"))
+    early = forkserver._EARLY[0]
+    forkserver.discard_early()
+    assert not forkserver._EARLY and early.process.returncode is not None
+    assert early.folder is not None and not early.folder.exists()
