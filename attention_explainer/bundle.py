@@ -42,6 +42,7 @@ from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
 __all__ = [
     "CAPTIONS",
     "FORMATS",
+    "MANIFEST",
     "QUALITIES",
     "SCENES",
     "BundleError",
@@ -53,6 +54,7 @@ __all__ = [
     "lecture_specs",
     "select_scenes",
     "slug",
+    "start_renders_early",
 ]
 
 QUALITIES = ("l", "m", "h", "p", "k")

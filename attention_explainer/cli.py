@@ -131,10 +131,8 @@ def _check_render_request(args: argparse.Namespace) -> None:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from .bundle import start_renders_early
     from .forkserver import discard_early
 
-    start_renders_early()  # manim is imported there while the scenario is checked here
     try:
         return _render(args)
     finally:
@@ -144,13 +142,27 @@ def _cmd_render(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from scenes.base import check_scene_limits
     from scenes.plan import LECTURE_PRESETS
 
-    from .bundle import BundleSettings, build_bundle, default_out_dir, prepare_out_dir, select_scenes
+    from .bundle import (
+        MANIFEST,
+        BundleSettings,
+        build_bundle,
+        default_out_dir,
+        prepare_out_dir,
+        select_scenes,
+        start_renders_early,
+    )
 
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
-    scenario = check_scene_limits(scenario_from_args(args, default=LECTURE_PRESETS[args.lecture]))
+    scenario = scenario_from_args(args, default=LECTURE_PRESETS[args.lecture])
+    if not ((Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)) / MANIFEST).is_file():
+        # a first render of this bundle renders every scene: the process the renders are forked
+        # from imports manim while the scenario is checked here (a re-render may render nothing)
+        start_renders_early()
+    from scenes.base import check_scene_limits
+
+    scenario = check_scene_limits(scenario)
     for spec in chosen:  # what a scene of the lecture cannot draw, before any render starts
         getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
     _check_render_request(args)
