@@ -50,6 +50,7 @@ __all__ = [
     "SceneSpec",
     "atomic_write",
     "build_bundle",
+    "bundle_is_current",
     "default_out_dir",
     "lecture_specs",
     "select_scenes",
@@ -556,6 +557,17 @@ class _Plan:
             or not (self.out / self.clip(spec)).exists()
             or (self.settings.slides and not self.has_slides(spec))
         ]
+
+
+def bundle_is_current(scenario: Scenario, out: Path, settings: BundleSettings, scenes: Sequence[SceneSpec]) -> bool:
+    """Would :func:`build_bundle` render nothing: is every clip in ``out``, made from this
+    scenario, these settings and this code? (Reads only; a few tens of milliseconds.)"""
+    old = _read_manifest(out)
+    if not old:
+        return False
+    code = code_version()
+    keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in scenes}
+    return not _Plan(scenario, out.absolute(), settings, list(scenes), code, old, keys).changed()
 
 
 def _build(

@@ -144,39 +144,17 @@ def _render(args: argparse.Namespace) -> int:
 
     from scenes.plan import LECTURE_PRESETS
 
-    from .bundle import (
-        MANIFEST,
-        BundleSettings,
-        build_bundle,
-        default_out_dir,
-        prepare_out_dir,
-        select_scenes,
-        start_renders_early,
-    )
+    from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes
 
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
     scenario = scenario_from_args(args, default=LECTURE_PRESETS[args.lecture])
-    if not ((Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)) / MANIFEST).is_file():
-        # a first render of this bundle renders every scene: the process the renders are forked
-        # from imports manim while the scenario is checked here (a re-render may render nothing)
-        start_renders_early()
-    from scenes.base import check_scene_limits
-
-    scenario = check_scene_limits(scenario)
-    for spec in chosen:  # what a scene of the lecture cannot draw, before any render starts
-        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
+    target = Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)
+    if not _renders_nothing(args, scenario, target, chosen):
+        # (a bundle that needs no render holds clips made, so checked, from this very scenario and code)
+        _check_scenario(scenario, chosen, first=not (target / MANIFEST).is_file())
     _check_render_request(args)
-    out = prepare_out_dir(Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture))
-    settings = BundleSettings(
-        quality=args.quality,
-        fps=args.fps,
-        fmt=args.format,
-        transparent=args.transparent,
-        jobs=args.jobs,
-        slides=args.slides,
-        voice=args.voice,
-        captions=args.captions,
-    )
+    out = prepare_out_dir(target)
+    settings = _settings(args)
     console = Console(stderr=True)
     started = time.monotonic()
     display = _ProgressDisplay(console, len(chosen), started)
@@ -196,6 +174,49 @@ def _render(args: argparse.Namespace) -> int:
     with display:
         build_bundle(scenario, out, settings, chosen, progress=display.update, then=finish)
     return 0
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from .bundle import BundleSettings
+
+    return BundleSettings(
+        quality=args.quality,
+        fps=args.fps,
+        fmt=args.format,
+        transparent=args.transparent,
+        jobs=args.jobs,
+        slides=args.slides,
+        voice=args.voice,
+        captions=args.captions,
+    )
+
+
+def _renders_nothing(args: argparse.Namespace, scenario: Any, target: Path, chosen: Sequence[Any]) -> bool:
+    """Does the bundle in ``target`` already hold every clip of this request, unchanged?"""
+    from .bundle import MANIFEST, BundleError, bundle_is_current
+
+    if not (target / MANIFEST).is_file():
+        return False
+    try:
+        settings = _settings(args)
+    except (BundleError, ValueError):  # said in its turn, below
+        return False
+    return bundle_is_current(scenario, target, settings, chosen)
+
+
+def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> None:
+    """What the scenes cannot draw, in one line, before any render starts."""
+    from .bundle import start_renders_early
+
+    if first:
+        # a bundle's first render renders every scene: the process the renders are forked from
+        # imports manim while the scenario is checked here
+        start_renders_early()
+    from scenes.base import check_scene_limits
+
+    check_scene_limits(scenario)
+    for spec in chosen:
+        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
 
 
 class _ProgressDisplay:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import srt
 
-from attention_explainer.bundle import SCENES
+from attention_explainer.bundle import SCENES, BundleSettings, bundle_is_current
 from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_explainer.media import probe
 from attention_math import PRESETS, Scenario, preset, scaling_spread
@@ -169,6 +169,26 @@ def test_a_second_run_with_nothing_changed_renders_nothing(bundle: Path) -> None
     manifest = _manifest(bundle)
     assert manifest["rendered"] == []
     assert (bundle / "lecture.mp4").stat().st_mtime_ns == before
+
+
+def test_a_bundle_that_needs_no_render_is_served_without_manim(bundle: Path, scenario: Scenario) -> None:
+    """Every clip is there, made from this scenario, these settings and this code: the command
+    neither renders nor imports manim (its clips were checked when they were made)."""
+    settings = BundleSettings(quality="l", fps=FPS)
+    assert bundle_is_current(scenario, bundle, settings, SCENES)
+    assert not bundle_is_current(scenario, bundle, BundleSettings(quality="l", fps=FPS + 1), SCENES)
+    other = Scenario.from_sentence(SENTENCE, seed=SEED + 1)
+    assert not bundle_is_current(other, bundle, settings, SCENES)
+    assert not bundle_is_current(scenario, bundle.parent / "elsewhere", settings, SCENES)
+    code = (
+        "import sys\nfrom attention_explainer.cli import main\n"
+        f"status = main(['render', '--sentence', {SENTENCE!r}, '--seed', '{SEED}', '--quality', 'l', "
+        f"'--fps', '{FPS}', '--out', {str(bundle)!r}])\n"
+        "print(status, 'manim' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert result.stdout.split()[-2:] == ["0", "False"], result.stderr
+    assert _manifest(bundle)["rendered"] == []
 
 
 def test_changing_the_query_rerenders_all_but_the_preset_scene(bundle: Path, tmp_path: Path) -> None:
