@@ -17,12 +17,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attention_math import PRESETS, ScenarioError
 from attention_math.__main__ import add_scenario_arguments, scenario_from_args
 from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
 from attention_math.walkthrough import format_walkthrough
+
+if TYPE_CHECKING:
+    from .bundle import BundleSettings
 
 __all__ = ["main"]
 
@@ -176,7 +179,7 @@ def _render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _settings(args: argparse.Namespace) -> BundleSettings:
     from .bundle import BundleSettings
 
     return BundleSettings(
@@ -193,15 +196,9 @@ def _settings(args: argparse.Namespace) -> Any:
 
 def _renders_nothing(args: argparse.Namespace, scenario: Any, target: Path, chosen: Sequence[Any]) -> bool:
     """Does the bundle in ``target`` already hold every clip of this request, unchanged?"""
-    from .bundle import MANIFEST, BundleError, bundle_is_current
+    from .bundle import bundle_is_current
 
-    if not (target / MANIFEST).is_file():
-        return False
-    try:
-        settings = _settings(args)
-    except (BundleError, ValueError):  # said in its turn, below
-        return False
-    return bundle_is_current(scenario, target, settings, chosen)
+    return bundle_is_current(scenario, target, _settings(args), chosen)
 
 
 def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> None:

@@ -79,8 +79,8 @@ class ForkedRender:
 class ForkServer:
     """The bundle's side of a running server (see the module's text)."""
 
-    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket, folder: Path | None = None) -> None:
-        self.process, self.channel, self.folder = process, channel, folder
+    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket) -> None:
+        self.process, self.channel = process, channel
         self._lock = threading.Lock()
         self._renders: dict[int, ForkedRender] = {}
         self._next = 0
@@ -124,8 +124,6 @@ class ForkServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _read_answers(self) -> None:
         while True:
@@ -155,7 +153,8 @@ class ForkServer:
 
 class _Launch:
     """A server started and not yet known to be ready: its process, the bundle's end of the
-    socket, and the empty folder it runs in when it was given none (removed when it goes)."""
+    socket, and the empty folder it runs in when it was given none (the server removes it once
+    it has imported; :meth:`discard` if it never got that far)."""
 
     def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket, folder: Path | None) -> None:
         self.process, self.channel, self.folder = process, channel, folder
@@ -171,7 +170,7 @@ class _Launch:
             self.discard()
             return None
         self.channel.settimeout(None)
-        return ForkServer(self.process, self.channel, self.folder)
+        return ForkServer(self.process, self.channel)
 
     def discard(self) -> None:
         """Stop the server, whatever it is doing."""

@@ -19,8 +19,8 @@ every mobject of every frame; they return exactly what manim's own do:
     closed by manim's rule) and handed to ``cairo_append_path``, which makes it with the very
     calls manim's make one by one; the data are kept by the points' bytes (a bounded table), so
     a glyph that did not change costs one call, wherever the camera is. Where pycairo's context
-    cannot be reached that way (checked first), the path is made with manim's calls from one
-    vectorised pass and kept by ``copy_path``, keyed by the context's matrix too.
+    cannot be reached that way (checked first), the same data are made into the path with
+    pycairo's calls, one each, and kept by ``copy_path``, keyed by the context's matrix too.
 ``Camera.type_or_raise``
     the kind of drawing a mobject takes, found once per type of mobject rather than for each
     mobject of each frame.
@@ -106,57 +106,6 @@ def _fast_get_family(self: Any, recurse: bool = True) -> list[Any]:
     return kept
 
 
-def _subpath_bounds(xy: Any, nppcc: int, tolerance: float) -> list[int]:
-    """Where manim's ``gen_subpaths_from_points_2d`` splits ``xy`` (n × 2): where a curve's end
-    anchor is not (close to) the next curve's start, found in one vectorised pass."""
-    import numpy as np
-
-    n = len(xy)
-    if n <= nppcc:
-        return [0, n]
-    ends = xy[nppcc - 1 : n - 1 : nppcc]
-    starts = xy[nppcc::nppcc]
-    m = min(len(ends), len(starts))
-    ends, starts = ends[:m], starts[:m]
-    with np.errstate(invalid="ignore"):
-        diffs = np.abs(ends - starts)
-        close = diffs <= tolerance + 1.0e-5 * np.abs(starts)
-        if not np.isfinite(diffs).all():
-            close &= np.isfinite(diffs)
-            close |= ends == starts
-    splits = (np.flatnonzero(~(close[:, 0] & close[:, 1])) + 1) * nppcc
-    return [0, *splits.tolist(), n]
-
-
-def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
-    """manim's ``Camera.set_cairo_context_path``, making the same Cairo calls with fewer numpy
-    ones: the subpaths found by manim's rule in one pass, the curves read from a list."""
-    points = self.transform_points_pre_display(vmobject, vmobject.points)
-    n = len(points)
-    if n == 0:
-        return self
-    nppcc = vmobject.n_points_per_cubic_curve
-    ctx.new_path()
-    if n < nppcc:
-        return self
-    xy = points[:, :2]
-    bounds = _subpath_bounds(xy, nppcc, vmobject.tolerance_for_point_equality)
-    flat = xy.ravel().tolist()
-    move, curve, sub, close_path = ctx.move_to, ctx.curve_to, ctx.new_sub_path, ctx.close_path
-    equal = vmobject.consider_points_equals_2d
-    for start, end in itertools.pairwise(bounds):
-        if end - start < nppcc:
-            continue
-        sub()
-        move(flat[2 * start], flat[2 * start + 1])
-        for i in range(start, end - nppcc + 1, nppcc):
-            b = 2 * i + 2
-            curve(flat[b], flat[b + 1], flat[b + 2], flat[b + 3], flat[b + 4], flat[b + 5])
-        if equal(points[start], points[end - 1]):
-            close_path()
-    return self
-
-
 def _header(kind: int, length: int) -> float:
     """A ``cairo_path_data_t`` header (``{int type; int length}``) as the double with its bytes."""
     return float(struct.unpack("d", struct.pack("ii", kind, length))[0])
@@ -166,7 +115,8 @@ _MOVE_TO, _CURVE_TO, _CLOSE_PATH = _header(0, 2), _header(2, 4), _header(3, 1)
 
 
 def _path_data(points: Any, tolerance: float) -> Any:
-    """The path manim's ``set_cairo_context_path`` makes of finite cubic ``points``, as Cairo's
+    """The path manim's ``set_cairo_context_path`` makes of finite ``points`` (cubic curves, as
+    Cairo's renderer always has them), as Cairo's
     path data (``cairo_path_data_t``, two doubles an element: a header, or a point): a move to
     each subpath's start, its curves, a close where it ends where it began.
 
@@ -202,6 +152,30 @@ def _path_data(points: Any, tolerance: float) -> Any:
             data[at] = (_CLOSE_PATH, 0.0)
             at += 1
     return data
+
+
+def _cairo_path(self: Any, ctx: Any, vmobject: Any) -> Any:
+    """manim's ``Camera.set_cairo_context_path`` through pycairo's own calls: the moves, curves
+    and closes of :func:`_path_data`, one call each (for a context ``cairo_append_path`` cannot
+    reach; a move starts a new subpath as manim's ``new_sub_path`` did)."""
+    points = self.transform_points_pre_display(vmobject, vmobject.points)
+    if len(points) == 0:
+        return self
+    ctx.new_path()
+    data = _path_data(points, vmobject.tolerance_for_point_equality).tolist()
+    at = 0
+    while at < len(data):
+        kind = data[at][0]
+        if kind == _MOVE_TO:
+            ctx.move_to(*data[at + 1])
+            at += 2
+        elif kind == _CURVE_TO:
+            ctx.curve_to(*data[at + 1], *data[at + 2], *data[at + 3])
+            at += 4
+        else:
+            ctx.close_path()
+            at += 1
+    return self
 
 
 def _cairo_appender() -> Callable[[Any, int, int], None] | None:
@@ -257,8 +231,7 @@ def _remembered_paths() -> Callable[..., Any]:
             points = self.transform_points_pre_display(vmobject, points)
         if len(points) == 0:
             return self
-        nppcc = vmobject.n_points_per_cubic_curve
-        if append is not None and nppcc == 4 and type(ctx) is cairo.Context:
+        if append is not None and type(ctx) is cairo.Context:
             # the path in user space: the same data whatever the matrix (a moving camera)
             key: tuple[object, ...] = (points.tobytes(), points.shape, vmobject.tolerance_for_point_equality)
             kept = table.get(key)
@@ -272,7 +245,7 @@ def _remembered_paths() -> Callable[..., Any]:
             append(ctx, kept[1], kept[2])
             return self
         matrix = ctx.get_matrix()  # a copied path is in user space, made from the device's: keyed by the matrix
-        key = (points.tobytes(), points.shape, *matrix, vmobject.tolerance_for_point_equality, nppcc)
+        key = (points.tobytes(), points.shape, *matrix, vmobject.tolerance_for_point_equality)
         path = table.get(key)
         if path is None:
             _cairo_path(self, ctx, vmobject)
