@@ -26,6 +26,7 @@ from manim import (
     GrowArrow,
     GrowFromEdge,
     LaggedStart,
+    Line,
     Mobject,
     NumberLine,
     ReplacementTransform,
@@ -44,12 +45,12 @@ from scenes.kit.layout import BOTTOM, SAFE_WIDTH, TOP
 from scenes.kit.motion import fly_into
 from scenes.kit.palette import DIM, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, text
-from scenes.kit.vectors import Box, QueryFrame, arrow, box_of, shaft_boxes, try_place_label
+from scenes.kit.vectors import Box, QueryFrame, arrow, box_of, clear_of, shaft_boxes, try_place_label
 
 __all__ = ["Scores"]
 
 PLANE_AREA: Box = (-6.5, -0.6, -3.05, 2.45)  # left, right, bottom, top
-CHART_LEFT, CHART_RIGHT, CHART_TOP, CHART_BOTTOM = 0.2, 6.65, 2.05, -3.0
+CHART_LEFT, CHART_RIGHT, CHART_TOP = 0.2, 6.65, 2.05
 TITLE_Y = 2.55
 MAX_BOARD_ROWS = 12  # more keys than this: the board shows a window of them, the chart every one
 STACK_MOST = 9  # up to this many keys the chart sits under the plane, each bar under its key's foot
@@ -111,14 +112,11 @@ class Scores(ExplainerScene):
         key's shadow falls straight into its bar, when they fit; else side by side."""
         d_k, n = self.scenario.d_k, self.scenario.n_tokens
         stacked = d_k == 2 and n <= STACK_MOST
-        pitch = float(np.clip(3.0 / n, 0.4, 0.55)) if stacked else min(0.62, (CHART_TOP - CHART_BOTTOM) / max(n - 1, 1))
+        pitch = float(np.clip(3.0 / n, 0.4, 0.55)) if stacked else min(0.62, (CHART_TOP - BOTTOM - 0.05) / (n - 0.5))
         labels, room = self._chart_labels(pitch)
         label_width = max(label.width for label in labels)
-        if stacked:
-            first_row = CHART_BOTTOM + (n - 1) * pitch
-            area: Box = (-6.6 + label_width + 0.35, 6.6 - room, first_row + 0.75, 2.3)
-        else:
-            area = PLANE_AREA
+        first_row = BOTTOM + 0.05 + pitch / 2 + (n - 1) * pitch  # the zero line ends above the subtitles
+        area: Box = (-6.6 + label_width + 0.35, 6.6 - room, first_row + 0.75, 2.3) if stacked else PLANE_AREA
         space, at, note = self._space(area)
         query_arrow: Arrow = self.plot(arrow(at(0, 0), at(*self._coordinates("step", "query")), color=QUERY, width=7),
                                        space[0], *self._facts("step", "query"), anchor="end")
@@ -126,24 +124,34 @@ class Scores(ExplainerScene):
                                  color=QUERY)
         keys = [self._key(space[0], at, j) for j in range(n)]
         drops = self._drops(space, at, keys) if d_k == 2 else VGroup()
-        key_labels = self._place_labels(area, query_arrow, query_label, keys, note)
         chart = self._stacked_chart(labels, pitch, space[0], first_row) if stacked else \
             self._side_chart(labels, pitch, room)
         for j, bar in enumerate(chart.bars):
             self.plot(bar, chart.axis(j), value("step", "scores", j), anchor=chart.end_side(j))
+        if stacked:
+            drops.add(*self._guides(chart, drops))
+        key_labels, taken = self._place_labels(area, query_arrow, query_label, keys,
+                                               [*space[0].submobjects, *drops], note)
         title = self.label("scores for '{}'", TokenPart(self.scenario.query_token), size=26, color=INK)
         if stacked:
-            title.move_to((-6.6 + title.width / 2, 2.6, 0))
-            drops.add(*self._guides(chart, drops))
+            self._head_chart(title, chart, taken)
         else:
             title.move_to(((CHART_LEFT + CHART_RIGHT) / 2, TITLE_Y, 0))
         return _Picture(space, query_arrow, query_label, keys, key_labels, drops, chart, title)
+
+    def _head_chart(self, title: VMobject, chart: BarRows, taken: list[Box]) -> None:
+        """The chart's title just above its labels, where the plane leaves room (it names the
+        bars beneath it), else in the top left corner."""
+        title.next_to(chart.labels, UP, buff=0.3, aligned_edge=LEFT)
+        if not clear_of(box_of(title), taken, pad=0.12):
+            title.move_to((-6.6 + title.width / 2, 2.6, 0))
 
     def _chart_labels(self, pitch: float) -> tuple[list[VMobject], float]:
         """One label per key ("k3 sat", the query's own in the highlight colour), and the room its score needs."""
         n = self.scenario.n_tokens
         font = float(np.clip(pitch * 42, SMALLEST_SIZE, 26))
-        labels: list[VMobject] = [self.label("k{} {}", position(j), TokenPart(token, 8), size=font,
+        limit = 10 if n <= STACK_MOST else 8  # a long sentence's chart needs the room for its bars
+        labels: list[VMobject] = [self.label("k{} {}", position(j), TokenPart(token, limit), size=font,
                                              color=HIGHLIGHT if j == self.scenario.query else KEY)
                                   for j, token in enumerate(self.scenario.tokens)]
         room = max(text(self.text_for(value("step", "scores", j)), size=font).width for j in range(n)) + 0.3
@@ -201,14 +209,14 @@ class Scores(ExplainerScene):
             line = _Line1d(NumberLine(x_range=[low - pad, high + pad, (high - low + 2 * pad) / 6],
                                       length=PLANE_AREA[1] - PLANE_AREA[0], color=MUTED, include_numbers=False))
             line.line.move_to(((PLANE_AREA[0] + PLANE_AREA[1]) / 2, -0.3, 0))
-            note = self.label("d_k = {}: queries and keys are numbers on a line", size("d_k"), size=20,
+            note = self.label("dₖ = {}: queries and keys are numbers on a line", size("d_k"), size=20,
                               color=MUTED).next_to(line.line, DOWN, buff=1.2)
             return VGroup(line, note), line.c2p, note
         points = np.vstack([step.keys[:, :2], step.query[None, :2], self.sources["alignment"][0].feet[:, :2]])
         area = (area[0], area[1], area[2], area[3] - (0.45 if d_k > 2 else 0.0))
         frame = QueryFrame(step.query, points, area)  # the query points right: shadows fall straight down
         if d_k > 2:
-            note = self.label("dimensions {} and {} of d_k = {} (the bars use all)", position(0), position(1),
+            note = self.label("dimensions {} and {} of dₖ = {} (the bars use all)", position(0), position(1),
                               size("d_k"), size=20, color=MUTED)
             note.next_to(frame, UP, buff=0.15).set_x(frame.get_x())
             note.shift(RIGHT * max(0.0, PLANE_AREA[0] - note.get_left()[0]))
@@ -228,19 +236,21 @@ class Scores(ExplainerScene):
         return drops
 
     def _place_labels(self, room: Box, query_arrow: VMobject, query_label: Mobject, keys: list[VMobject],
-                      note: Mobject | None) -> VGroup:
-        """The query's label, then k1, k2, … wherever one fits (the chart names every key)."""
+                      lines: list[VMobject], note: Mobject | None) -> tuple[VGroup, list[Box]]:
+        """The query's label, then k1, k2, … wherever one fits, off every arrow, line and dot
+        (the chart names every key); returns them and the boxes now taken."""
         area: Box = (max(room[0] - 0.25, -6.8), min(room[1] + 0.25, 6.8), room[2] - 0.2, min(room[3] + 0.3, 2.8))
-        taken = [b for mob in (query_arrow, *keys) for b in (shaft_boxes(mob) if isinstance(mob, Arrow)
-                                                              else [box_of(mob)])]
+        taken = [b for mob in (query_arrow, *keys, *lines) for b in _boxes(mob)]
         taken += [box_of(note)] if note is not None else []
         if self.scenario.d_k == 1:  # labels above or below the number line, never across it
             line = box_of(query_arrow)
             taken.append((-7.1, 7.1, line[2] - 0.08, line[3] + 0.08))
         origin = query_arrow.get_start()
         tip = query_arrow.get_end()
-        if not try_place_label(query_label, tip, tip - origin if self.scenario.d_k > 1 else UP, taken, area):
+        if not try_place_label(query_label, tip, tip - origin if self.scenario.d_k > 1 else UP, taken, area,
+                               reaches=(0.08, 0.25, 0.45, 0.7, 1.0)):
             query_label.next_to(tip, UP, buff=0.15)
+            taken.append(box_of(query_label))
         labels = VGroup()
         for j in np.argsort([-k.get_length() for k in keys]):
             label = self.label("k{}", position(int(j)), size=SMALLEST_SIZE, color=KEY)
@@ -249,7 +259,7 @@ class Scores(ExplainerScene):
                 labels.add(label)
             else:
                 self.shown = [s for s in self.shown if s.mobject is not label]  # never shown
-        return labels
+        return labels, taken
 
     # -- the geometry beats -------------------------------------------------------------------------
     def _geometry(self, picture: _Picture) -> None:
@@ -299,7 +309,9 @@ class Scores(ExplainerScene):
         d_k, tokens = self.scenario.d_k, self.scenario.tokens
         rows = [j for j in layout if j is not None]
         query = VGroup(*(self.number("step", "query", m, color=QUERY) for m in range(d_k)))
-        products = {j: VGroup(*(self.number("step", "products", j, m) for m in range(d_k))) for j in rows}
+        # a negative product after a plus in parentheses: 0.52 + (−0.25)
+        products = {j: VGroup(*((self.factor if m else self.number)("step", "products", j, m) for m in range(d_k)))
+                    for j in rows}
         for j in rows:
             for m in range(d_k):  # each product flies out of its two factors
                 self.equals(value("step", "products", j, m), [value("step", "query", m), value("trace", "keys", j, m)],
@@ -310,7 +322,7 @@ class Scores(ExplainerScene):
         row_y = {j: keys.cells[k][0].get_y() for k, j in enumerate(layout) if j is not None}
         start = keys.brackets.get_right()[0] + 0.8
         cell = max(mob.width for mob in [*query, *(p for row in products.values() for p in row)])
-        gap = 0.6
+        gap = 0.6 if d_k <= 3 else 0.45  # four products and their pluses must fit the width
         rights = [start + cell + m * (cell + gap) for m in range(d_k)]
         widest = max(s.width for s in scores.values())
         pluses = {}
@@ -337,8 +349,11 @@ class Scores(ExplainerScene):
                        *board.scores.values())
         board.working.next_to(drawn, DOWN, buff=0.5).set_x(drawn.get_x())
         everything = VGroup(drawn, board.working)
-        scale = min(1.25, SAFE_WIDTH / everything.width, (TOP - BOTTOM) / everything.height)
-        everything.scale(scale).move_to((0, (TOP + BOTTOM) / 2, 0))
+        for top in (TOP - 0.2, TOP):  # clear of the rounding note under the heading, unless that shrinks it
+            scale = min(1.25, SAFE_WIDTH / everything.width, (top - BOTTOM) / everything.height)
+            if scale >= 1.0:
+                break
+        everything.scale(scale).move_to((0, (top + BOTTOM) / 2, 0))
 
     def _working_line(self) -> tuple[VGroup, list[VGroup]]:
         """q_i · k_1 = q_1×k_11 + q_2×k_12 = s_1, the first dot product on one line."""
@@ -429,6 +444,18 @@ class Scores(ExplainerScene):
             FadeIn(picture.title, shift=DOWN * 0.2), best.animate.set_fill(HIGHLIGHT, opacity=0.95),
             run_time=1.2, wait=2.5,
         )
+
+
+def _boxes(mob: Mobject) -> list[Box]:
+    """Where a drawn thing is, for labels to keep off: boxes along a line, a dot's box; a
+    group's parts each (an invisible line, such as a frame's unit, takes no room)."""
+    if isinstance(mob, Line) and not isinstance(mob, DashedLine):
+        return shaft_boxes(mob) if mob.get_stroke_opacity() > 0 else []
+    if isinstance(mob, DashedLine):
+        return shaft_boxes(mob)
+    if mob.submobjects and not isinstance(mob, Dot):
+        return [b for sub in mob.submobjects for b in _boxes(sub)]
+    return [box_of(mob)]
 
 
 def _present(mob: VMobject | None) -> list[VMobject]:

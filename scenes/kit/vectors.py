@@ -45,8 +45,8 @@ def nice_span(values: np.ndarray, ticks: int = 8) -> tuple[float, float, float]:
     return step, low - margin, high + margin
 
 
-def shaft_boxes(line: Arrow, spacing: float = 0.2, size: float = 0.05) -> list[Box]:
-    """Small boxes along an arrow, so labels keep off it."""
+def shaft_boxes(line: Line, spacing: float = 0.2, size: float = 0.05) -> list[Box]:
+    """Small boxes along an arrow (or any straight line), so labels keep off it."""
     start, end = line.get_start(), line.get_end()
     count = max(2, int(np.linalg.norm(end - start) / spacing) + 1)
     points = [start + t * (end - start) for t in np.linspace(0, 1, count)]
@@ -82,10 +82,15 @@ def place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: l
     taken.append(box_of(label))
 
 
-def try_place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: list[Box], area: Box) -> bool:
-    """Like :func:`place_label`, but a label that finds no free place is left out: returns False."""
+def try_place_label(
+    label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: list[Box], area: Box,
+    reaches: tuple[float, ...] = (0.08, 0.25, 0.45),
+) -> bool:
+    """Like :func:`place_label`, but a label that finds no free place is left out: returns False.
+
+    ``reaches``: how far from ``tip`` its box's edge may sit, tried in turn."""
     angle = math.atan2(direction[1], direction[0]) if np.linalg.norm(direction) > 1e-6 else math.pi / 2
-    for extra in (0.08, 0.25, 0.45):
+    for extra in reaches:
         for turn in (0, 30, -30, 60, -60, 90, -90, 135, -135, 180):
             u = np.array([math.cos(angle + math.radians(turn)), math.sin(angle + math.radians(turn)), 0.0])
             reach = min(label.width / 2 / max(abs(u[0]), 1e-6), label.height / 2 / max(abs(u[1]), 1e-6))
