@@ -41,6 +41,7 @@ __all__ = ["RawDotProducts"]
 SENTENCE = ("The", "dog", "chased", "the", "ball", ",", "but", "it", "couldn't", "catch", "it", ".")
 FIRST_IT, SECOND_IT, DOG_WORD, BALL_WORD = 7, 10, 1, 4  # places in SENTENCE
 DOG, BALL = 1, 2  # rows of the preset (its tokens are it, dog, ball)
+CENTRED = 3.4  # how far right of its final place the arithmetic sits until the plane comes
 
 
 @dataclass
@@ -64,17 +65,17 @@ class RawDotProducts(ExplainerScene):
         self.own = scenario
         self.header("Raw dot products fail", "query", "key")
         boxes = self._sentence()
-        x_grid = self._one_embedding(boxes)
+        x_grid, x_title = self._one_embedding(boxes)
         raw_lines = self._raw_products(x_grid)
-        plane = self._plane()
-        key_rows = self._project_keys(x_grid, plane)
+        plane = self._plane(VGroup(x_grid, x_title, *(VGroup(line[0], line[3]) for line in raw_lines)))
+        key_rows = self._project_keys(x_grid, x_title, plane)
         self._new_products(key_rows, raw_lines)
         self._closing(boxes)
 
     def _closing(self, boxes: VGroup) -> None:
         """The last frame is the lesson: the tie, W_K, the broken tie, and what comes next."""
         closing = text("So we project every embedding into queries, keys and values.", size=30, color=INK,
-                       t2c={"queries": QUERY, "keys": KEY, "values": VALUE}).move_to(UP * 2.45)
+                       t2c={"queries": QUERY, "keys": KEY, "values": VALUE}).move_to(UP * 2.62)
         self.play(FadeOut(boxes, shift=UP * 0.2), run_time=0.6)
         self.beat("So we project every embedding into queries, keys and values.", FadeIn(closing, shift=DOWN * 0.2),
                   wait=1.5)
@@ -89,11 +90,11 @@ class RawDotProducts(ExplainerScene):
         self.play(FadeOut(first), FadeOut(second), run_time=0.4)
         return boxes
 
-    def _one_embedding(self, boxes: VGroup) -> NumberGrid:
-        """Both "it"s point at one row of X."""
+    def _one_embedding(self, boxes: VGroup) -> tuple[NumberGrid, MathTex]:
+        """Both "it"s point at one row of X (drawn in the middle of the frame until the plane comes)."""
         q = self.own.query
         x_grid = self.grid("raw", "embeddings", row_labels=self.own.tokens, color=EMBEDDING)
-        x_grid.shift(RIGHT * (-6.5 - x_grid.get_left()[0]) + UP * (1.7 - x_grid.get_top()[1]))
+        x_grid.shift(RIGHT * (-6.5 + CENTRED - x_grid.get_left()[0]) + UP * (1.7 - x_grid.get_top()[1]))
         x_title = MathTex("X", color=EMBEDDING, font_size=34).next_to(x_grid.brackets, UP, buff=0.12)
         sentence_target = boxes.copy().scale(0.84).move_to(UP * 2.5)  # tokens at 20, the floor
         row_end = x_grid.brackets.get_right() * RIGHT + x_grid.cells[q][0].get_y() * UP + RIGHT * 0.15
@@ -103,7 +104,7 @@ class RawDotProducts(ExplainerScene):
         self.beat("But both 'it's share one embedding.", FadeIn(x_grid, shift=RIGHT * 0.3), FadeIn(x_title),
                   Create(links), wait=1.0)
         self.play(FadeOut(links), boxes.animate.fade(1 - DIM), run_time=0.5)
-        return x_grid
+        return x_grid, x_title
 
     # -- raw dot products, term by term: a tie ------------------------------------------------
     def _raw_products(self, x_grid: NumberGrid) -> list[tuple[VGroup, VGroup, VGroup, Text]]:
@@ -138,13 +139,14 @@ class RawDotProducts(ExplainerScene):
             products.append(self.number("raw_step", "products", j, m, color=WEIGHT))
         factors = _with_pluses(pairs, buff=0.22)
         line = VGroup(label, factors).arrange(RIGHT, buff=0.25)
-        line.shift(RIGHT * (-6.5 - line.get_left()[0]) + UP * (y - line.get_y()))
+        line.shift(RIGHT * (-6.5 + CENTRED - line.get_left()[0]) + UP * (y - line.get_y()))
         product_line = _with_pluses(products, buff=0.22).next_to(label, RIGHT, buff=0.25)
         total = self.number("raw", "scores", q, j, color=WEIGHT).next_to(label, RIGHT, buff=0.25)
         return VGroup(label), factors, product_line, total
 
     # -- the keys as arrows in the plane of axes 1 and 2 ----------------------------------------
-    def _plane(self) -> _Plane:
+    def _plane(self, board: VGroup) -> _Plane:
+        """The plane on the right; what was worked out moves to the left to make room for it."""
         unit = 2.05
         axes = Axes(x_range=[0, 1.2, 0.5], y_range=[0, 2.0, 0.5], x_length=1.2 * unit, y_length=2.0 * unit,
                     tips=False, axis_config={"color": MUTED, "stroke_width": 2})
@@ -160,12 +162,13 @@ class RawDotProducts(ExplainerScene):
             plane.names[j].next_to(plane.arrows[j].get_end(), RIGHT, buff=0.1)
         self.beat(f"Drawn in the plane of axes {self.cite(position(0))} and {self.cite(position(1))}, "
                   "'it' sits halfway between 'dog' and 'ball'.",
+                  board.animate.shift(LEFT * CENTRED),
                   Create(axes), FadeIn(axis_names), *(GrowArrow(a) for a in plane.arrows.values()),
                   *(FadeIn(n) for n in plane.names.values()), wait=0.6)
         return plane
 
     # -- W_K stretches the keys ------------------------------------------------------------------
-    def _project_keys(self, x_grid: NumberGrid, plane: _Plane) -> dict[int, VGroup]:
+    def _project_keys(self, x_grid: NumberGrid, x_title: MathTex, plane: _Plane) -> dict[int, VGroup]:
         tokens, d_in = self.own.tokens, self.own.d_in
         w_key = self.grid("projected", "w_key", color=KEY)
         w_key.next_to(x_grid, RIGHT, buff=0.7).align_to(x_grid.brackets, UP)
@@ -188,10 +191,12 @@ class RawDotProducts(ExplainerScene):
         said += f"{self.fmt('projected', 'w_key', 1, 1)}: dog → ("
         said += ", ".join(self.fmt("projected", "keys", DOG, m) for m in range(d_in)) + "), ball → ("
         said += ", ".join(self.fmt("projected", "keys", BALL, m) for m in range(d_in)) + ")."
-        # rows 2 and 3 of the matrix are keys now: say so, so the last frame reads on its own
-        note = text("blue rows: the keys, x · Wₖ", size=20, color=KEY).next_to(x_grid, DOWN, buff=0.12)
-        note.align_to(x_grid.brackets, LEFT)
-        self.beat(said, *moves, Indicate(w_key.column(1), color=HIGHLIGHT), FadeIn(note), run_time=2.0, wait=1.0)
+        # rows 2 and 3 of the matrix are keys now: its title says so, so the last frame reads on its own
+        keys_title = MathTex(r"x,\ ", r"k = x W_K", font_size=34).next_to(x_grid.brackets, UP, buff=0.12)
+        keys_title[0].set_color(EMBEDDING)
+        keys_title[1].set_color(KEY)
+        self.beat(said, *moves, Indicate(w_key.column(1), color=HIGHLIGHT), ReplacementTransform(x_title, keys_title),
+                  run_time=2.0, wait=1.0)
         x_grid.body.remove(*old_cells)
         return key_rows
 
