@@ -94,13 +94,29 @@ class NumberGrid(VGroup):
         """The numbers of column ``j``."""
         return VGroup(*(row[j] for row in self.cells))
 
-    def row_box(self, i: int, *, color: str = HIGHLIGHT, buff: float = 0.08) -> RoundedRectangle:
-        """A rounded outline around row ``i`` (numbers only)."""
-        return outline(self.row(i), color=color, buff=buff)
+    def row_box(self, i: int, *, color: str = HIGHLIGHT) -> RoundedRectangle:
+        """A band of colour behind row ``i``'s numbers, between the brackets."""
+        return self._band(self.row(i), color)
 
-    def column_box(self, j: int, *, color: str = HIGHLIGHT, buff: float = 0.08) -> RoundedRectangle:
-        """A rounded outline around column ``j``."""
-        return outline(self.column(j), color=color, buff=buff)
+    def column_box(self, j: int, *, color: str = HIGHLIGHT) -> RoundedRectangle:
+        """A band of colour behind column ``j``'s numbers, between the brackets."""
+        return self._band(self.column(j), color)
+
+    def _band(self, numbers: VGroup, color: str) -> RoundedRectangle:
+        """Behind ``numbers``, as wide and tall as their cells (an outline would cross the
+        brackets, which sit close to the numbers, or the next row's numbers)."""
+        left, right = self.brackets[0].get_right()[0] + 0.04, self.brackets[1].get_left()[0] - 0.04
+        top, bottom = self.brackets.get_top()[1] - 0.04, self.brackets.get_bottom()[1] + 0.04
+        rows = {round(mob.get_y(), 3) for mob in numbers}
+        width = right - left if len(rows) == 1 and len(numbers) > 1 else self.cell_width - 0.04
+        height = self.cell_height - 0.04 if len(rows) == 1 else top - bottom
+        centre = numbers.get_center()
+        centre[0] = min(max(centre[0], left + width / 2), right - width / 2)
+        centre[1] = min(max(centre[1], bottom + height / 2), top - height / 2)
+        band = RoundedRectangle(width=min(width, right - left), height=min(height, top - bottom), corner_radius=0.06,
+                                stroke_width=0, fill_color=color, fill_opacity=0.28)
+        band.set_z_index(-1)  # behind the numbers
+        return band.move_to(centre)
 
 
 def outline(mob: VMobject, *, color: str = HIGHLIGHT, buff: float = 0.08, width: float = 3) -> RoundedRectangle:
