@@ -59,6 +59,11 @@ every mobject of every frame; they return exactly what manim's own do:
     at a time), into the frame the encoder was given before (x264 copies what it is given), with
     swscale's contexts kept rather than made for every frame: the same bytes as converting each
     whole frame (tested), in 2.8 ms instead of 5.2 for a -qh frame of the lecture.
+``CairoRenderer.render``
+    each frame drawn was copied for the encoder (``get_frame``, 8 MB at 1080p) and the next
+    drawn into the same array. Here the drawn array goes to the encoder as it is, and the next
+    frame is drawn into another, lent back once the encoder is done with it: a copy less per
+    moving frame, the same frames (the test slows the encoder down so drawing runs ahead).
 glibc's ``malloc``
     a frame is a few megabytes: each copy of one (the background, the frame for the encoder, its
     conversion) was mapped fresh from the kernel and given back when freed, a page fault every
@@ -583,6 +588,70 @@ def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., 
     return encode_and_write
 
 
+class _Frames:
+    """The arrays a renderer draws its frames into, lent to the encoder in turn (see
+    :func:`_frames_handed_over`). Each array lives as long as the renderer, so the Cairo context
+    manim keeps for an array, by its ``id``, never outlives it; an array is lent as a view of
+    it, and is free again once nobody holds that view (the encoder drops it once the frame after
+    it is converted)."""
+
+    MOST = 32  # more frames than this waiting for the encoder: manim's copy instead
+
+    def __init__(self) -> None:
+        self.arrays: list[Any] = []
+        self.lent: list[Callable[[], Any]] = []  # a weak reference to each array's view, while lent
+
+    def lend(self, drawn: Any) -> tuple[Any, Any] | None:
+        """A view of ``drawn`` for the encoder and a free array like it to draw the next frame
+        in; None when every array is in use and there is no room for another."""
+        import weakref
+
+        import numpy as np
+
+        spare = next((a for a, view in zip(self.arrays, self.lent, strict=True)
+                      if a is not drawn and view() is None and a.shape == drawn.shape), None)
+        if spare is None:
+            if len(self.arrays) >= self.MOST:
+                return None
+            spare = np.empty_like(drawn)
+            self.arrays.append(spare)
+            self.lent.append(_nobody)
+        if not any(a is drawn for a in self.arrays):
+            self.arrays.append(drawn)
+            self.lent.append(_nobody)
+        view = drawn.view()
+        self.lent[next(k for k, a in enumerate(self.arrays) if a is drawn)] = weakref.ref(view)
+        return view, spare
+
+
+def _nobody() -> None:
+    return None
+
+
+def _frames_handed_over() -> Callable[..., Any]:
+    """``CairoRenderer.render``: the frame just drawn goes to the encoder as it is, and the next
+    is drawn into another array, where manim's ``get_frame`` copied it (8 MB at 1080p) and drew
+    the next into the same one. Every drawn frame starts by filling its array with the
+    background (``update_frame``), so what the array held before does not matter."""
+    import numpy as np
+
+    def render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> None:
+        frames = self.__dict__.get("_speedups_frames")
+        if frames is None:
+            frames = self.__dict__["_speedups_frames"] = _Frames()
+        self.update_frame(scene, moving_mobjects)
+        camera = self.camera
+        drawn = camera.pixel_array
+        lent = frames.lend(drawn) if type(drawn) is np.ndarray and drawn.flags.c_contiguous else None
+        if lent is None:
+            self.add_frame(self.get_frame())  # manim's own: a copy
+            return
+        view, camera.pixel_array = lent
+        self.add_frame(view)
+
+    return render
+
+
 def _convert_audio_as_it_is(input_path: Any, output_path: Any, codec_name: str) -> None:
     """manim's ``convert_audio``, with the output at the input's sample rate and channel layout."""
     import av
@@ -642,6 +711,10 @@ def install() -> None:
     job._encode_and_write_frame = _frames_given_without_copies(_ORIGINALS["held"])  # type: ignore[method-assign]
     _ORIGINALS["audio"] = scene_file_writer.convert_audio
     scene_file_writer.convert_audio = _convert_audio_as_it_is
+    from manim.renderer.cairo_renderer import CairoRenderer
+
+    _ORIGINALS["render"] = CairoRenderer.render
+    CairoRenderer.render = _frames_handed_over()  # type: ignore[method-assign]
     from manim.animation.animation import Animation
     from manim.animation.transform import Transform
 
@@ -664,6 +737,9 @@ def uninstall() -> None:
     Camera.type_or_raise = _ORIGINALS.pop("kind")  # type: ignore[method-assign]
     SceneFileWriter.open_partial_movie_stream = _ORIGINALS.pop("stream")  # type: ignore[method-assign]
     scene_file_writer.convert_audio = _ORIGINALS.pop("audio")
+    from manim.renderer.cairo_renderer import CairoRenderer
+
+    CairoRenderer.render = _ORIGINALS.pop("render")  # type: ignore[method-assign]
     scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame = _ORIGINALS.pop("held")  # type: ignore[method-assign]
     from manim.animation.transform import Transform
 

@@ -9,6 +9,7 @@ changed, give the encoder the pictures of converting every frame whole.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from manim import (
     MathTex,
     Mobject,
     MovingCamera,
+    MovingCameraScene,
     PointCloudDot,
     ReplacementTransform,
     Square,
@@ -41,6 +43,7 @@ from manim import (
     Transform,
     VGroup,
     VMobject,
+    tempconfig,
 )
 from manim.scene import scene_file_writer
 
@@ -230,6 +233,53 @@ def test_frames_are_encoded_as_converted_one_by_one(stock: None, tmp_path: Path)
         return float(np.mean((converted.reformat(format="rgb24").to_ndarray().astype(float) - drawn[..., :3]) ** 2))
 
     assert error(area) <= error(manims)
+
+
+class _Moving(MovingCameraScene):
+    """Texts fading and moving, a transform, a wait, the camera closing in: frames drawn one
+    after another into the arrays the fast path lends out."""
+
+    def construct(self) -> None:
+        words = VGroup(*(Text(w, font="DejaVu Sans", font_size=30) for w in ("query", "key", "value")))
+        words.arrange(RIGHT, buff=0.5)
+        square = Square(1.0).set_fill("#58C4DD", 0.5).shift(2 * DOWN)
+        self.play(FadeIn(words, shift=UP), run_time=0.5)
+        self.play(square.animate.shift(3 * RIGHT), Indicate(words[1]), run_time=0.5)
+        self.wait(0.3)
+        self.play(Transform(words[0], Text("0.38", font="DejaVu Sans").shift(LEFT * 3)), run_time=0.4)
+        self.play(self.camera.frame.animate.set(width=6).move_to(square), run_time=0.5)
+
+
+def _frames_encoded(tmp_path: Path) -> list[tuple[np.ndarray, int]]:
+    """Every frame the encoder is given for :class:`_Moving`, as it is when the encoder reads it
+    (the encoder slowed down, so that drawing runs ahead of it)."""
+    job = scene_file_writer._PartialMovieEncodeJob
+    encode = job._encode_and_write_frame
+    seen: list[tuple[np.ndarray, int]] = []
+
+    def slow(self: Any, frame: np.ndarray, num_frames: int) -> None:
+        time.sleep(0.004)
+        seen.append((np.array(frame, copy=True), num_frames))
+        encode(self, frame, num_frames)
+
+    job._encode_and_write_frame = slow  # type: ignore[method-assign]
+    try:
+        with tempconfig({"pixel_width": 320, "pixel_height": 180, "frame_rate": 15, "media_dir": str(tmp_path),
+                         "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
+            _Moving().render()
+    finally:
+        job._encode_and_write_frame = encode  # type: ignore[method-assign]
+    return seen
+
+
+def test_frames_drawn_into_lent_arrays_reach_the_encoder_as_manims(stock: None, tmp_path: Path) -> None:
+    expected = _frames_encoded(tmp_path / "stock")
+    speedups.install()
+    got = _frames_encoded(tmp_path / "fast")
+    assert [n for _, n in got] == [n for _, n in expected]
+    assert len(got) > 20
+    for index, ((mine, _), (theirs, _)) in enumerate(zip(got, expected, strict=True)):
+        assert np.array_equal(mine, theirs), f"frame {index} differs"
 
 
 def _changing_frames(height: int, width: int, seed: int) -> list[np.ndarray]:
