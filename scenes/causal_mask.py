@@ -44,7 +44,9 @@ from scenes.kit.heatmap import (
     fit_heat,
     key_column,
     legend,
+    numbered_columns,
     row_box,
+    text_height,
     text_width,
     vector_line,
     vector_width,
@@ -52,13 +54,15 @@ from scenes.kit.heatmap import (
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, FAINT, HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
-from scenes.kit.text import SMALLEST_SIZE, text
+from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["CausalMask"]
 
 TABLE_MOST = 26  # the largest type of the comparison
-GAP = 0.8  # between the grid and the comparison beside it
-BAND = 0.7  # under the grid: its title and legend; under the comparison: z without and with the mask
+GAP = 0.8  # between the grid and the comparison beside it (a colour-only grid's: :data:`TIGHT_GAP`)
+TIGHT_GAP = 0.55
+Z_BUFF, Z_LINES = 0.12, 0.1  # under the grid's bracket; between the two lines z without and with the mask
+TITLE_BAND = 0.7  # under the grid: its title and legend
 
 
 @dataclass
@@ -69,12 +73,19 @@ class _Board:
     right: float  # where the comparison beside the grid starts
     numbers: VGroup = field(default_factory=VGroup)
     legend: VGroup = field(default_factory=VGroup)
-    marks: VGroup = field(default_factory=VGroup)  # colour only: "−∞" written once, on the mask
+    marks: VGroup = field(default_factory=VGroup)  # colour only: "−∞" written once, on the mask (then its weight)
+    mark_cell: tuple[int, int] = (0, 1)  # the hidden cell whose number the mark is
 
 
 def _table_size(fit: HeatFit) -> float:
     """The comparison's type: the grid's, up to :data:`TABLE_MOST`; the floor beside a colour-only grid."""
     return min(fit.size, TABLE_MOST) if fit.numbers else SMALLEST_SIZE
+
+
+def _band(table_size: float) -> float:
+    """Under the grid: its title and legend; beside them the two lines of z (a size above the table's)."""
+    z_size = min(table_size + 2, 26)
+    return max(TITLE_BAND, Z_BUFF + 2 * text_height(z_size) + Z_LINES + 0.08)
 
 
 class CausalMask(ExplainerScene):
@@ -94,43 +105,59 @@ class CausalMask(ExplainerScene):
 
     @property
     def _earlier(self) -> int:
-        """The token whose row the mask changes: the scene's second query, or the one before the last."""
-        last = self.scenario.n_tokens - 1
+        """The token whose row the mask changes: the query the lecture follows if it is not the last
+        token (its z changes), else the scene's second query, or the token before the last."""
+        last, query = self.scenario.n_tokens - 1, self.scenario.query
+        if query != last:
+            return query
         return self.second_query if self.second_query != last else max(last - 1, 0)
 
     # -- layout ---------------------------------------------------------------------------------
-    def _comparison_width(self) -> float:
+    def _comparison_width(self, size: float) -> float:
+        """The comparison beside the grid at type ``size``: "k16", then the two columns under their heads."""
         n = self.scenario.n_tokens
         numbers = [self.text_for(value(source, "weights", i, j)) for source in ("trace", "causal")
                    for i in range(n) for j in range(n)]
-        column = max(widest(numbers, TABLE_MOST), widest(["no mask"], TABLE_MOST))
-        return widest([f"k{n}"], TABLE_MOST) + 0.3 + 2 * (column + 0.3)
+        columns = [max(widest(numbers, size), widest([head], size)) for head in ("no mask", "masked")]
+        return widest([f"k{n}"], size) + 0.3 + columns[0] + 0.3 + columns[1]
 
-    def _board(self) -> _Board:
+    def _fit(self) -> tuple[HeatFit, float]:
+        """The grid's drawing and the gap after it: numbers in the cells while they are legible beside
+        the comparison at its largest type; else colours, the comparison at the floor beside them."""
         n, tokens = self.scenario.n_tokens, self.scenario.tokens
         cells = [self.text_for(value(source, name, i, j)) for source, name in
                  (("trace", "scaled_scores"), ("causal", "scaled_scores"), ("causal", "weights"))
                  for i in range(n) for j in range(n)]
-        width = 2 * HALF_WIDTH - GAP - self._comparison_width()
-        # 0.3 left over the heads of the comparison for its title
-        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - BAND - 0.4,
-                       fill=min(width, 8.0))
+        for size, gap in ((TABLE_MOST, GAP), (SMALLEST_SIZE, TIGHT_GAP)):
+            width = 2 * HALF_WIDTH - gap - self._comparison_width(size)
+            # 0.4 left over the heads of the comparison for its title
+            fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - _band(size) - 0.4,
+                           fill=min(width, 8.0), upright_most=10)
+            if fit.numbers:
+                return fit, gap
+        return fit, gap
+
+    def _board(self) -> _Board:
+        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        fit, gap = self._fit()
         grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                         row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
                         column_limit=fit.column_limit, upright=fit.upright)
         if fit.numbered:
-            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in range(n)])
+            numbered = numbered_columns(n, fit.size, fit.cell_w)
+            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in numbered], numbered)
             grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
                                         color=QUERY) for i, t in enumerate(tokens)])
-        total = grid.width + GAP + self._comparison_width()
-        grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]) + UP * ((TOP + BOTTOM + BAND) / 2 - 0.15 - grid.get_y()))
+        total = grid.width + gap + self._comparison_width(_table_size(fit))
+        band = _band(_table_size(fit))
+        grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]) + UP * ((TOP + BOTTOM + band) / 2 - 0.2 - grid.get_y()))
         scores_tex = ["Q", "K^{\\top}", "/\\sqrt{d_k}"] if self.trace.scaled else ["Q", "K^{\\top}"]
         masked_tex = ["\\mathrm{mask}\\big(", *scores_tex, "\\big)"]
         titles = [formula_title(*tex, font_size=28) for tex in
                   (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
         for title in titles:
             title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
-        return _Board(fit, grid, titles, grid.get_right()[0] + GAP)
+        return _Board(fit, grid, titles, grid.get_right()[0] + gap)
 
     def _numbers(self, board: _Board, source: str, name: str, ranges: str) -> VGroup:
         if not board.fit.numbers:
@@ -186,6 +213,7 @@ class CausalMask(ExplainerScene):
     def _minus_infinity(self, board: _Board, cell: tuple[int, int]) -> VGroup:
         """Colour only: "−∞" written once, on the mask, for every hidden cell (the first one's)."""
         n = self.scenario.n_tokens
+        board.mark_cell = cell
         sign = self.number("causal", "scaled_scores", *cell, size=26, color=INK)
         return VGroup(sign.move_to(board.grid.cell_center(n // 4, (3 * n) // 4)))
 
@@ -207,9 +235,14 @@ class CausalMask(ExplainerScene):
         sums.align_to((board.right, 0, 0), LEFT)
         self.formula.generate_target()
         self.formula.target.light("query", "key", "scale", "softmax")
+        marks = board.marks
+        if len(marks):  # colour only: the −∞ written on the mask becomes its weight
+            board.marks = VGroup(self.number("causal", "weights", *board.mark_cell, size=26, color=INK)
+                                 .move_to(marks))
         self.beat(
             "After the softmax they become zero weights, and each row still adds up to one." + self.said_rounded(),
             *fills, *([FadeTransform(old, board.numbers)] if board.fit.numbers else []),
+            *([FadeTransform(marks, board.marks)] if len(marks) else []),
             mask.animate.set_fill(opacity=FAINT), TransformMatchingTex(board.titles[1], board.titles[2]),
             FadeTransform(old_legend, board.legend), MoveToTarget(self.formula),
             LaggedStart(*(FadeIn(s, shift=LEFT * 0.2) for s in sums), lag_ratio=0.05),
@@ -223,9 +256,11 @@ class CausalMask(ExplainerScene):
         heads = [self.label("no mask", size=size, color=MUTED), self.label("masked", size=size, color=WEIGHT)]
         table = key_column(self, board.grid, [("trace", "weights", row, INK), ("causal", "weights", row, WEIGHT)],
                            left=board.right, heads=heads, size=size)
-        title = self.label("row {} {}", position(row), TokenPart(self.scenario.tokens[row], 8), size=size,
-                           color=QUERY)
-        title.next_to(table[0], UP, buff=0.1).align_to((board.right, 0, 0), LEFT)
+        token, room = self.scenario.tokens[row], HALF_WIDTH - board.right
+        limit = next((most for most in range(20, 4, -1)
+                      if text_width(f"row {row + 1} {shorten_token(token, most)}", size) <= room), 4)
+        title = self.label("row {} {}", position(row), TokenPart(token, limit), size=size, color=QUERY)
+        title.next_to(table[0], UP, buff=0.2).align_to((board.right, 0, 0), LEFT)
         table.add(title)
         return table
 
@@ -247,19 +282,36 @@ class CausalMask(ExplainerScene):
                   MoveToTarget(box), FadeTransform(old, table), run_time=1.5, wait=1.5)
         return table
 
+    def _z_size(self, board: _Board, room: float) -> float | None:
+        """The largest type (up to a size above the table's) at which both lines of z fit in ``room``."""
+        row = self._earlier
+        for size in (26, 24, 22, SMALLEST_SIZE):
+            wide = max(text_width(caption, size) + 0.2 + vector_width(self, "z", source, "context", row, size)
+                       for caption, source in (("no mask", "trace"), ("masked", "causal")))
+            if size <= _table_size(board.fit) + 2 and wide <= room:
+                return size
+        return None
+
     def _z_changes(self, board: _Board, table: VGroup) -> None:
-        """z of that token without and with the mask, in the band under the comparison."""
+        """z of that token without and with the mask, in the band under the comparison.
+
+        Beside the grid's title and legend; where they are too wide for the lines at their type and
+        the cells carry their numbers, the legend makes room (the numbers say what it said).
+        """
         row, lines = self._earlier, VGroup()
-        room = HALF_WIDTH - board.legend.get_right()[0] - 0.3
-        size = next((s for s in (26, 24, 22) if s <= _table_size(board.fit) + 2 and text_width("no mask", s) + 0.2
-                     + vector_width(self, "z", "causal", "context", row, s) <= room), SMALLEST_SIZE)
+        size = self._z_size(board, HALF_WIDTH - board.legend.get_right()[0] - 0.3)
+        free = self._z_size(board, HALF_WIDTH - board.titles[2].get_right()[0] - 0.3)
+        drop = board.fit.numbers and free is not None and (size is None or free > size)
+        size = (free if drop else size) or SMALLEST_SIZE
         for caption, source, color in (("no mask", "trace", INK), ("masked", "causal", CONTEXT)):
             vector = vector_line(self, "z", source, "context", row, size=size, color=color)
             lines.add(VGroup(text(caption, size=size, color=MUTED), vector).arrange(RIGHT, buff=0.2))
-        lines.arrange(DOWN, buff=0.1, aligned_edge=RIGHT)
-        lines.next_to(board.grid.brackets, DOWN, buff=0.12).align_to((HALF_WIDTH, 0, 0), RIGHT)
-        lines.shift(RIGHT * max(0.0, board.legend.get_right()[0] + 0.3 - lines.get_left()[0]))
+        lines.arrange(DOWN, buff=Z_LINES, aligned_edge=RIGHT)
+        lines.next_to(board.grid.brackets, DOWN, buff=Z_BUFF).align_to((HALF_WIDTH, 0, 0), RIGHT)
+        clear = (board.titles[2] if drop else board.legend).get_right()[0] + 0.3
+        lines.shift(RIGHT * max(0.0, clear - lines.get_left()[0]))
         self.beat("In text generation a token may only attend to itself and the tokens before it.",
+                  *([FadeOut(board.legend)] if drop else []),
                   LaggedStart(*(FadeIn(line, shift=UP * 0.1) for line in lines), lag_ratio=0.4), run_time=2, wait=2)
 
 

@@ -44,6 +44,7 @@ from scenes.kit.heatmap import (
     fit_heat,
     key_column,
     legend,
+    numbered_columns,
     opacity_of,
     row_box,
     vector_line,
@@ -73,6 +74,7 @@ class _Board:
     numbers: VGroup = field(default_factory=VGroup)  # the grid's numbers now (rows), if it carries them
     strip: VGroup = field(default_factory=VGroup)  # colour only: the query row's numbers beside the grid
     legend: VGroup = field(default_factory=VGroup)
+    lit: VGroup = field(default_factory=VGroup)  # colour only: an outline on the row the strip writes out
     title: str = "scores"  # the field the grid shows now
 
 
@@ -102,20 +104,22 @@ class MatrixForm(ExplainerScene):
         strip_w = 1.6 + widest(grid_numbers, SMALLEST_SIZE)  # colour only: "k token" and a number
         right_w = max(d_v * (value_w * 24 / 26 + 0.25) + 0.3, strip_w)
         width = 2 * HALF_WIDTH - OPERATOR - right_w
-        fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.1,
-                       fill=min(width, 10.6 - OPERATOR - right_w))
+        # 0.25 kept free under the header (its rounding note)
+        fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.25,
+                       fill=min(width, 10.6 - OPERATOR - right_w), upright_most=10)
         grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                         row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
                         column_limit=fit.column_limit, upright=fit.upright)
         if fit.numbered:
-            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in range(n)])
+            numbered = numbered_columns(n, fit.size, fit.cell_w)
+            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in numbered], numbered)
             grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
                                         color=QUERY) for i, t in enumerate(tokens)])
         value_size = fit.size if fit.numbers else SMALLEST_SIZE
         values = HeatGrid(n, d_v, cell_w=value_w * value_size / 26 + 0.25, cell_h=fit.cell_h, size=value_size)
         total = grid.width + OPERATOR + values.width
         grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]))
-        grid.shift(UP * ((TOP + BOTTOM + BAND) / 2 - grid.get_y()))
+        grid.shift(UP * ((TOP + BOTTOM + BAND) / 2 - 0.125 - grid.get_y()))
         values.shift(RIGHT * (grid.get_right()[0] + OPERATOR - values.get_left()[0]))
         values.shift(UP * (grid.row_y(0) - values.row_y(0)))
         titles = {
@@ -174,13 +178,14 @@ class MatrixForm(ExplainerScene):
         cells = [square for row in grid.squares for square in row]
         board.numbers = self._grid_numbers(board, "scores")
         board.strip = self._strip(board, "scores", q)
+        board.lit = VGroup(row_box(grid, q)) if len(board.strip) else VGroup()
         board.legend = self._legend(board, "scores")
         self.beat(
             "The score matrix Q Kᵀ: every query against every key, a row per query and a column per key.",
             FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles["scores"]),
             LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
             *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers), FadeIn(board.legend), *self._note(board),
-            FadeIn(board.strip), self._light("query", "key"), run_time=2.5, wait=1.2,
+            FadeIn(board.strip, board.lit), self._light("query", "key"), run_time=2.5, wait=1.2,
         )
         if self.trace.scaled:
             self._change_numbers(board, "scaled_scores", "Divide every score by √d_k.", "query", "key", "scale")
@@ -218,10 +223,10 @@ class MatrixForm(ExplainerScene):
                           self.number("trace", "weights", i, reduce="sum", size=size, color=WEIGHT))
             sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, board.grid.row_y(i), 0)))
         sums.align_to(board.values, LEFT)
-        self.beat("Each row of weights adds up to one." + self.said_rounded(), FadeOut(board.strip),
+        self.beat("Each row of weights adds up to one." + self.said_rounded(), FadeOut(board.strip, board.lit),
                   LaggedStart(*(FadeIn(s) for s in sums), lag_ratio=0.1), *self._rounding(), run_time=1.5)
         self.play(FadeOut(sums), run_time=0.5)
-        board.strip = VGroup()
+        board.strip, board.lit = VGroup(), VGroup()
 
     def _rounding(self) -> list[Animation]:
         """The rounding note, the first time a ``≈`` is written."""
@@ -237,16 +242,16 @@ class MatrixForm(ExplainerScene):
         values = values_grid.place([[self.number("trace", "values", j, m, size=size, color=VALUE)
                                      for m in range(d_v)] for j in range(n)])
         between = np.array([(grid.brackets.get_right()[0] + values_grid.get_left()[0]) / 2, grid.cells.get_y(), 0])
-        times = MathTex("\\times", font_size=40, color=INK).move_to(between)
-        v_title = formula_title("V", font_size=30).next_to(values_grid.brackets, UP, buff=0.15)
+        times = MathTex("\\times", font_size=44, color=INK).move_to(between)
+        v_title = formula_title("V", font_size=40).next_to(values_grid.brackets, UP, buff=0.15)
         self.beat("Multiply the weights by V, the values: a row per token.",
                   FadeIn(values_grid.brackets, values, v_title, times, shift=LEFT * 0.3), self._light(),
                   run_time=1.5, wait=1.2)
         context = values_grid.place([[self.number("trace", "context", i, m, size=size, color=CONTEXT)
                                       for m in range(d_v)] for i in range(n)])
-        z_title = formula_title("Z", font_size=30).move_to(v_title)
+        z_title = formula_title("Z", font_size=40).move_to(v_title)
         arrow = Arrow(LEFT * 0.4, RIGHT * 0.4, buff=0, color=MUTED, stroke_width=3).move_to(times)
-        by_v = formula_title("\\times", "V", font_size=26).next_to(arrow, UP, buff=0.08)
+        by_v = formula_title("\\times", "V", font_size=34).next_to(arrow, UP, buff=0.1)
         self.beat("Weights × V = Z: each row of Z mixes the value rows by that row's weights.",
                   FadeTransform(values, context), ReplacementTransform(v_title, z_title),
                   ReplacementTransform(times, arrow), FadeIn(by_v), run_time=2, wait=1.5)

@@ -36,6 +36,7 @@ __all__ = [
     "ink_on",
     "key_column",
     "legend",
+    "numbered_columns",
     "opacity_of",
     "row_box",
     "stack",
@@ -50,6 +51,7 @@ __all__ = [
 LOWEST, HIGHEST = 0.07, 0.92  # fill opacity of a grid's smallest and largest number
 FLAT_LIMIT = 5  # column labels lie flat when every token, cut to this many characters, fits its cell
 LABEL_GAP = 0.12  # between labels and the bracket
+NUMBER_GAP = 0.17  # between the numbers of two columns: closer, "10 11 12" reads as "101112"
 
 
 @cache
@@ -91,6 +93,12 @@ def opacity_of(number: float, low: float, high: float) -> float:
         return LOWEST
     share = 0.5 if high <= low else (number - low) / (high - low)
     return round(LOWEST + (HIGHEST - LOWEST) * float(np.clip(share, 0.0, 1.0)), 4)
+
+
+def numbered_columns(n: int, size: float, cell_w: float) -> range:
+    """The columns of an ``n``-column grid that get their number: every one while two numbers side by
+    side stay :data:`NUMBER_GAP` apart, else every other one (the first, the third, …)."""
+    return range(0, n, 1 if text_width(str(n), size) + NUMBER_GAP <= cell_w else 2)
 
 
 def ink_on(opacity: float) -> str:
@@ -145,7 +153,7 @@ NUMBER_SIZES = (30, 28, 26, 24, 22, SMALLEST_SIZE)
 
 
 def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, height: float,
-                      size: float) -> HeatFit | None:
+                      size: float, upright_most: int) -> HeatFit | None:
     n = len(tokens)
     cell_w = widest26 * size / 26 + 0.22
     cell_h = text_height(size) + 0.2
@@ -155,6 +163,9 @@ def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, heig
             continue
         flat = max(text_width(shorten_token(t, FLAT_LIMIT), size) for t in tokens) <= cell_w - 0.08
         limit = column_limit(tokens, cell_w - 0.08, size) if flat else 6
+        if not flat:  # upright labels keep more of their token while the rows still fit under them
+            limit = next((most for most in range(upright_most, 6, -1)
+                          if n * cell_h + upright_height(tokens, size, most) + LABEL_GAP <= height), 6)
         fit = HeatFit(True, size, cell_w, cell_h, row_limit, limit, not flat)
         if n * cell_h + fit.column_height(tokens) <= height:
             return fit
@@ -162,23 +173,26 @@ def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, heig
 
 
 def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: float,
-             fill: float = 0.0) -> HeatFit:
+             fill: float = 0.0, upright_most: int = 6) -> HeatFit:
     """The largest legible drawing of an ``n × n`` grid of these tokens in ``width × height``.
 
     ``widest26`` is the width of the widest number the cells must carry, at size 26. When no
     type size down to the floor fits every cell's number, the grid is drawn in colour only, its
     cells as large as fit. ``fill``: stretch the cells (up to twice their width) until the grid
-    is that wide, so a small grid fills its part of the frame.
+    is that wide, so a small grid fills its part of the frame. ``upright_most``: the most
+    characters an upright column label keeps where the height has room for them.
     """
     n = len(tokens)
     for size in NUMBER_SIZES:
-        fit = _fit_with_numbers(tokens, widest26, width, height, size)
+        fit = _fit_with_numbers(tokens, widest26, width, height, size, upright_most)
         if fit is not None:
             spare = fill - fit.grid_width(tokens, n)
             wider = min(fit.cell_w * 2.0, fit.cell_w + spare / n) if spare > 0 else fit.cell_w
             # a few rows grow taller too, so a small grid is not a sliver
             taller = max(fit.cell_h, min(1.0, 0.75 * wider, (height - fit.column_height(tokens)) / n))
-            return HeatFit(True, size, wider, taller, fit.row_limit, fit.column_limit, fit.upright)
+            # flat labels keep what the widened cells have room for
+            limit = fit.column_limit if fit.upright else column_limit(tokens, wider - 0.08, size)
+            return HeatFit(True, size, wider, taller, fit.row_limit, limit, fit.upright)
     # colour only: columns numbered 1…n, each row label "j token" is the key
     floor = float(SMALLEST_SIZE)
     labels = max(text_width(f"{n} " + shorten_token(t, 8), floor) for t in tokens)
@@ -255,10 +269,10 @@ class HeatGrid(VGroup):
             label.next_to(self.brackets, LEFT, buff=LABEL_GAP).set_y(self.row_y(i))
             self.row_labels.add(label)
 
-    def label_columns(self, labels: Sequence[VMobject]) -> None:
-        """Put labels the scene made over the columns, lying flat."""
+    def label_columns(self, labels: Sequence[VMobject], columns: Sequence[int] | None = None) -> None:
+        """Put labels the scene made over the columns (``columns``: which, all by default), lying flat."""
         self.column_labels.submobjects = []
-        for j, label in enumerate(labels):
+        for j, label in zip(columns if columns is not None else range(len(labels)), labels, strict=True):
             label.next_to(self.brackets, UP, buff=LABEL_GAP).set_x(self.cell_center(0, j)[0])
             self.column_labels.add(label)
 
