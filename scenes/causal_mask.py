@@ -45,6 +45,7 @@ from scenes.kit.heatmap import (
     key_column,
     legend,
     numbered_columns,
+    roomier_rows,
     row_box,
     text_height,
     text_width,
@@ -135,7 +136,7 @@ class CausalMask(ExplainerScene):
                            fill=min(width, 8.0), upright_most=10)
             if fit.numbers:
                 return fit, gap
-        return fit, gap
+        return roomier_rows(fit, tokens, width), gap
 
     def _board(self) -> _Board:
         n, tokens = self.scenario.n_tokens, self.scenario.tokens

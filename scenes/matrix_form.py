@@ -46,6 +46,7 @@ from scenes.kit.heatmap import (
     legend,
     numbered_columns,
     opacity_of,
+    roomier_rows,
     row_box,
     vector_line,
     vector_width,
@@ -107,6 +108,7 @@ class MatrixForm(ExplainerScene):
         # 0.25 kept free under the header (its rounding note)
         fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.25,
                        fill=min(width, 10.6 - OPERATOR - right_w), upright_most=10)
+        fit = roomier_rows(fit, tokens, width)
         grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                         row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
                         column_limit=fit.column_limit, upright=fit.upright)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -38,6 +38,7 @@ __all__ = [
     "legend",
     "numbered_columns",
     "opacity_of",
+    "roomier_rows",
     "row_box",
     "stack",
     "text_height",
@@ -199,6 +200,19 @@ def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: fl
     cell_h = min(0.5, (height - text_height(floor) - LABEL_GAP) / n)
     cell_w = min(0.6, max(cell_h, (width - labels - LABEL_GAP - 0.2) / n))  # room for two-digit numbers
     return HeatFit(False, floor, cell_w, cell_h, 8, 0, False, numbered=True)
+
+
+def roomier_rows(fit: HeatFit, tokens: Sequence[str], width: float, most: int = 12) -> HeatFit:
+    """``fit`` with colour-only row labels ("12 token") keeping up to ``most`` characters of their
+    token where ``width`` has room for them beside the cells (a grid with numbers is returned as is)."""
+    if fit.numbers:
+        return fit
+    n = len(tokens)
+    for limit in range(most, fit.row_limit, -1):
+        labels = max(text_width(f"{n} " + shorten_token(t, limit), fit.size) for t in tokens)
+        if labels + LABEL_GAP + 0.2 + n * fit.cell_w <= width:
+            return replace(fit, row_limit=limit)
+    return fit
 
 
 class _UprightMixin:
