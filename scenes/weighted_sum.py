@@ -1,25 +1,31 @@
-"""Scene 6: the weighted sum gives z_i — each value shrinks by its weight, and the pieces add up.
+"""Scene 5: the weighted sum gives z_i — each value shrinks by its weight, and the pieces add up.
 
-Left, value space: every value as an arrow; each shrinks to w_j v_j and they are laid tip to
-tail, the camera closing in so every piece can be seen, then pulling back to z_i from the
-origin. Right, the same in numbers: w_j · v_j = (…) for every token, and the columns add up to z_i.
+Right, the numbers: w_j · (v_j1, …) = (…) for every token, all of z's components, in columns
+that stand over z_i. Left, value space (dimensions 1 and 2): every value as an arrow; each
+shrinks to w_j v_j; the view closes in on the small arrows (the whole frame is theirs while the
+table steps out), they are laid tip to tail and end at z_i; the view pulls back beside the table,
+and z_i is drawn from the origin to the chain's end.
+
+The close-up is drawn, not filmed: value space is redrawn at each scale (:class:`_View`), so text
+keeps its size and lines their width at every zoom, and nothing enters the subtitles' band.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 from manim import (
-    DOWN,
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     Create,
-    DashedLine,
     Dot,
     FadeIn,
     FadeOut,
@@ -27,158 +33,426 @@ from manim import (
     LaggedStart,
     Line,
     MathTex,
-    MovingCamera,
-    MovingCameraScene,
-    NumberLine,
+    Mobject,
     ReplacementTransform,
-    Restore,
-    SurroundingRectangle,
+    RoundedRectangle,
     Text,
+    UpdateFromAlphaFunc,
     VGroup,
     VMobject,
     Write,
+    linear,
+    smooth,
 )
 
 from scenes.base import ExplainerScene
 from scenes.facts import Fact, position, query_number, size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, DIM, HIGHLIGHT, MUTED, VALUE, WEIGHT
-from scenes.kit.text import SMALLEST_SIZE, text, token_text
-from scenes.kit.vectors import Box, arrow, box_of, clear_of, fitted_plane, shaft_boxes, try_place_label
+from scenes.kit.text import NUMBER_SIZE, SMALLEST_SIZE, text, token_text
+from scenes.kit.vectors import Box, arrow, box_of, clear_of, nice_span, shaft_boxes, try_place_label
 
 __all__ = ["WeightedSum"]
 
-Point = Callable[[np.ndarray, int], np.ndarray]  # (vector, token row) -> screen point
-SHOWN_DIMS = 2  # value space and the terms show dimensions 1 and 2; z is written in full
-MIN_ARROW = 0.6  # the camera closes in until every piece is about this long on screen
+SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the table shows every component
+PLANE_LEAST = 4.2  # the plane keeps at least this much of the width while the table's text can shrink
+LABEL_PAD = 0.05  # labels keep this much more clear of each other than of arrows and axes
+ON_BASELINE = frozenset("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
+
+
+# -- where value space is drawn ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _View:
+    """Value space on screen: 0 at ``origin``, one unit of value ``unit`` long, a grid every ``tick``
+    inside ``window``. With d_v = 1 each token has a row of its own (``rows``: the y of row j, the last
+    one z's) and only the first coordinate moves along it."""
+
+    origin: tuple[float, float]
+    unit: float
+    tick: float
+    window: Box
+    rows: tuple[float, ...] = ()
+
+    def point(self, v: Sequence[float] | np.ndarray, j: int = 0) -> np.ndarray:
+        x = self.origin[0] + self.unit * float(v[0])
+        y = self.rows[j] if self.rows else self.origin[1] + self.unit * float(v[1])
+        return np.array([x, y, 0.0])
+
+    def axis(self, j: int) -> _Axis:
+        """What maps row j's coordinates to the screen (tests map drawn points back through it)."""
+        return _Axis(self, j)
+
+    def toward(self, other: _View, t: float) -> _View:
+        """The view a fraction ``t`` of the way to ``other``: every point moves on a straight line, as a
+        Transform moves the arrows, so grid and arrows stay together."""
+
+        def mix(a: Iterable[float], b: Iterable[float]) -> tuple[float, ...]:
+            return tuple((1 - t) * x + t * y for x, y in zip(a, b, strict=True))
+
+        origin = mix(self.origin, other.origin)
+        window = mix(self.window, other.window)
+        return _View((origin[0], origin[1]), (1 - t) * self.unit + t * other.unit, self.tick,
+                     (window[0], window[1], window[2], window[3]), mix(self.rows, other.rows))
+
+
+@dataclass(frozen=True)
+class _Axis:
+    view: _View
+    row: int
+
+    def c2p(self, *coordinates: float) -> np.ndarray:
+        return self.view.point(coordinates, self.row)
+
+
+def _fit(points: np.ndarray, box: Box, rows: int = 0, *, flush: bool = False) -> _View:
+    """The largest view holding ``points`` (and 0, with a margin) in ``box``, one unit alike on both axes, in
+    the box's middle (``flush``: at its left); ``rows``: d_v = 1, that many rows spread over the box's height."""
+    left, right, bottom, top = box
+    x_tick, x0, x1 = nice_span(points[:, 0], 6)
+    if rows:
+        unit = (right - left) / (x1 - x0)
+        gap = (top - bottom) / rows
+        ys = tuple(top - gap * (j + 0.5) for j in range(rows))
+        return _View((left - unit * x0, 0.0), unit, x_tick, box, ys)
+    y_tick, y0, y1 = nice_span(points[:, 1], 6)
+    unit = min((right - left) / (x1 - x0), (top - bottom) / (y1 - y0))
+    ox = left - unit * x0 if flush else (left + right) / 2 - unit * (x0 + x1) / 2
+    oy = (bottom + top) / 2 - unit * (y0 + y1) / 2
+    return _View((ox, oy), unit, max(x_tick, y_tick), (ox + unit * x0, ox + unit * x1, oy + unit * y0, oy + unit * y1))
+
+
+def _multiples(origin: float, step: float, low: float, high: float) -> list[float]:
+    first, last = math.ceil((low - origin) / step - 1e-9), math.floor((high - origin) / step + 1e-9)
+    return [origin + k * step for k in range(first, last + 1) if k != 0]
+
+
+def _grid(view: _View, tick: float, opacity: float) -> list[Line]:
+    """Faint lines at the multiples of ``tick`` inside the view's window (denser than 0.3 apart: fading)."""
+    left, right, bottom, top = view.window
+    step = view.unit * tick
+    opacity *= float(np.clip((step - 0.15) / 0.3, 0.0, 1.0))
+    if opacity <= 0.01:
+        return []
+    style: dict[str, Any] = {"stroke_color": MUTED, "stroke_width": 1, "stroke_opacity": 0.18 * opacity}
+    lines = [Line((x, bottom, 0), (x, top, 0), **style) for x in _multiples(view.origin[0], step, left, right)]
+    if not view.rows:
+        lines += [Line((left, y, 0), (right, y, 0), **style) for y in _multiples(view.origin[1], step, bottom, top)]
+    return lines
+
+
+def _axes(view: _View) -> list[Line]:
+    """The axes through 0 (d_v = 1: the line of 0 through every row)."""
+    left, right, bottom, top = view.window
+    ox, oy = view.origin
+    axes = [Line((ox, bottom, 0), (ox, top, 0), stroke_color=MUTED, stroke_width=2)]
+    if not view.rows:
+        axes.append(Line((left, oy, 0), (right, oy, 0), stroke_color=MUTED, stroke_width=2))
+    return axes
+
+
+def _draw(panel: VGroup, view: _View, ticks: Sequence[tuple[float, float]] = ()) -> None:
+    """Draw ``panel`` as value space seen through ``view``: a faint grid for each (tick, opacity) of ``ticks``
+    (by default the view's own), then the axes.
+
+    The panel keeps its lines and moves them (hiding the ones not needed): a play draws the lines its
+    mobjects had when it began, so a line taken out during a play would stay on screen."""
+    lines = [line for tick, opacity in (ticks or [(view.tick, 1.0)]) for line in _grid(view, tick, opacity)]
+    lines += _axes(view)
+    while len(panel.submobjects) < len(lines):
+        panel.add(Line(LEFT, RIGHT))
+    for k, line in enumerate(panel.submobjects):
+        if k < len(lines):
+            line.put_start_and_end_on(lines[k].get_start(), lines[k].get_end())
+            line.set_stroke(MUTED, width=lines[k].get_stroke_width(), opacity=lines[k].get_stroke_opacity())
+        else:
+            line.set_stroke(opacity=0.0)
+
+
+def _moves(panel: VGroup, start: _View, end: _View, **options: Any) -> UpdateFromAlphaFunc:
+    """The panel's grid and axes going from ``start`` to ``end`` (the close-up, the pull-back): the old grid
+    fades as the new one comes."""
+
+    def update(mob: Mobject, t: float) -> None:
+        _draw(cast(VGroup, mob), start.toward(end, t), [(start.tick, 1.0 - t), (end.tick, t)])
+
+    return UpdateFromAlphaFunc(panel, cast(Any, update), **options)
+
+
+def _window(start: float, end: float) -> Callable[[float], float]:
+    """A rate function that moves (smoothly) only between ``start`` and ``end`` of its play."""
+    return lambda t: float(smooth(float(np.clip((t - start) / max(end - start, 1e-9), 0.0, 1.0))))
+
+
+def _travel(mob: Mobject, shapes: Sequence[Mobject], windows: Sequence[tuple[float, float]]) -> UpdateFromAlphaFunc:
+    """``mob`` takes the shapes in turn: from shapes[k] to shapes[k + 1] during windows[k] of the play."""
+
+    def update(m: Mobject, t: float) -> None:
+        k, local = len(windows) - 1, 1.0
+        for index, (start, end) in enumerate(windows):
+            if t < end:
+                k, local = index, _window(start, end)(t)
+                break
+        for part, a, b in zip(m.get_family(), shapes[k].get_family(), shapes[k + 1].get_family(), strict=True):
+            part.interpolate(a, b, local)
+
+    return UpdateFromAlphaFunc(mob, cast(Any, update), rate_func=linear)
+
+
+def _axis_boxes(view: _View) -> list[Box]:
+    left, right, bottom, top = view.window
+    ox, oy = view.origin
+    boxes = [(ox - 0.02, ox + 0.02, bottom, top)]
+    if not view.rows:
+        boxes.append((left, right, oy - 0.02, oy + 0.02))
+    return boxes
+
+
+def _grown(box: Box, pad: float) -> Box:
+    return (box[0] - pad, box[1] + pad, box[2] - pad, box[3] + pad)
+
+
+# -- rows of text on one baseline ---------------------------------------------------------------------
+@functools.cache
+def _marks() -> dict[str, float]:
+    """Where a parenthesis, a comma or a sign sits beside digits: its bottom over the baseline, in digit heights."""
+    sample = "0(,)·=≈"
+    glyphs = text(sample, size=SMALLEST_SIZE).submobjects
+    zero = glyphs[0]
+    return {ch: (g.get_bottom()[1] - zero.get_bottom()[1]) / zero.height for ch, g in zip(sample, glyphs, strict=True)}
+
+
+def _baseline(part: Text) -> float:
+    """The y of a text's baseline: where its letters without descenders stand (else its bottom)."""
+    chars = str(getattr(part, "text", ""))
+    if len(chars) == len(part.submobjects):
+        bottoms = [g.get_bottom()[1] for ch, g in zip(chars, part.submobjects, strict=True) if ch in ON_BASELINE]
+        if bottoms:
+            return float(np.median(bottoms))
+    return float(part.get_bottom()[1])
+
+
+def _seat(part: Mobject, baseline: float, digit: float) -> None:
+    """Put one piece of a row on the row's baseline (``digit``: the height of its digits)."""
+    content = getattr(part, "text", None)
+    if isinstance(part, MathTex):
+        part.set_y(baseline + digit / 2)
+    elif isinstance(content, str) and content in _marks():
+        part.shift(UP * (baseline + _marks()[content] * digit - part.get_bottom()[1]))
+    elif isinstance(part, Text):
+        part.shift(UP * (baseline - _baseline(part)))
+    else:
+        for sub in part.submobjects:
+            _seat(sub, baseline, digit)
+
+
+def _vector(entries: list[Text], font: float) -> VGroup:
+    """( a , b , … ): parentheses, entries and commas, laid out later in columns (:func:`_columns`)."""
+    parts: list[VMobject] = [text("(", size=font, color=MUTED)]
+    for c, entry in enumerate(entries):
+        parts += [entry] + ([text(",", size=font, color=MUTED)] if c < len(entries) - 1 else [])
+    parts.append(text(")", size=font, color=MUTED))
+    return VGroup(*parts)
+
+
+def _columns(vectors: Sequence[Mobject], x: float, gap: float) -> float:
+    """Lay vectors out from ``x`` with each component in a column of its own, right-aligned (the terms' over
+    z's): returns where the closing parentheses end."""
+    count = (len(vectors[0]) - 1) // 2
+    widths = [max(v[1 + 2 * c].width for v in vectors) for c in range(count)]
+    for v in vectors:
+        v[0].set_x(x + v[0].width / 2)
+        right = x + v[0].width + 0.03
+        for c in range(count):
+            right += widths[c]
+            v[1 + 2 * c].set_x(right - v[1 + 2 * c].width / 2)
+            if c < count - 1:
+                v[2 + 2 * c].set_x(right + 0.02 + v[2 + 2 * c].width / 2)
+                right += gap
+        v[-1].set_x(right + 0.03 + v[-1].width / 2)
+    return float(max(v[-1].get_right()[0] for v in vectors))
+
+
+def _right_at(parts: Iterable[Mobject], x: float) -> None:
+    for part in parts:
+        part.set_x(x - part.width / 2)
+
+
+def _left_at(parts: Iterable[Mobject], x: float) -> None:
+    for part in parts:
+        part.set_x(x + part.width / 2)
 
 
 @dataclass
 class _Table:
-    """w_j · (v_j1, v_j2) = (t_j1, t_j2) for every token, the sum line z_i = (…) under it."""
+    """w_j · (v_j1, …) = (t_j1, …) for every token; under a rule, z_i = Σ_j w_ij v_j = (z_1, …)."""
 
     rows: list[VGroup]  # [token, weight, "·", values, sign, terms]
-    weights: list[Text]
-    values: list[list[Text]]
-    terms: list[list[Text]]
-    signs: list[Text]
-    heads: VGroup
-    rule: Line
-    total: VGroup  # the formula, then "= (z1, …)"
-    formula: MathTex
-    sums: list[Text]
-    font: float
+    total: VGroup  # [formula, sign, sums]
+    rule: Line = field(default_factory=Line)
+    heads: VGroup = field(default_factory=VGroup)
+    pitch: float = 0.4
+
+    @property
+    def words(self) -> VGroup:
+        """What steps out while the view is close: the rows, their heads, the formula."""
+        return VGroup(*self.rows, self.heads, self.total[0])
 
 
 @dataclass
 class _Space:
-    """The value-space panel: plane (or line) and note, the map to the screen, the token labels.
+    """Value space beside the table: its box, the view it is seen through, grid and axes, arrows, labels."""
 
-    ``axis(j)`` is what maps row j's coordinates to the screen (the plane itself, or row j of the
-    line when d_v = 1), for the tests to map each drawn point back.
-    """
-
+    area: Box  # beside the table (the note's line in it)
+    box: Box  # where the view is now fitted
+    view: _View
     panel: VGroup
-    axis: Callable[[int], Any]
-    at: Point
-    labels: VGroup
-    arrows: list[Arrow] = field(default_factory=list)
+    note: VMobject | None
+    arrows: list[Arrow]
+    labels: dict[int, Text] = field(default_factory=dict)  # token j's label, where it fits
     ghosts: VGroup = field(default_factory=VGroup)  # the values at full length, dimmed, once they shrink
+    dot: Dot | None = None  # the chain's end
+    z_arrow: Arrow | None = None  # z_i from the origin, and its name, made as the view pulls back
+    z_tag: Mobject | None = None
 
 
-class WeightedSum(ExplainerScene, MovingCameraScene):
+class WeightedSum(ExplainerScene):
     """z_i = Σ_j w_ij v_j: the formula, the terms with their numbers, the arrows in value space."""
 
     def construct(self) -> None:
         self.header("The weighted sum gives z{}", "softmax", "value", parts=[query_number()])
         table = self._table()
+        box = self._arrange(table)
         self._formula(table)
-        space = self._value_space(table)
+        space = self._value_space(box)
         self._shrink(space, table)
-        chain = self._chain(space, table)
-        self._add_up(space, chain, table)
-        self._context(space, chain, table)
+        self._close_in(space, table)
+        readout = self._chain(space)
+        self._pull_back(space, table, readout)
+        self._context(space, table)
 
-    # -- the table of terms ---------------------------------------------------------------------
     @property
     def _dims(self) -> int:
         return min(SHOWN_DIMS, self.scenario.d_v)
 
+    # -- the table of terms ---------------------------------------------------------------------
     def _table(self) -> _Table:
-        n, dims = self.scenario.n_tokens, self._dims
-        pitch = float(np.clip((TOP - BOTTOM - 1.6) / n, 0.3, 0.62))
-        font = float(np.clip(pitch * 40, SMALLEST_SIZE, 25))  # the plane keeps the larger share
-        weights = [self.number("step", "weights", j, size=font, color=WEIGHT) for j in range(n)]
-        values = [[self.number("step", "values", j, c, size=font, color=VALUE) for c in range(dims)] for j in range(n)]
-        terms = [[self.number("step", "weighted_values", j, c, size=font, color=VALUE) for c in range(dims)]
-                 for j in range(n)]
-        signs = [text(self._row_sign(j), size=font, color=MUTED) for j in range(n)]
-        rows = [VGroup(token_text(token, size=font, color=VALUE), weights[j], text("·", size=font, color=MUTED),
-                       _vector(values[j], font), signs[j], _vector(terms[j], font))
-                for j, token in enumerate(self.scenario.tokens)]
-        _columns(rows, pitch)
-        sums = [self.number("step", "context", c, size=font, color=CONTEXT) for c in range(self.scenario.d_v)]
-        formula = self._sum_formula(font * 1.4)
-        total = VGroup(self._sum_formula(font * 1.4), text(self._sum_sign(), size=font, color=MUTED),
-                       _vector(sums, font))
-        total.arrange(RIGHT, buff=0.2)
-        rule = Line(LEFT, RIGHT, color=MUTED, stroke_width=1.5)
-        heads = self._heads(rows, font)
-        table = _Table(rows, weights, values, terms, signs, heads, rule, total, formula, sums, font)
-        self._place_table(table, pitch)
+        d, s = self.scenario.d_v, SMALLEST_SIZE  # made at the floor, then scaled up to what fits
+        rows = []
+        for j, token in enumerate(self.scenario.tokens):
+            values = [self.number("step", "values", j, c, size=s, color=VALUE) for c in range(d)]
+            terms = [self.number("step", "weighted_values", j, c, size=s, color=VALUE) for c in range(d)]
+            rows.append(VGroup(token_text(token, size=s, color=VALUE),
+                               self.number("step", "weights", j, size=s, color=WEIGHT),
+                               text("·", size=s, color=MUTED), _vector(values, s),
+                               text(self._row_sign(j), size=s, color=MUTED), _vector(terms, s)))
+        sums = [self.number("step", "context", c, size=s, color=CONTEXT) for c in range(d)]
+        total = VGroup(self._sum_formula(s * 1.25), text(self._sum_sign(), size=s, color=MUTED), _vector(sums, s))
+        table = _Table(rows, total)
+        table.pitch = float(np.clip((TOP - BOTTOM - 1.4) / len(rows), 0.3, 0.5))
+        self._lay_out(table)
         return table
+
+    def _arrange(self, table: _Table) -> Box:
+        """The table right of value space, or above it when the plane is much larger that way (few tokens, a
+        flat picture); the table's text as large as fits without costing the plane more than a fifth, never
+        below the floor. Returns value space's box."""
+        whole = VGroup(*table.rows, table.heads, table.rule, table.total)
+        width, height = whole.width, whole.height
+
+        def beside(grow: float) -> Box:
+            return (-HALF_WIDTH, HALF_WIDTH - grow * width - 0.5, BOTTOM + 0.1, TOP - 0.05)
+
+        most = max(min(NUMBER_SIZE / SMALLEST_SIZE, (2 * HALF_WIDTH - PLANE_LEAST - 0.5) / width,
+                       (TOP - BOTTOM - 0.1) / height), 1.0)
+        steps = [most - k * 0.05 for k in range(int((most - 1.0) / 0.05) + 1)] or [1.0]
+        best = self._room(beside(steps[-1]))
+        side = next(grow for grow in steps if self._room(beside(grow)) >= 0.8 * best)
+        top = max(min(NUMBER_SIZE / SMALLEST_SIZE, 2 * HALF_WIDTH / width, (TOP - BOTTOM - 2.6) / height), 1.0)
+        below: Box = (-HALF_WIDTH, HALF_WIDTH, BOTTOM + 0.1, TOP - 0.05 - top * height - 0.4)
+        self._stacked = below[3] - below[2] > 2.2 and self._room(below) > 1.3 * self._room(beside(side))
+        grow = top if self._stacked else side
+        whole.scale(grow, about_point=np.zeros(3))
+        table.pitch *= grow
+        if self._stacked:  # the table top right, value space under it from the left edge
+            whole.shift(RIGHT * (HALF_WIDTH - whole.get_right()[0]) + UP * (TOP - 0.05 - whole.get_top()[1]))
+            return below
+        whole.shift(RIGHT * (HALF_WIDTH - whole.get_right()[0]) + UP * ((TOP + BOTTOM) / 2 - whole.get_y()))
+        return beside(side)
+
+    def _room(self, box: Box) -> float:
+        """How large value space is drawn in ``box``: the unit of the values' view and of the chain's, together
+        (d_v = 1: rows closer than 0.4 apart count as no room)."""
+        if self.scenario.d_v != 2:
+            box = (box[0], box[1], box[2], box[3] - 0.45)  # the note's line
+        if self._rows and (box[3] - box[2]) / self._rows < 0.4:
+            return 0.0
+        units = [_fit(self._points(name), box, self._rows).unit for name in ("values", "running_context")]
+        return float(np.sqrt(units[0] * units[1]))
+
+    def _lay_out(self, table: _Table) -> None:
+        """Columns from the left: token and weight right-aligned, ·, the values, the sign, the terms (and z
+        under the terms, column by column); every piece on its row's baseline."""
+        rows, pitch = table.rows, table.pitch
+        digit = text("0", size=SMALLEST_SIZE).height
+        x = max(row[0].width for row in rows)
+        _right_at((row[0] for row in rows), x)
+        x += 0.2 + max(row[1].width for row in rows)
+        _right_at((row[1] for row in rows), x)
+        _left_at((row[2] for row in rows), x + 0.12)
+        x = _columns([row[3] for row in rows], x + 0.26 + rows[0][2].width, 0.22) + 0.2
+        _left_at([*(row[4] for row in rows), table.total[1]], x)
+        x = _columns([*(row[5] for row in rows), table.total[2]], x + max(row[4].width for row in rows) + 0.2, 0.22)
+        for j, row in enumerate(rows):
+            _seat(row, -j * pitch, digit)
+        last = -(len(rows) - 1) * pitch
+        terms = VGroup(*(row[5] for row in rows))
+        rule_y = last - 0.24
+        table.rule = Line((terms.get_left()[0], rule_y, 0), (terms.get_right()[0], rule_y, 0), color=MUTED,
+                          stroke_width=1.5)
+        formula = table.total[0]
+        baseline = rule_y - 0.16 - max(formula.height / 2 + digit / 2, 1.3 * digit)
+        _seat(table.total, baseline, digit)
+        formula.set_x(table.total[1].get_left()[0] - 0.2 - formula.width / 2)
+        table.heads = self._heads(rows, pitch, digit)
+
+    def _heads(self, rows: list[VGroup], pitch: float, digit: float) -> VGroup:
+        """"weight" over its column's right edge, "value" and "weight × value" over their vectors' starts, all
+        on one baseline."""
+        s = SMALLEST_SIZE
+        heads = VGroup(text("weight", size=s, color=WEIGHT), text("value", size=s, color=VALUE),
+                       text("weight × value", size=s, color=VALUE))
+        _seat(heads, max(pitch, 1.9 * digit), digit)
+        _right_at([heads[0]], max(row[1].get_right()[0] for row in rows))
+        _left_at([heads[1]], rows[0][3].get_left()[0])
+        _left_at([heads[2]], rows[0][5].get_left()[0])
+        return heads
 
     def _sum_formula(self, font: float) -> MathTex:
         """z_i = Σ_j w_ij v_j, each symbol in its role's colour."""
         i = self.text_for(query_number())
         colors = {f"z_{{{i}}}": CONTEXT, f"w_{{{i}j}}": WEIGHT, "v_j": VALUE}
-        formula = self.label(r"z_{{{}}} = \sum_j w_{{{}j}} v_j", query_number(), query_number(), tex=True,
+        formula = self.label(r"\textstyle z_{{{}}} = \sum_j w_{{{}j}} v_j", query_number(), query_number(), tex=True,
                              size=font, color=MUTED, tex_to_color_map=colors)
         assert isinstance(formula, MathTex)
         return formula
 
     def _row_sign(self, j: int) -> str:
-        """"=" when w_j times each shown entry of v_j gives the shown term, else "≈"."""
+        """"=" when w_j times each entry of v_j gives the shown term, else "≈"."""
         signs = [self.equals(value("step", "weighted_values", j, c),
                              [value("step", "weights", j), value("step", "values", j, c)], "product")
-                 for c in range(self._dims)]
+                 for c in range(self.scenario.d_v)]
         return "=" if all(sign == "=" for sign in signs) else "≈"
 
     def _sum_sign(self) -> str:
         """"=" when each column of shown terms adds up to the shown entry of z_i, else "≈"."""
         n = self.scenario.n_tokens
         signs = [self.equals(value("step", "context", c), [value("step", "weighted_values", j, c) for j in range(n)])
-                 for c in range(self._dims)]
+                 for c in range(self.scenario.d_v)]
         return "=" if all(sign == "=" for sign in signs) else "≈"
-
-    def _heads(self, rows: list[VGroup], font: float) -> VGroup:
-        """w, v_j and w·v over their columns."""
-        small = max(SMALLEST_SIZE, font * 0.85)
-        heads = VGroup(text("weight", size=small, color=WEIGHT), text("value", size=small, color=VALUE),
-                       text("weight × value", size=small, color=VALUE))
-        _place_heads(heads, rows)
-        return heads
-
-    def _place_table(self, table: _Table, pitch: float) -> None:
-        """The table at the right of the frame, the sum line under it, everything inside the frame."""
-        block = VGroup(*table.rows, table.heads)
-        table.rule.put_start_and_end_on(table.rows[-1].get_corner(DOWN + LEFT) + DOWN * pitch * 0.45,
-                                        table.rows[-1].get_corner(DOWN + RIGHT) + DOWN * pitch * 0.45)
-        table.total.next_to(table.rule, DOWN, buff=0.18)
-        table.total.shift(RIGHT * (table.rows[-1][5].get_left()[0] - table.total[2].get_left()[0]))
-        whole = VGroup(block, table.rule, table.total)
-        if whole.width > 2 * HALF_WIDTH - 5.0:  # the plane keeps 5 units unless the numbers would go below the floor
-            whole.scale(max((2 * HALF_WIDTH - 5.0) / whole.width, SMALLEST_SIZE / table.font))
-            for head in table.heads:
-                size = cast(Text, head).font_size
-                if size < SMALLEST_SIZE:  # the heads stay at the floor
-                    head.scale(SMALLEST_SIZE / size)
-            _place_heads(table.heads, table.rows)
-        whole.shift(RIGHT * (HALF_WIDTH - whole.get_right()[0]) + UP * ((TOP + BOTTOM) / 2 - whole.get_y()))
 
     # -- the formula, then its numbers ---------------------------------------------------------------
     def _formula(self, table: _Table) -> None:
-        big = table.formula.scale(1.5).move_to(UP * 0.4)
+        big = self._sum_formula(SMALLEST_SIZE * 2.6).move_to(UP * 0.4)
         self.beat(f"z{self.cite(query_number())}, the context vector of '{self.scenario.query_token}', "
                   "is a weighted sum of the values.", Write(big), run_time=2)
         parts = [VGroup(row[0], row[1], row[2], row[3]) for row in table.rows]
@@ -187,209 +461,265 @@ class WeightedSum(ExplainerScene, MovingCameraScene):
                   LaggedStart(*(FadeIn(p, shift=LEFT * 0.2) for p in parts), lag_ratio=0.08), run_time=2.5)
 
     # -- value space: every value as an arrow -------------------------------------------------
-    def _value_space(self, table: _Table) -> _Space:
-        right = min(VGroup(*table.rows).get_left()[0], table.total.get_left()[0]) - 0.5
-        area: Box = (-HALF_WIDTH + 0.1, right, BOTTOM + 0.15, TOP - 0.2)
-        space = self._line_space(area) if self.scenario.d_v == 1 else self._plane_space(area)
+    def _value_space(self, area: Box) -> _Space:
+        note, box = self._note(area)
+        view = _fit(self._points("values"), box, self._rows, flush=self._stacked)
+        panel = VGroup()
+        _draw(panel, view)
+        space = _Space(area, box, view, panel, note, [])
         for j in range(self.scenario.n_tokens):
-            facts = self._vector_facts("values", j)
-            tip = space.at(self._values(facts), j)
-            space.arrows.append(self.plot(arrow(space.at(np.zeros(self._dims), j), tip), space.axis(j), *facts,
-                                          anchor="end"))
-        self._label_arrows(space, area)
-        self.beat("In value space each token's value is an arrow from the origin.", Create(space.panel, run_time=1),
+            facts = self._facts("values", j)
+            space.arrows.append(self.plot(arrow(view.point((0, 0), j), view.point(self._values(facts), j)),
+                                          view.axis(j), *facts, anchor="end"))
+        space.labels = self._labels(view, [a.get_start() for a in space.arrows], [a.get_end() for a in space.arrows],
+                                    self._taken(space, space.arrows), box)
+        self.beat("In value space each token's value is an arrow from the origin.", Create(panel, run_time=1),
+                  *([FadeIn(note)] if note else []),
                   LaggedStart(*(GrowArrow(a) for a in space.arrows), lag_ratio=0.1, run_time=1.5),
-                  LaggedStart(*(FadeIn(lab) for lab in space.labels), lag_ratio=0.1, run_time=1.5))
+                  LaggedStart(*(FadeIn(lab) for lab in space.labels.values()), lag_ratio=0.1, run_time=1.5))
         return space
 
-    def _vector_facts(self, field_name: str, *row: int) -> list[Fact]:
+    @property
+    def _rows(self) -> int:
+        """d_v = 1: a row per token and one for z; else 0 (a plane)."""
+        return self.scenario.n_tokens + 1 if self.scenario.d_v == 1 else 0
+
+    def _note(self, box: Box) -> tuple[VMobject | None, Box]:
+        """What the plane shows of value space, when it is not all of it, at the top of ``box`` (on two lines
+        when one is too wide), and the box left under it."""
+        if self.scenario.d_v == 2:
+            return None, box
+        parts: tuple[Fact, ...] = (size("d_v"),)
+        template = "d_v = {}: a line,|a row per token"
+        if self.scenario.d_v > 2:
+            parts, template = (position(0), position(1), size("d_v")), "dimensions {} and {}|of d_v = {}"
+        shown = template.replace("|", " ").format(*(self.text_for(part) for part in parts))
+        wide = text(shown, size=SMALLEST_SIZE).width > box[1] - box[0] - 0.2
+        note = self.label(template.replace("|", "\n" if wide else " "), *parts, color=MUTED, size=SMALLEST_SIZE)
+        note.move_to(((box[0] + box[1]) / 2, box[3] - note.height / 2, 0))
+        return note, (box[0], box[1], box[2], box[3] - note.height - 0.2)
+
+    def _points(self, *fields: str) -> np.ndarray:
+        """The rows of these step fields (dimensions shown) and the origin: what a view must hold."""
+        step = self.step
+        return np.vstack([*(np.asarray(getattr(step, name))[:, : self._dims] for name in fields),
+                          np.zeros((1, self._dims))])
+
+    def _facts(self, field_name: str, *row: int) -> list[Fact]:
         return [value("step", field_name, *row, c) for c in range(self._dims)]
 
     def _values(self, facts: list[Fact]) -> np.ndarray:
-        return np.array([self.value_of(fact) for fact in facts])
+        return np.array([self.value_of(fact) for fact in facts] + [0.0] * (2 - len(facts)))
 
-    def _label_arrows(self, space: _Space, area: Box) -> None:
-        """Each token's name off its arrow's tip, where it fits (the table names every token)."""
-        taken = [b for a in space.arrows for b in shaft_boxes(a)] + [box_of(m) for m in space.panel[1:]]
-        origin = space.at(np.zeros(self._dims), 0)
-        kept = VGroup()
-        order = np.argsort([-a.get_length() for a in space.arrows])
-        for j in order:
-            label = space.labels[j]
-            tip = space.arrows[j].get_end()
-            direction = tip - origin if self.scenario.d_v > 1 else LEFT
-            if try_place_label(label, tip, direction, taken, (area[0] - 0.1, area[1] + 0.3, area[2], area[3] + 0.1)):
-                kept.add(label)
-        space.labels = kept
+    def _taken(self, space: _Space, arrows: Iterable[Arrow], view: _View | None = None) -> list[Box]:
+        """What labels keep clear of: arrows, the axes, the note."""
+        boxes = [b for a in arrows for b in shaft_boxes(a, spacing=0.08, size=0.06)] + _axis_boxes(view or space.view)
+        return boxes + ([_grown(box_of(space.note), LABEL_PAD)] if space.note else [])
 
-    def _line_space(self, area: Box) -> _Space:
-        """d_v = 1: a number line, one row of arrows per token above it (the chain steps down the rows)."""
-        n, step = self.scenario.n_tokens, self.step
-        left, right, bottom, top = area
-        values = np.concatenate([step.values[:, 0], step.running_context[:, 0], [0.0]])
-        low, high = float(values.min()), float(values.max())
-        pad = 0.1 * max(high - low, 1e-3)
-        line = NumberLine(x_range=[low - pad, high + pad, (high - low + 2 * pad) / 6], length=right - left - 0.2,
-                          color=MUTED, include_numbers=False).move_to(((left + right) / 2, bottom + 0.3, 0))
-        gap = min(0.45, (top - bottom - 1.3) / n)
-        ys = [line.get_y() + (n - j) * gap for j in range(n)] + [line.get_y()]
-        note = self.label("d_v = {}: value space is a line, a row per token", size("d_v"), color=MUTED, size=20)
-        note.move_to(((left + right) / 2, ys[0] + 0.45, 0))
-        zero = DashedLine(line.n2p(0), line.n2p(0) + UP * (ys[0] - ys[-1] + 0.2), color=MUTED, stroke_opacity=0.5)
-        rows = _Rows(line, ys)
-        labels = VGroup(*(token_text(tok, color=VALUE, size=20) for tok in self.scenario.tokens))
-        return _Space(VGroup(line, zero, note), rows.axis, rows.point, labels)
+    def _labels(self, view: _View, tails: list[np.ndarray], tips: list[np.ndarray], taken: list[Box], area: Box,
+                font: float = SMALLEST_SIZE, middle: bool = False) -> dict[int, Text]:
+        """Token j's name beside arrow j (off its tip, or off its middle): the longest arrows first; a name with
+        no free place is left out (the table names every token)."""
+        placed: dict[int, Text] = {}
+        lengths = [float(np.linalg.norm(tip - tail)) for tail, tip in zip(tails, tips, strict=True)]
+        centre = np.mean([*tails, *tips], axis=0)
+        for j in np.argsort([-length for length in lengths]):
+            label = token_text(self.scenario.tokens[j], size=font, color=VALUE)
+            run = tips[j] - tails[j]
+            if view.rows:  # d_v = 1: beside the tail, away from the arrow
+                anchor, direction = tails[j], LEFT if run[0] >= 0 else RIGHT
+            elif middle:  # a chain: beside the middle, away from the chain's centre
+                anchor, direction = (tails[j] + tips[j]) / 2, np.array([-run[1], run[0], 0.0])
+                if np.dot(direction, anchor - centre) < 0:
+                    direction = -direction
+            else:
+                anchor, direction = tips[j], run
+            if try_place_label(label, anchor, direction, taken, area):
+                taken[-1] = _grown(taken[-1], LABEL_PAD)
+                placed[int(j)] = label
+        return placed
 
-    def _plane_space(self, area: Box) -> _Space:
-        """d_v ≥ 2: the plane of dimensions 1 and 2 (said on screen when d_v > 2)."""
-        step = self.step
-        notes = []
-        if self.scenario.d_v > 2:
-            note = self.label("dimensions {} and {} of d_v = {}", position(0), position(1), size("d_v"),
-                              color=MUTED, size=20)
-            notes.append(note.move_to(((area[0] + area[1]) / 2, area[3] - 0.15, 0)))
-            area = (area[0], area[1], area[2], area[3] - 0.45)
-        points = np.vstack([step.values[:, :2], step.running_context[:, :2], np.zeros((1, 2))])
-        plane = fitted_plane(points, area)
-        labels = VGroup(*(token_text(tok, color=VALUE, size=20) for tok in self.scenario.tokens))
-
-        def at(v: np.ndarray, j: int) -> np.ndarray:
-            return np.asarray(plane.c2p(v[0], v[1]))
-
-        return _Space(VGroup(plane, *notes), lambda j: plane, at, labels)
-
-    # -- each arrow shrinks to w_j v_j, then they add tip to tail -------------------------------
+    # -- each arrow shrinks to w_j v_j --------------------------------------------------------------
     def _shrink(self, space: _Space, table: _Table) -> None:
-        ghosts = VGroup(*(a.copy().set_opacity(DIM) for a in space.arrows))  # the full values stay, dimmed
-        self.add(ghosts)
-        space.ghosts = ghosts
-        weighted = [self.plot(arrow(space.at(np.zeros(self._dims), j),
-                                    space.at(self._values(self._vector_facts("weighted_values", j)), j)),
-                              space.axis(j), *self._vector_facts("weighted_values", j), anchor="end")
-                    for j in range(self.scenario.n_tokens)]
+        space.ghosts = VGroup(*(a.copy().set_opacity(DIM) for a in space.arrows))  # the full values stay, dimmed
+        self.add(space.ghosts)
+        view = space.view
+        weighted = self._weighted_arrows(view)
         note = [FadeIn(self.rounding_note())] if self.rounding_shows else []
         self.beat("Each arrow shrinks to its weight times its value; the terms, in numbers." + self.said_rounded(),
                   *(ReplacementTransform(a, w) for a, w in zip(space.arrows, weighted, strict=True)),
                   *(FadeIn(VGroup(row[4], row[5])) for row in table.rows), FadeIn(table.heads[2]), *note,
-                  space.labels.animate.set_opacity(0.6), run_time=2.5)
-        space.arrows = list(weighted)
+                  *(label.animate.set_opacity(0.6) for label in space.labels.values()), run_time=2.5)
+        space.arrows = weighted
 
-    def _chain(self, space: _Space, table: _Table) -> list[Arrow]:
-        """Tip to tail, in token order, the camera close on the pieces; they end at one point."""
-        n = self.scenario.n_tokens
-        ends = [self._values(self._vector_facts("running_context", j)) for j in range(n)]
-        starts = [np.zeros(self._dims), *ends[:-1]]
-        spots = np.array([space.at(p, j) for j, p in enumerate([*starts, ends[-1]])])
-        frame = cast(MovingCamera, self.camera).frame
-        low, high = spots.min(axis=0), spots.max(axis=0)
-        zoom_width = float(np.clip(max((high - low)[0] * 1.5, (high - low)[1] * 1.5 * 16 / 9), 1.6, frame.width))
-        closer = frame.width / zoom_width
-        # strokes grow with the zoom: thin enough to stay lines when the camera is close
-        chain = [self.plot(arrow(space.at(s, j), space.at(e, j), width=max(1.0, 9 / closer), tip=0.22 / closer),
-                           space.axis(j),
-                           *self._vector_facts("running_context", j), anchor="end")
-                 for j, (s, e) in enumerate(zip(starts, ends, strict=True))]
-        frame.save_state()
-        # text grows with the zoom: the token names step out while the camera is close
-        words = VGroup(space.labels, *table.rows, table.heads, table.total[0], space.ghosts)
-        self.play(frame.animate.set(width=zoom_width).move_to((low + high) / 2), words.animate.set_opacity(0),
-                  run_time=1.2)
-        self.words = words
-        self.beat("Laid tip to tail, in token order, the shrunken arrows end at one point.",
-                  LaggedStart(*(ReplacementTransform(a, c) for a, c in zip(space.arrows, chain, strict=True)),
-                              lag_ratio=0.3), run_time=min(4.0, 1.2 + 0.2 * n))
+    def _weighted_arrows(self, view: _View, *, width: float = 6, tip: float = 0.22,
+                         rows: Sequence[int] | None = None) -> list[Arrow]:
+        """w_j v_j from the origin, for every token (or the tokens of ``rows``, drawn as shapes only: unrecorded)."""
+        arrows = []
+        for j in range(self.scenario.n_tokens) if rows is None else rows:
+            facts = self._facts("weighted_values", j)
+            shape = arrow(view.point((0, 0), j), view.point(self._values(facts), j), width=width, tip=tip)
+            arrows.append(shape if rows is not None else self.plot(shape, view.axis(j), *facts, anchor="end"))
+        return arrows
+
+    # -- closer: the small arrows fill the frame -----------------------------------------------------
+    def _close_in(self, space: _Space, table: _Table) -> None:
+        note, box = self._note((-HALF_WIDTH, HALF_WIDTH, BOTTOM + 0.1, TOP - 0.05))
+        view = _fit(self._points("weighted_values"), box, self._rows)
+        arrows = self._weighted_arrows(view, width=5, tip=0.2)
+        taken = self._taken(space, arrows, view)
+        if note:
+            taken.append(_grown(box_of(note), LABEL_PAD))
+        labels = self._labels(view, [a.get_start() for a in arrows], [a.get_end() for a in arrows], taken, box,
+                              font=24)
+        moves = _relabel({0: space.note} if space.note else {}, {0: note} if note else {})
+        self.beat("Closer in: each small arrow is one token's weight times its value.",
+                  _moves(space.panel, space.view, view), *(ReplacementTransform(a, b) for a, b in
+                                                             zip(space.arrows, arrows, strict=True)),
+                  *_relabel(space.labels, labels), FadeOut(space.ghosts), table.words.animate.set_opacity(0), *moves,
+                  run_time=1.8, wait=0.6)
+        _draw(space.panel, view)
+        space.box, space.view, space.arrows, space.labels, space.note = box, view, arrows, labels, note or space.note
+
+    def _chain(self, space: _Space) -> VGroup:
+        """Tip to tail, in token order (the view first widening to hold the chain); they end at one point, z_i,
+        written there with every component."""
+        start, n = space.view, self.scenario.n_tokens
+        view = _fit(self._points("weighted_values", "running_context"), space.box, self._rows)
+        chain = self._chain_arrows(view, width=5, tip=0.2)
+        z_facts = self._facts("context")
+        space.dot = self.plot(Dot(view.point(self._values(z_facts), n), radius=0.08, color=CONTEXT), view.axis(n),
+                              *z_facts).set_z_index(2)
+        taken = [*self._taken(space, chain, view), _grown(box_of(space.dot), 0.05)]
+        labels = self._labels(view, [a.get_start() for a in chain], [a.get_end() for a in chain], taken, space.box,
+                              font=24, middle=True)
+        readout = self._readout()
+        self._place_readout(readout, space, taken)
+        # one play of flat animations, each in its window of time (no groups: they would keep the arrows replaced)
+        widen, laying, landing = (1.0 if view != start else 0.4), min(4.0, 1.0 + 0.22 * n), 0.8
+        whole = widen + laying + landing
+        each = laying / (1 + 0.35 * (n - 1))
+        windows = [((widen + 0.35 * each * j) / whole, (widen + 0.35 * each * j + each) / whole) for j in range(n)]
+        moves: list[Animation] = [_moves(space.panel, start, view, rate_func=_window(0, widen / whole))]
+        moves += [FadeOut(label, rate_func=_window(0, widen / whole)) for label in space.labels.values()]
+        for j, a in enumerate(space.arrows):
+            self.remove(a)
+            self.add(chain[j])
+            stops = [a.copy(), self._weighted_arrows(view, width=5, tip=0.2, rows=[j])[0], chain[j].copy()]
+            moves.append(_travel(chain[j], stops, [(0.0, widen / whole), windows[j]]))
+            moves += [FadeIn(labels[j], rate_func=_window(*windows[j]))] if j in labels else []
+        land = _window(1 - landing / whole, 1.0)
+        self.beat("Laid tip to tail, in token order, the shrunken arrows end at one point: z"
+                  f"{self.cite(query_number())}.", *moves, FadeIn(space.dot, scale=0.5, rate_func=land),
+                  FadeIn(readout, rate_func=land), run_time=whole, wait=1.0)
+        _draw(space.panel, view)
+        space.view, space.arrows, space.labels = view, chain, labels
+        return readout
+
+    def _chain_arrows(self, view: _View, *, width: float, tip: float) -> list[Arrow]:
+        """w_j v_j from the running sum before it to the running sum after it."""
+        chain = []
+        for j in range(self.scenario.n_tokens):
+            end = self._facts("running_context", j)
+            start = self._values(self._facts("running_context", j - 1)) if j else np.zeros(2)
+            chain.append(self.plot(arrow(view.point(start, j), view.point(self._values(end), j), width=width, tip=tip),
+                                   view.axis(j), *end, anchor="end").set_z_index(1))
         return chain
 
-    def _add_up(self, space: _Space, chain: list[Arrow], table: _Table) -> None:
-        """The camera pulls back; the columns of terms add up to z_i, the chain's end."""
-        z_facts = self._vector_facts("context")
-        end = space.at(self._values(z_facts), self.scenario.n_tokens)
-        dot = self.plot(Dot(end, radius=0.07, color=CONTEXT), space.axis(self.scenario.n_tokens), *z_facts)
-        frame = cast(MovingCamera, self.camera).frame
-        self.play(FadeIn(dot, scale=0.5), run_time=0.5)
+    def _readout(self) -> VGroup:
+        """z_i = (z_1, …): every component, though the plane shows two."""
+        sums = [self.number("step", "context", c, size=24, color=CONTEXT) for c in range(self.scenario.d_v)]
+        vector = _vector(sums, 24)
+        _columns([vector], 0.0, 0.22)
+        digit = text("0", size=24).height
+        tag = self.label("z_{{{}}}", query_number(), tex=True, size=34, color=CONTEXT)
+        readout = VGroup(tag, text("=", size=24, color=MUTED), vector)
+        _seat(readout, 0.0, digit)
+        tag.next_to(readout[1], LEFT, buff=0.12)
+        tag.shift(UP * (0.0 - tag[0][0].get_bottom()[1]))  # z on the baseline
+        readout[2].next_to(readout[1], RIGHT, buff=0.12)
+        return readout
+
+    def _place_readout(self, readout: VGroup, space: _Space, taken: list[Box]) -> None:
+        """As near the chain's end as it is free (else at the top left of the view)."""
+        assert space.dot is not None
+        if not _place_near(readout, space.dot.get_center(), taken, space.box):
+            left, _, _, top = space.box
+            readout.move_to((left + readout.width / 2, top - readout.height / 2, 0))
+
+    # -- back beside the table: the columns add up --------------------------------------------------
+    def _pull_back(self, space: _Space, table: _Table, readout: VGroup) -> None:
+        note, box = self._note(space.area)
+        view = _fit(self._points("running_context"), box, self._rows, flush=self._stacked)
+        n = self.scenario.n_tokens
+        chain = self._chain_arrows(view, width=4, tip=0.16)
+        z_facts = self._facts("context")
+        dot = self.plot(Dot(view.point(self._values(z_facts), n), radius=0.06, color=CONTEXT), view.axis(n),
+                        *z_facts).set_z_index(2)
+        space.z_arrow = self.plot(arrow(view.point((0, 0), n), dot.get_center(), color=CONTEXT, width=9, tip=0.24),
+                                  view.axis(n), *z_facts, anchor="end")
+        space.z_tag = self.label("z_{{{}}}", query_number(), tex=True, size=32, color=CONTEXT)
+        taken = self._taken(space, [*chain, space.z_arrow], view)
+        self._place_tag(space.z_tag, view, taken, box)
+        labels = self._labels(view, [a.get_start() for a in chain], [a.get_end() for a in chain], taken, box,
+                              middle=True)
+        moves = _relabel({0: space.note} if space.note else {}, {0: note} if note else {})
         said = f"The columns add up to z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("step", "context", c) for c in range(self.scenario.d_v)) + ")."
-        self.beat(said, Restore(frame), Create(table.rule), FadeIn(table.total[1:]),
-                  VGroup(*self.words[1:-1]).animate.set_opacity(1), space.labels.animate.set_opacity(0.6),
-                  space.ghosts.animate.set_opacity(DIM),
-                  run_time=2.0, wait=1.0)
+        assert space.dot is not None
+        self.beat(said, _moves(space.panel, space.view, view),
+                  *(ReplacementTransform(a, b) for a, b in zip(space.arrows, chain, strict=True)),
+                  ReplacementTransform(space.dot, dot), *_relabel(space.labels, labels), *moves,
+                  table.words.animate.set_opacity(1), Create(table.rule), FadeIn(table.total[1]),
+                  ReplacementTransform(readout[2], table.total[2]), FadeOut(readout[:2]), run_time=2.2, wait=1.2)
+        _draw(space.panel, view)
+        space.box, space.view, space.arrows, space.labels, space.dot = box, view, chain, labels, dot
 
-    def _context(self, space: _Space, chain: list[Arrow], table: _Table) -> None:
-        """z_i from the origin to that point; the most-attended token's term glows."""
-        z_facts = self._vector_facts("context")
+    def _place_tag(self, tag: Mobject, view: _View, taken: list[Box], area: Box) -> None:
+        """z's name off its tip, where it is free (it is placed before the token names)."""
         n = self.scenario.n_tokens
-        z_arrow = self.plot(arrow(space.at(np.zeros(self._dims), n), space.at(self._values(z_facts), n),
-                                  color=CONTEXT, width=7), space.axis(n), *z_facts, anchor="end")
-        z_tag = self.label("z_{{{}}}", query_number(), tex=True, size=34, color=CONTEXT)
-        taken = [b for a in (*chain, z_arrow, *space.arrows) for b in shaft_boxes(a)]
-        taken += [box_of(m) for m in space.labels]
-        origin = space.at(np.zeros(self._dims), n)
-        tip = z_arrow.get_end()
-        crowded: list[Any] = []
-        if not try_place_label(z_tag, tip, tip - origin if self.scenario.d_v > 1 else DOWN, taken,
-                               (-HALF_WIDTH, table.rows[0].get_left()[0] - 0.2, BOTTOM, TOP)):
-            z_tag.next_to(tip, UP, buff=0.1)  # z's name comes first: token labels in its way step aside
-            crowded = [FadeOut(label) for label in space.labels if not clear_of(box_of(label), [box_of(z_tag)])]
-        top = self.step.top_key
-        glow = SurroundingRectangle(table.rows[top], color=HIGHLIGHT, buff=0.06, corner_radius=0.06)
+        tip, origin = view.point(self._values(self._facts("context")), n), view.point((0, 0), n)
+        direction = tip - origin if not view.rows else (RIGHT if tip[0] >= origin[0] else LEFT)
+        if not try_place_label(tag, tip, direction, taken, area) and not _place_near(tag, tip, taken, area):
+            tag.next_to(tip, UP, buff=0.12)
+            taken.append(box_of(tag))
+        taken[-1] = _grown(taken[-1], LABEL_PAD)
+
+    # -- z from the origin -------------------------------------------------------------------------
+    def _context(self, space: _Space, table: _Table) -> None:
+        """z_i from the origin to the chain's end, under the chain; the most-attended token's row glows."""
+        row = table.rows[self.step.top_key]
+        top, bottom = row.get_top()[1] + 0.05, row.get_bottom()[1] - 0.05  # the row with a margin, but 0.02 clear
+        if self.step.top_key > 0:  # of the rows above and below
+            top = min(top, table.rows[self.step.top_key - 1].get_bottom()[1] - 0.02)
+        if self.step.top_key < len(table.rows) - 1:
+            bottom = max(bottom, table.rows[self.step.top_key + 1].get_top()[1] + 0.02)
+        glow = RoundedRectangle(corner_radius=0.05, width=row.width + 0.24, height=top - bottom, stroke_width=0,
+                                fill_color=HIGHLIGHT, fill_opacity=0.3)
+        glow.move_to((row.get_x(), (top + bottom) / 2, 0)).set_z_index(-1)
+        assert space.z_arrow is not None and space.z_tag is not None
         self.beat(f"The context vector for '{self.scenario.query_token}' is a mixture of values, leaning toward "
                   "the most-attended tokens.",
-                  GrowArrow(z_arrow), FadeIn(z_tag), Create(glow), *crowded, run_time=2.0, wait=2)
+                  GrowArrow(space.z_arrow), FadeIn(space.z_tag), FadeIn(glow), run_time=2.0, wait=2)
 
 
-def _vector(entries: list[Text], font: float) -> VGroup:
-    """(a, b): entries in parentheses, commas on the baseline."""
-    parts: list[VMobject] = [text("(", size=font, color=MUTED)]
-    for c, entry in enumerate(entries):
-        parts += [entry] + ([text(",", size=font, color=MUTED)] if c < len(entries) - 1 else [])
-    parts.append(text(")", size=font, color=MUTED))
-    group = VGroup(*parts).arrange(RIGHT, buff=0.08)
-    for k, part in enumerate(parts):
-        if getattr(part, "text", "") == ",":
-            part.align_to(parts[k - 1], DOWN).shift(DOWN * 0.05)
-    return group
+def _place_near(mob: Mobject, point: np.ndarray, taken: list[Box], area: Box, reach: float = 4.0) -> bool:
+    """Put ``mob`` as near ``point`` as it is clear of ``taken`` and inside ``area`` (its box joins ``taken``)."""
+    for gap in np.arange(0.08, reach, 0.12):
+        for angle in np.radians(np.arange(0, 360, 15)):
+            u = np.array([math.cos(angle), math.sin(angle), 0.0])
+            reach_u = min(mob.width / 2 / max(abs(u[0]), 1e-6), mob.height / 2 / max(abs(u[1]), 1e-6))
+            mob.move_to(point + (reach_u + gap) * u)
+            box = box_of(mob)
+            inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
+            if inside and clear_of(box, taken):
+                taken.append(box)
+                return True
+    return False
 
 
-def _place_heads(heads: VGroup, rows: list[VGroup]) -> None:
-    """"weight" ends over its column's right edge, "value" and "weight × value" start over theirs
-    (the "·" between the first two keeps them apart however narrow the numbers)."""
-    weight, value_, term = heads
-    top = VGroup(*rows).get_top()[1] + 0.12
-    weight.move_to((0, top + weight.height / 2, 0)).align_to(VGroup(*(row[1] for row in rows)), RIGHT)
-    value_.move_to((0, top + value_.height / 2, 0)).align_to(VGroup(*(row[3] for row in rows)), LEFT)
-    term.move_to((0, top + term.height / 2, 0)).align_to(VGroup(*(row[5] for row in rows)), LEFT)
-
-
-def _columns(rows: list[VGroup], pitch: float) -> None:
-    """Lay the rows out as a table: token, weight, ·, (v), sign, (w·v); numbers right-aligned."""
-    widths = [max(row[c].width for row in rows) for c in range(6)]
-    gaps = [0.25, 0.12, 0.12, 0.2, 0.2]
-    starts = np.cumsum([0.0, *(w + g for w, g in zip(widths[:-1], gaps, strict=True))])
-    for j, row in enumerate(rows):
-        for c, part in enumerate(row):
-            edge = RIGHT if c in (0, 1) else LEFT
-            x = starts[c] + (widths[c] if edge is RIGHT else 0.0)
-            part.move_to((x, -j * pitch, 0), aligned_edge=edge)
-
-
-class _Rows:
-    """A number line with one row per token above it: ``point(v, j)`` is v on row j (row n: the line)."""
-
-    def __init__(self, line: NumberLine, ys: list[float]) -> None:
-        self.line, self.ys = line, ys
-
-    def point(self, v: np.ndarray, j: int) -> np.ndarray:
-        return np.array([self.line.n2p(float(v[0]))[0], self.ys[j], 0.0])
-
-    def axis(self, j: int) -> _Row:
-        return _Row(self, j)
-
-
-class _Row:
-    """Row j of a :class:`_Rows`: ``c2p(x)``."""
-
-    def __init__(self, rows: _Rows, j: int) -> None:
-        self.rows, self.j = rows, j
-
-    def c2p(self, x: float, *_: float) -> np.ndarray:
-        return self.rows.point(np.array([x]), self.j)
+def _relabel(old: dict[int, Any], new: dict[int, Any]) -> list[Any]:
+    """Labels (or notes) to their places in a new view: the old fade out early in the play, the new fade in
+    late (a label sliding across the frame while the view moves would cross everything on its way)."""
+    return [*(FadeOut(label, rate_func=_window(0.0, 0.35)) for label in old.values()),
+            *(FadeIn(label, rate_func=_window(0.65, 1.0)) for label in new.values())]
