@@ -56,6 +56,7 @@ __all__ = ["WeightedSum"]
 
 SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the table shows every component
 PLANE_LEAST = 4.2  # the plane keeps at least this much of the width while the table's text can shrink
+PLANE_SMALLEST = 2.5  # and this much when the table's numbers are too wide for the frame at the font floor
 LABEL_PAD = 0.05  # labels keep this much more clear of each other than of arrows and axes
 ON_BASELINE = frozenset("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
 
@@ -318,6 +319,8 @@ class _Space:
 class WeightedSum(ExplainerScene):
     """z_i = Σ_j w_ij v_j: the formula, the terms with their numbers, the arrows in value space."""
 
+    _stacked = False  # the table above value space (else beside it)
+
     def construct(self) -> None:
         self.header("The weighted sum gives z{}", "softmax", "value", parts=[query_number()])
         table = self._table()
@@ -354,20 +357,23 @@ class WeightedSum(ExplainerScene):
 
     def _arrange(self, table: _Table) -> Box:
         """The table right of value space, or above it when the plane is much larger that way (few tokens, a
-        flat picture); the table's text as large as fits without costing the plane more than a fifth, never
-        below the floor. Returns value space's box."""
+        flat picture); the table's text as large as fits without costing the plane more than a fifth, and not
+        below the floor (but where the numbers are too wide for the frame even there). Returns value space's box."""
         whole = VGroup(*table.rows, table.heads, table.rule, table.total)
         width, height = whole.width, whole.height
 
         def beside(grow: float) -> Box:
             return (-HALF_WIDTH, HALF_WIDTH - grow * width - 0.5, BOTTOM + 0.1, TOP - 0.05)
 
+        # at the font floor, unless the numbers are too wide for the frame even so (d_v = 4 at 4 decimals): then
+        # the plane keeps its smallest width and the table shrinks below the floor rather than leave the frame
+        floor = min(1.0, (2 * HALF_WIDTH - PLANE_SMALLEST - 0.5) / width, (TOP - BOTTOM - 0.1) / height)
         most = max(min(NUMBER_SIZE / SMALLEST_SIZE, (2 * HALF_WIDTH - PLANE_LEAST - 0.5) / width,
-                       (TOP - BOTTOM - 0.1) / height), 1.0)
-        steps = [most - k * 0.05 for k in range(int((most - 1.0) / 0.05) + 1)] or [1.0]
+                       (TOP - BOTTOM - 0.1) / height), floor)
+        steps = [most - k * 0.05 for k in range(int((most - floor) / 0.05) + 1)] or [floor]
         best = self._room(beside(steps[-1]))
         side = next(grow for grow in steps if self._room(beside(grow)) >= 0.8 * best)
-        top = max(min(NUMBER_SIZE / SMALLEST_SIZE, 2 * HALF_WIDTH / width, (TOP - BOTTOM - 2.6) / height), 1.0)
+        top = max(min(NUMBER_SIZE / SMALLEST_SIZE, 2 * HALF_WIDTH / width, (TOP - BOTTOM - 2.6) / height), floor)
         below: Box = (-HALF_WIDTH, HALF_WIDTH, BOTTOM + 0.1, TOP - 0.05 - top * height - 0.4)
         self._stacked = below[3] - below[2] > 2.2 and self._room(below) > 1.3 * self._room(beside(side))
         grow = top if self._stacked else side
