@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from manim import FadeOut, Group, MovingCameraScene, Scene
+from manim import FadeOut, Group, Scene
 
 from scenes.base import ExplainerScene
 from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURES
@@ -22,12 +22,12 @@ def lecture_scenes(lecture: str = DEFAULT_LECTURE) -> list[type[Scene]]:
     return [getattr(importlib.import_module(module), name) for module, name in LECTURES[lecture]]
 
 
-class Explainer(ExplainerScene, MovingCameraScene):
+class Explainer(ExplainerScene):
     """The whole lecture as one video: every scene of ``LECTURE`` in order.
 
     Each scene's ``construct`` runs on a view of this scene that shares its state (renderer,
     mobjects, recorded numbers, beats) but has the scene's own methods, so scenes need no
-    changes to be chained. It has a moving camera, as the weighted sum needs.
+    changes to be chained.
     """
 
     def construct(self) -> None:
