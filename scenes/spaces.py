@@ -3,6 +3,7 @@ point into the query, key and value spaces."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -33,9 +34,20 @@ from scenes.base import ExplainerScene
 from scenes.facts import Fact, TokenPart, position, query_number, size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, KEY, MUTED, QUERY, VALUE
-from scenes.kit.space3d import LEADER, SpaceAxes, dot_box, leader, place_labels, span_of
+from scenes.kit.space3d import (
+    Obstacles,
+    Placed,
+    SpaceAxes,
+    drawn_size,
+    fit_spans,
+    leader,
+    place_axis_name,
+    place_label,
+    plane_size,
+    span_of,
+)
 from scenes.kit.text import drop_svg_paths, text, token_text
-from scenes.kit.vectors import Box, box_of, shaft_boxes
+from scenes.kit.vectors import Box, box_of
 
 __all__ = ["Spaces"]
 
@@ -60,11 +72,28 @@ ROLES = {
     "query/key": _Role("query/key space", "keys", KEY, "d_k", "W_Q ,\\ W_K", 2),
 }
 MODES = ("names", "numbers", "query")
-"""How points are labelled: by token, by position (with a key of the tokens below), or only the
-query (when even numbers crowd)."""
+"""How points are labelled: by token, by position (with a key of the tokens below; a few may be
+left out where they find no clear place), or only the query (when even numbers crowd). The query's
+point is labelled by its token in every labelling."""
+
+MOST_NUMBERED = 10
+"""More points than this, each with a number and many with a leader line, make a soup: only the
+query is labelled."""
 
 GAP = 0.2  # between panels
-MARGIN = 0.2  # around the axes
+MARGIN = 0.2  # around a drawing
+AROUND_3D = 0.35  # around a 3-d drawing or a line, for the labels beside it
+FLOOR_3D = (0.25, 0.25, 0.5)
+"""How far (of the widest span) a 3-d view's axes reach at least on their positive sides, room for
+their names; the depth axis, drawn at half length, twice as far."""
+LOWEST = 2.7  # a plane no lower than this, room allowing: its labels keep their size when it is small
+ATTEMPTS = ((0.3, 0.0, 0.1), (0.3, 0.4, 0.2), (0.45, 0.4, 0.3), (0.6, 0.4, 0.3))
+"""Room round a space's points, more at each attempt until its labels fit: a plane's points this far
+in from its axes' ends, its axes this far in from the top and bottom of its sheet (strips for a
+long label); a 3-d view's axes reaching this far (of the widest span) past its points."""
+REACH = 1.0  # how far from its point a label may go, on a leader line (the query's: anywhere in its space)
+LINE_HEIGHT = 1.2  # the room a line (a 1-d space) takes in a row, for its labels
+RING = 0.17  # the query's ring
 AXIS = "#7A828E"  # axes and their names, a step darker than the points' labels
 
 
@@ -89,6 +118,16 @@ class _Panel:
         for kind, group in groups:
             named.update({f"{kind} {key}": mob for key, mob in group.items()})
         return named
+
+
+@dataclass
+class _Marks:
+    """What a panel's labels keep off, and which discs are whose (a leader line starts on them)."""
+
+    obstacles: Obstacles
+    discs: dict[str, int]  # a dot's disc, by the dot's key
+    ring: int
+    plots: list[tuple[VMobject, list[Fact], str]]  # recorded once the panel is kept: mobject, coordinates, anchor
 
 
 class _Crowded(Exception):
@@ -117,18 +156,21 @@ class Spaces(ExplainerScene):
         self._one_token(layouts)
         self._compared(layouts)
 
-    # -- layouts: every arrangement built once, labels placed off each other ------------------------
+    # -- layouts: every arrangement built once, labels placed off everything ------------------------
     def _layouts(self) -> _Layouts:
         """Every arrangement, labelled by token names if they all find a clear place, else by
-        numbers with a key of the tokens, else only the query's points (and the screen says so)."""
+        numbers with a key of the tokens (the query by name; up to :data:`MOST_NUMBERED` tokens),
+        else only the query's points (and the screen says so)."""
         shown, plotted = len(self.shown), len(self.plotted)
         for mode in MODES:
+            if mode == "numbers" and self.scenario.n_tokens > MOST_NUMBERED:
+                continue
             legend = self._key() if mode == "numbers" else self._only_query() if mode == "query" else None
-            floor = BOTTOM if legend is None else legend.get_top()[1] + 0.25
+            floor = BOTTOM + 0.05 if legend is None else legend.get_top()[1] + 0.25
             try:  # the row of four first: where labels crowd most
                 row = self._row(("embedding", "query", "key", "value"), (1.25, 1.0, 1.0, 1.0), floor, mode)
                 pair = self._row(("embedding", "query/key", "value"), (1.0, 1.0, 1.0), floor, mode)
-                alone = self._panel("embedding", (-HALF_WIDTH, HALF_WIDTH, floor, TOP), mode, large=True)
+                alone = self._row(("embedding",), (1.0,), floor, mode, large=True)["embedding"]
             except _Crowded:
                 del self.shown[shown:]  # this labelling is dropped: its numbers are never drawn
                 del self.plotted[plotted:]
@@ -136,22 +178,47 @@ class Spaces(ExplainerScene):
             return _Layouts(alone, row, pair, legend)
         raise AssertionError("the last labelling always fits")
 
-    def _row(self, roles: Sequence[str], shares: Sequence[float], floor: float, mode: str) -> dict[str, _Panel]:
-        """Panels side by side across the safe width, each ``share`` of a slot wide, centred in height."""
+    def _row(self, roles: Sequence[str], shares: Sequence[float], floor: float, mode: str, *,
+             large: bool = False) -> dict[str, _Panel]:
+        """Panels side by side across the safe width, each ``share`` of a slot wide: titles on
+        top, the drawings centred on one line below them, the whole centred in height."""
         unit = (2 * HALF_WIDTH - GAP * (len(roles) - 1)) / sum(shares)
-        left, panels = -HALF_WIDTH, {}
-        for role, share in zip(roles, shares, strict=True):
-            panels[role] = self._panel(role, (left, left + share * unit, floor, TOP), mode)
+        slots, left = [], -HALF_WIDTH
+        for share in shares:
+            slots.append((left, left + share * unit))
             left += share * unit + GAP
-        everything = VGroup(*(mob for panel in panels.values() for mob in panel.parts().values()))
-        everything.shift(DOWN * (everything.get_bottom()[1] - floor) / 2)
+        titles = [self._title(role, large=large).move_to(((a + b) / 2, 0, 0)) for role, (a, b) in zip(roles, slots,
+                                                                                                     strict=True)]
+        for title in titles:
+            title.align_to((0, TOP, 0), direction=np.array([0.0, 1.0, 0.0]))
+        top = min(title.get_bottom()[1] for title in titles) - 0.15
+        sizes = [self._size(role, b - a, top - floor, large=large) for role, (a, b) in zip(roles, slots, strict=True)]
+        band = max(LINE_HEIGHT if h == 0 else h for _, h in sizes)
+        drop = max(0.0, (top - floor - 2 * MARGIN - band) / 2)
+        middle = top - drop - MARGIN - band / 2
+        panels = {}
+        for role, (a, b), title, size_ in zip(roles, slots, titles, sizes, strict=True):
+            title.shift(DOWN * drop)
+            panels[role] = self._panel(role, (a, b, floor, top - drop), title, ((a + b) / 2, middle), size_, mode)
         return panels
+
+    def _size(self, role_name: str, width: float, height: float, *, large: bool) -> tuple[float, float]:
+        """The size of a space's drawing in a slot of ``width`` × ``height``."""
+        dims = self._dims(role_name)
+        values = self._shared(role_name, dims)
+        if dims == 3:
+            width, height = width - 2 * AROUND_3D, height - 2 * AROUND_3D
+            return drawn_size(span_of(values, floor=FLOOR_3D), min(width, 1.6 * height) if large else width, height)
+        if dims == 1:
+            return width - 2 * AROUND_3D, 0.0
+        return plane_size(values, width - 2 * MARGIN, height - 2 * MARGIN, ATTEMPTS[0][0],
+                          keep_origin=role_name == "embedding", low=LOWEST)
 
     def _only_query(self) -> VMobject:
         """What the screen says when only the query's points carry a label."""
         note = self.label("{} tokens: only '{}' is labelled", size("n_tokens"), TokenPart(self.scenario.query_token),
                           size=20, color=MUTED)
-        return note.move_to((0, BOTTOM + note.height / 2, 0))
+        return note.move_to((0, BOTTOM + 0.05 + note.height / 2, 0))
 
     def _key(self) -> VGroup:
         """The tokens by number, in rows along the bottom, the query's in the highlight colour."""
@@ -165,57 +232,128 @@ class Spaces(ExplainerScene):
         for k, entry in enumerate(entries):
             entry.move_to(((k % columns - columns / 2) * widest, -(k // columns) * 0.34, 0), aligned_edge=LEFT)
         key = VGroup(*entries)
-        return key.move_to((0, BOTTOM + key.height / 2, 0))
+        return key.move_to((0, BOTTOM + 0.05 + key.height / 2, 0))
 
     # -- one panel -----------------------------------------------------------------------------------
-    def _panel(self, role_name: str, box: Box, mode: str, *, large: bool = False) -> _Panel:
-        """The space of ``role_name`` in ``box`` (left, right, bottom, top): title on top, then the axes."""
-        role = ROLES[role_name]
-        title = self._title(role_name, large=large).move_to(((box[0] + box[1]) / 2, 0, 0))
-        title.align_to((0, box[3], 0), direction=np.array([0.0, 1.0, 0.0]))
-        top = title.get_bottom()[1] - 0.15
-        dims = min(getattr(self.scenario, role.size), role.most)
-        width, height = box[1] - box[0] - 2 * MARGIN, top - box[2] - 2 * MARGIN
-        if large:
-            width = min(width, 1.6 * height)
-        center = ((box[0] + box[1]) / 2, (top + box[2]) / 2, 0.0)
-        axes = SpaceAxes(span_of(self._shared(role_name, dims)), width, height, center=center, color=AXIS)
-        dim_labels = axes.label_axes([self.label("dim {}", position(m), size=20, color=AXIS) for m in range(dims)])
-        sheet = axes.sheet(role.color, opacity=0.1)
-        frame = VGroup(*([sheet] if sheet is not None else []), axes, dim_labels)
-        panel = _Panel(axes, frame, title, Circle(radius=0.17, color=HIGHLIGHT, stroke_width=3))
-        self._points(panel, role_name, dims)
-        panel.ring.move_to(panel.dots["q" if "q" in panel.dots else str(self.scenario.query)])
-        taken = [box_of(title), *(_grown(box_of(label), 0.1) for label in dim_labels), box_of(panel.ring)]
-        taken += [dot_box(dot.get_center(), dot.radius + 0.02) for dot in panel.dots.values()]
-        taken += [b for line in panel.arrows.values() for b in shaft_boxes(line, 0.15)]
-        away = axes.c2p(*([0.0] * dims)) if role_name == "embedding" else self._centroid(panel)
-        if not self._label_points(panel, role_name, mode, taken, away, (box[0], box[1], box[2], top + 0.1)):
-            if mode != MODES[-1]:
+    def _panel(self, role_name: str, slot: Box, title: VGroup, centre: tuple[float, float],
+               size_: tuple[float, float], mode: str) -> _Panel:
+        """The space of ``role_name`` drawn ``size_`` large at ``centre``, its title above, in
+        ``slot`` (left, right, bottom, top): a plane's points as far in from its edges as the
+        names of its axes and the labels of its points need. An axis name that finds no clear
+        place in any attempt is left out."""
+        dims = self._dims(role_name)
+        names = [self.label("dim {}", position(m), size=20, color=AXIS) for m in range(dims)]
+        shown = len(self.shown)
+        tries = [(attempt, names_first) for attempt in ATTEMPTS for names_first in (False, True)]
+        fallback = None
+        for attempt, names_first in tries:
+            del self.shown[shown:]  # the labels of a layout let go
+            panel, marks, area = self._drawing(role_name, slot, title, centre, size_, attempt)
+            try:
+                placed = self._label_points(panel, role_name, mode, marks, area, names, names_first=names_first)
+            except _Crowded:
+                continue
+            if len(placed) == dims:
+                break
+            fallback = (attempt, names_first)
+        else:
+            if fallback is None:
                 raise _Crowded(role_name)
+            del self.shown[shown:]
+            panel, marks, area = self._drawing(role_name, slot, title, centre, size_, fallback[0])
+            placed = self._label_points(panel, role_name, mode, marks, area, names, names_first=fallback[1])
+            self.shown[:] = [item for item in self.shown if item.mobject in placed or item.mobject not in names]
+        panel.frame = VGroup(*panel.frame, *placed)
+        for mob, facts, anchor in marks.plots:
+            self.plot(mob, panel.axes, *facts, anchor=anchor)
         return panel
 
-    def _label_points(self, panel: _Panel, role_name: str, mode: str, taken: list[Box], away: np.ndarray,
-                      area: Box) -> bool:
-        """Label the panel's points (the query first), each off the others; far ones get a leader line."""
-        order = sorted(panel.dots, key=lambda k: (k not in ("q", str(self.scenario.query)), k != "q"))
-        labels = {k: mob for k in order if (mob := self._point_label(role_name, k, mode)) is not None}
-        gaps = place_labels(list(labels.values()), [panel.dots[k].get_center() for k in labels], away, taken, area)
-        for (k, label), gap in zip(labels.items(), gaps, strict=True):
-            if gap is not None and gap >= LEADER:
-                dot = panel.dots[k]
-                line = leader(label, dot.get_center(), dot.radius, MUTED)
-                labels[k] = VGroup(label, line)  # furniture of the label, like the label's own place
-        panel.labels = labels
-        return all(gap is not None for gap in gaps)
+    def _drawing(self, role_name: str, slot: Box, title: VGroup, centre: tuple[float, float],
+                 size_: tuple[float, float], attempt: tuple[float, float, float]) -> tuple[_Panel, _Marks, Box]:
+        """A space's axes, sheet, points and ring (not yet plotted), what labels keep off, and
+        where they may go: inside a plane, or the slot around a 3-d view or a line. Each
+        ``attempt`` leaves more room round the points (for the labels of the last one)."""
+        role, dims = ROLES[role_name], self._dims(role_name)
+        values = self._shared(role_name, dims)
+        inset, strip, reach = attempt
+        strip = strip if dims == 2 else 0.0
+        width, height = size_[0], size_[1] - 2 * strip
+        embedding = role_name == "embedding"
+        spans = (span_of(values, floor=FLOOR_3D, reach=reach) if dims == 3 else
+                 fit_spans(values, width, height, inset, keep_origin=embedding))
+        axes = SpaceAxes(spans, width, height, center=(*centre, 0.0), color=AXIS)
+        sheet = axes.sheet(role.color, opacity=0.1, beyond=strip)
+        panel = _Panel(axes, VGroup(*([sheet] if sheet is not None else []), axes), title,
+                       Circle(radius=RING, color=HIGHLIGHT, stroke_width=3))
+        marks = self._points(panel, role_name, dims)
+        marks.obstacles.add_box(box_of(title))
+        area = box_of(sheet) if sheet is not None and dims == 2 else slot
+        return panel, marks, (area[0] + 0.03, area[1] - 0.03, area[2] + 0.03, area[3] - 0.03)
+
+    def _name_axes(self, axes: SpaceAxes, names: Sequence[VMobject], obstacles: Obstacles, area: Box) -> list[VMobject]:
+        """Each axis's name by its tip, clear of everything: those that found a place."""
+        return [name for line, name in zip(axes.lines, names, strict=True)
+                if place_axis_name(name, line, obstacles, area)]  # type: ignore[arg-type]
+
+    def _label_points(self, panel: _Panel, role_name: str, mode: str, marks: _Marks, area: Box,
+                      names: Sequence[VMobject], *, names_first: bool) -> list[VMobject]:
+        """Label the panel's points, the query first, then the axes (or the axes first), then the
+        others, each clear of everything, away from the origin (the embeddings) or the middle of
+        the points; a far one gets a leader line. A label with no clear place is left out (or the
+        labelling is too crowded: _Crowded). Returns the axes' names that found clear places."""
+        q = str(self.scenario.query)
+        first = "q" if "q" in panel.dots else q
+        order = sorted(panel.dots, key=lambda k: (k != first, k not in ("q", q)))
+        missing, named = [], self._name_axes(panel.axes, names, marks.obstacles, area) if names_first else []
+        for k in order:
+            label = self._point_label(role_name, k, mode)
+            placed = None if label is None else self._label_one(panel, role_name, k, label, marks, area)
+            if k == first and placed is None:
+                raise _Crowded(role_name)
+            if k == first and not names_first:
+                named = self._name_axes(panel.axes, names, marks.obstacles, area)
+            if label is None:
+                continue
+            if placed is None:
+                if mode == "names":
+                    raise _Crowded(role_name)
+                self.shown[:] = [item for item in self.shown if item.mobject is not label]  # never drawn
+                missing.append(k)
+                continue
+            panel.labels[k] = label if placed.leader is None else VGroup(label, leader(placed.leader, MUTED))
+        if len(missing) * 4 > len(order):
+            raise _Crowded(role_name)
+        return named
+
+    def _label_one(self, panel: _Panel, role_name: str, key: str, label: VMobject, marks: _Marks,
+                   area: Box) -> Placed | None:
+        """Place one point's label (the query's anywhere it fits, the others within :data:`REACH`);
+        a point inside the query's ring has its leader line start on the ring."""
+        away = panel.axes.c2p(*([0.0] * panel.axes.dims)) if role_name == "embedding" else self._centroid(panel)
+        point, ring = panel.dots[key].get_center(), panel.ring.get_center()
+        off = float(np.linalg.norm(point - ring))
+        inside = off < RING + 0.02
+        radius = RING + 0.02 + off if inside else panel.dots[key].radius + 0.02
+        own = [marks.discs[key], marks.ring] if inside else [marks.discs[key]]
+        first = key == "q" or (key == str(self.scenario.query) and "q" not in panel.dots)
+        return place_label(label, point, point - away, marks.obstacles, area, radius=radius, own=own,
+                           reach=math.inf if first else REACH)
 
     def _coordinates(self, role_name: str) -> np.ndarray:
         return np.asarray(getattr(self.trace, ROLES[role_name].field))
 
+    def _dims(self, role_name: str) -> int:
+        role = ROLES[role_name]
+        return min(int(getattr(self.scenario, role.size)), role.most)
+
     def _shared(self, role_name: str, dims: int) -> np.ndarray:
-        """The numbers a space's axes must hold: queries and keys share theirs (they are overlaid)."""
-        if role_name in ("query", "key", "query/key"):
+        """The numbers a space's axes must hold: the query and key spaces side by side share theirs
+        (the keys and the query are overlaid later), which hold the keys and the query."""
+        if role_name in ("query", "key"):
             return np.vstack([self._coordinates("query")[:, :dims], self._coordinates("key")[:, :dims]])
+        if role_name == "query/key":
+            query = self._coordinates("query")[self.scenario.query, :dims]
+            return np.vstack([self._coordinates("key")[:, :dims], query[None, :]])
         return self._coordinates(role_name)[:, :dims]
 
     def _centroid(self, panel: _Panel) -> np.ndarray:
@@ -224,44 +362,62 @@ class Spaces(ExplainerScene):
     def _facts(self, role_name: str, key: str) -> list[Fact]:
         """The coordinates of point ``key`` of a space (as many as its axes draw)."""
         role = ROLES[role_name]
-        dims = min(getattr(self.scenario, role.size), role.most)
         field_name, j = ("queries", self.scenario.query) if key == "q" else (role.field, int(key))
-        return [value("trace", field_name, j, m) for m in range(dims)]
+        return [value("trace", field_name, j, m) for m in range(self._dims(role_name))]
 
-    def _points(self, panel: _Panel, role_name: str, dims: int) -> None:
-        """A dot per token (an arrow from the origin in the embedding space), each plotted."""
+    def _points(self, panel: _Panel, role_name: str, dims: int) -> _Marks:
+        """A dot per token (an arrow from the origin in the embedding space), the query's ring, and
+        what labels keep off; the plots to record if the panel is kept."""
         role, n, axes = ROLES[role_name], self.scenario.n_tokens, panel.axes
         radius = 0.07 if n <= 8 else 0.055
         keys = [str(j) for j in range(n)] + (["q"] if role_name == "query/key" else [])
+        marks = _Marks(Obstacles(), {}, -1, [])
+        marks.obstacles.add_all(axes.lines)
         origin = axes.c2p(*([0.0] * dims))
         for key in keys:
             facts = self._facts(role_name, key)
             color = QUERY if key == "q" else role.color
             point = axes.c2p(*(self.value_of(fact) for fact in facts))
-            panel.dots[key] = self.plot(Dot(point, radius=radius, color=color), axes, *facts)
-            if role_name != "embedding":
-                continue
-            if np.linalg.norm(point - origin) > 0.2:
-                shaft = Arrow(origin, point, buff=0, color=color, stroke_width=2.5, stroke_opacity=0.8, tip_length=0.13,
-                              max_tip_length_to_length_ratio=0.35, max_stroke_width_to_length_ratio=12)
-                panel.arrows[key] = self.plot(shaft, axes, *facts, anchor="end")
-            if dims == 3:  # a faint drop to the floor shows the point's depth
-                floor = axes.c2p(self.value_of(facts[0]), 0.0, self.value_of(facts[2]))
-                if np.linalg.norm(point - floor) > 0.05:
-                    drop = Line(point, floor, color=color, stroke_width=1.5, stroke_opacity=0.45)
-                    panel.drops[key] = self.plot(drop, axes, *facts, anchor="start")
+            panel.dots[key] = Dot(point, radius=radius, color=color)
+            marks.plots.append((panel.dots[key], facts, "center"))
+            marks.discs[key] = marks.obstacles.add_disc(point, radius, dot=True)
+            if role_name == "embedding":
+                self._arrow_and_drop(panel, key, facts, origin, marks)
+        panel.ring.move_to(panel.dots["q" if "q" in panel.dots else str(self.scenario.query)])
+        marks.ring = marks.obstacles.add_disc(panel.ring.get_center(), RING + 0.03)
+        return marks
+
+    def _arrow_and_drop(self, panel: _Panel, key: str, facts: list[Fact], origin: np.ndarray, marks: _Marks) -> None:
+        """An embedding's arrow from the origin and, in a 3-d view, its faint drop to the floor."""
+        point, color, axes = panel.dots[key].get_center(), ROLES["embedding"].color, panel.axes
+        if np.linalg.norm(point - origin) > 0.2:
+            shaft = Arrow(origin, point, buff=0, color=color, stroke_width=2.5, stroke_opacity=0.8, tip_length=0.13,
+                          max_tip_length_to_length_ratio=0.35, max_stroke_width_to_length_ratio=12)
+            panel.arrows[key] = shaft
+            marks.plots.append((shaft, facts, "end"))
+            marks.obstacles.add_line(shaft)
+        if axes.dims == 3:  # a faint drop to the floor shows the point's depth
+            floor = axes.c2p(self.value_of(facts[0]), 0.0, self.value_of(facts[2]))
+            if np.linalg.norm(point - floor) > 0.05:
+                drop = Line(point, floor, color=color, stroke_width=1.5, stroke_opacity=0.45)
+                panel.drops[key] = drop
+                marks.plots.append((drop, facts, "start"))
+                marks.obstacles.add_line(drop)
 
     def _point_label(self, role_name: str, key: str, mode: str) -> VMobject | None:
+        """A point's label: the query's by its token (in the highlight colour), "q5" for the query
+        among the keys, the others by token, by number or not at all."""
         q = self.scenario.query
         if key == "q":
             return self.label("q{}", query_number(), size=22, color=HIGHLIGHT)
         j = int(key)
-        color = HIGHLIGHT if j == q and role_name != "query/key" else MUTED
+        if j == q and role_name != "query/key":
+            return token_text(self.scenario.tokens[j], size=20, color=HIGHLIGHT)
         if mode == "names":
-            return token_text(self.scenario.tokens[j], size=20, color=color)
+            return token_text(self.scenario.tokens[j], size=20, color=MUTED)
         if mode == "numbers":
-            return self.label("{}", position(j), size=20, color=color)
-        return token_text(self.scenario.tokens[j], size=20, color=color) if j == q and color == HIGHLIGHT else None
+            return self.label("{}", position(j), size=20, color=MUTED)
+        return None
 
     def _title(self, role_name: str, *, large: bool = False) -> VGroup:
         """The space's name, the map that makes it (W_Q: 3-d → 2-d) and what is drawn of it."""
@@ -355,10 +511,6 @@ class Spaces(ExplainerScene):
         others = [mob for k, dot in query.dots.items() if k != i for mob in (dot, query.labels.get(k)) if mob]
         moves += [FadeOut(_stand_in(self, mob)) for mob in others]
         self.beat("Queries and keys live in one space, so they can be compared.", *moves, run_time=2.0, wait=2.5)
-
-
-def _grown(box: Box, by: float) -> Box:
-    return (box[0] - by, box[1] + by, box[2] - by, box[3] + by)
 
 
 def _stand_in(scene: ExplainerScene, mob: Mobject) -> Mobject:
