@@ -290,10 +290,11 @@ class Spaces(ExplainerScene):
         area = box_of(sheet) if sheet is not None and dims == 2 else slot
         return panel, marks, (area[0] + 0.03, area[1] - 0.03, area[2] + 0.03, area[3] - 0.03)
 
-    def _name_axes(self, axes: SpaceAxes, names: Sequence[VMobject], obstacles: Obstacles, area: Box) -> list[VMobject]:
+    def _name_axes(self, axes: SpaceAxes, names: Sequence[VMobject], obstacles: Obstacles, area: Box, *,
+                   beyond_first: bool = True) -> list[VMobject]:
         """Each axis's name by its tip, clear of everything: those that found a place."""
         return [name for line, name in zip(axes.lines, names, strict=True)
-                if place_axis_name(name, line, obstacles, area)]  # type: ignore[arg-type]
+                if place_axis_name(name, line, obstacles, area, beyond_first=beyond_first)]  # type: ignore[arg-type]
 
     def _label_points(self, panel: _Panel, role_name: str, mode: str, marks: _Marks, area: Box,
                       names: Sequence[VMobject], *, names_first: bool) -> list[VMobject]:
@@ -304,7 +305,9 @@ class Spaces(ExplainerScene):
         q = str(self.scenario.query)
         first = "q" if "q" in panel.dots else q
         order = sorted(panel.dots, key=lambda k: (k != first, k not in ("q", q)))
-        missing, named = [], self._name_axes(panel.axes, names, marks.obstacles, area) if names_first else []
+        missing, named = [], []
+        if names_first:  # beside the axes first: the strips beyond their tips are the query's label's
+            named = self._name_axes(panel.axes, names, marks.obstacles, area, beyond_first=False)
         for k in order:
             label = self._point_label(role_name, k, mode)
             placed = None if label is None else self._label_one(panel, role_name, k, label, marks, area)

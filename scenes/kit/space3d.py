@@ -519,11 +519,11 @@ def _first_clear(label: Mobject, spots: list[tuple[Box, float]], point: np.ndarr
     return None
 
 
-def place_axis_name(label: Mobject, axis: Line, obstacles: Obstacles, area: Box) -> bool:
-    """Put an axis's name just beyond its tip, else beside the axis near the tip (below or to the
-    right first), sliding back along the axis as far as a quarter of its length, then a little
-    off it, then further ahead of the tip, then back along the axis as far as its middle; False
-    (not moved) where no place is clear."""
+def place_axis_name(label: Mobject, axis: Line, obstacles: Obstacles, area: Box, *, beyond_first: bool = True) -> bool:
+    """Put an axis's name just beyond its tip (``beyond_first``; else after the places beside
+    it), or beside the axis near the tip (below or to the right first), sliding back along the
+    axis as far as a quarter of its length, then a little off it, then further ahead of the tip,
+    then back along the axis as far as its middle; False (not moved) where no place is clear."""
     start, tip = np.asarray(axis.get_start(), dtype=float), np.asarray(axis.get_end(), dtype=float)
     length = float(np.linalg.norm(tip - start))
     u = (tip - start) / max(length, 1e-9)
@@ -531,10 +531,12 @@ def place_axis_name(label: Mobject, axis: Line, obstacles: Obstacles, area: Box)
     left, right, bottom, top = box_of(label)
     width, height = right - left, top - bottom
     along = min(width / 2 / max(abs(u[0]), 1e-6), height / 2 / max(abs(u[1]), 1e-6))
-    spots = [_spot(tip, width, height, u, 0.1)]
+    beyond = [_spot(tip, width, height, u, 0.1)]
+    spots = list(beyond) if beyond_first else []
     for off in (0.07, 0.16):
         for slide in np.arange(along + 0.035, along + length / 4, 0.06).tolist():  # clear of an edge at the tip
             spots += [_spot(tip - slide * u, width, height, side * normal, off) for side in (1.0, -1.0)]
+    spots += [] if beyond_first else beyond
     ahead = [turn for turn in TURNS if abs(turn) <= 60]  # round the tip, never back beside the other axes
     spots += [box for box, _ in _radial(tip, width, height, math.atan2(u[1], u[0]), 0.05, (0.1, 0.2, 0.3, 0.45), ahead)]
     for slide in np.arange(along + length / 4, along + length / 2, 0.06).tolist():  # as far as its middle
