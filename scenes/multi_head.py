@@ -217,9 +217,9 @@ class MultiHead(ExplainerScene):
         n, tokens, source = self.scenario.n_tokens, self.scenario.tokens, f"head{k + 1}"
         texts = [self.text_for(value(source, "weights", i, j)) for i in range(n) for j in range(n)]
         top = TITLE_Y - 0.35
-        fit = fit_heat(tokens, widest(texts, 26), width=width, height=top - BOTTOM - 2 * LINE, fill=width)
+        fit = fit_heat(tokens, widest(texts, 26), width=width, height=top - BOTTOM - 2 * LINE - 0.15, fill=width)
         if not fit.numbers and width < LEGEND_BESIDE:  # room for the legend under the grid
-            fit = fit_heat(tokens, widest(texts, 26), width=width, height=top - BOTTOM - 3 * LINE, fill=width)
+            fit = fit_heat(tokens, widest(texts, 26), width=width, height=top - BOTTOM - 3 * LINE - 0.15, fill=width)
         if not fit.numbers:  # colour only: the numbered row labels and the cells within the panel
             labels = max(text_width(f"{n} " + shorten_token(t, fit.row_limit), fit.size) for t in tokens)
             cell = min(fit.cell_w, (width - labels - 0.35) / n)

@@ -51,6 +51,7 @@ from number_checks import (
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
 from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
+from scenes.kit.layout import BOTTOM
 from scenes.lecture import LECTURES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -197,6 +198,7 @@ TEXT_TYPES: tuple[type[Mobject], ...] = (Text, MarkupText, Paragraph, SingleStri
 """Text-like mobjects: checked as wholes (never letter by letter) for overlaps."""
 
 FRAME_TOLERANCE = 0.05
+SUBTITLE_BAND_TOP = BOTTOM  # the lowest 0.8 units stay quiet: subtitles may be burned in there
 OVERLAP_TOLERANCE = 0.02
 
 
@@ -339,14 +341,14 @@ def outside_frame(
     problems: list[str] = []
     seen: set[int] = set()
 
-    def outside(box: tuple[float, float, float, float]) -> bool:
+    def outside(box: tuple[float, float, float, float]) -> str | None:
         left, right, bottom, top = box
-        return (
-            left < -half_width - tolerance
-            or right > half_width + tolerance
-            or bottom < -half_height - tolerance
-            or top > half_height + tolerance
-        )
+        if left < -half_width - tolerance or right > half_width + tolerance or bottom < -half_height - tolerance \
+                or top > half_height + tolerance:
+            return f"outside the frame (±{half_width:.2f}, ±{half_height:.2f})"
+        if bottom < SUBTITLE_BAND_TOP - tolerance:
+            return f"in the subtitles' band (below y = {SUBTITLE_BAND_TOP})"
+        return None
 
     def walk(mob: Mobject) -> None:
         if id(mob) in seen:
@@ -358,8 +360,9 @@ def outside_frame(
             box = curve_box(mob)
         else:
             box = None
-        if box is not None and outside(box):
-            problems.append(f"outside the frame (±{half_width:.2f}, ±{half_height:.2f}): {describe(mob, box)}")
+        where = outside(box) if box is not None else None
+        if where is not None:
+            problems.append(f"{where}: {describe(mob, box)}")
         if not isinstance(mob, TEXT_TYPES):
             for sub in mob.submobjects:
                 walk(sub)

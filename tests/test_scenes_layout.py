@@ -1,4 +1,5 @@
-"""At the end of every animation of every scene, nothing leaves the frame and no two texts overlap.
+"""At the end of every animation of every scene, nothing leaves the frame or enters the subtitles' band (the lowest
+0.8 units) and no two texts overlap.
 
 The probe in ``scene_helpers`` runs after every ``play`` (through
 ``scenes.base.AFTER_PLAY_HOOKS``) of the session's dry runs, which the number tests share. A
@@ -102,14 +103,15 @@ def test_plotted_points_sit_where_their_numbers_say(scene_builds, scene: tuple[s
 
 
 class _Broken(ExplainerScene):
-    """Two labels on top of each other, one off the right edge, a square off the bottom."""
+    """Two labels on top of each other, one off the right edge, one in the subtitles' band, a square off the bottom."""
 
     def construct(self) -> None:
         first = text("softmax", size=30)
         second = text("weights", size=30).move_to(first).shift(RIGHT * 0.3 + UP * 0.1)
         off_right = text("off the edge").move_to(RIGHT * 7.3)
+        in_band = text("where subtitles go").move_to(DOWN * 3.45)  # inside the frame, in the quiet band
         self.play(FadeIn(VGroup(first, second)))
-        self.play(FadeIn(off_right))
+        self.play(FadeIn(off_right), FadeIn(in_band))
         self.play(FadeIn(Square(1).move_to(DOWN * 4)))
 
 
@@ -121,7 +123,7 @@ class _Tidy(ExplainerScene):
         right = text("right", size=30).next_to(left, RIGHT, buff=0.0)  # touching, not overlapping
         hidden = text("hidden", size=30).move_to(left).set_opacity(0)  # fully transparent
         twin = left.copy()  # exactly on top of an identical text: the same pixels
-        edge = Square(1).to_edge(DOWN, buff=0.0)  # on the frame's edge, not beyond
+        edge = Square(1).move_to(DOWN * 2.7).to_edge(LEFT, buff=0.0)  # on the frame's edge and the band's, not beyond
         self.play(FadeIn(VGroup(left, right, hidden, twin, edge)))
 
 
@@ -136,6 +138,7 @@ def test_checker_catches_overlap_and_leaving_the_frame(tmp_path) -> None:
     assert _report(build, "overlaps")[0].startswith("Broken, plays 1-4: texts overlap")
     assert _report(build, "outside")[0].startswith("Broken, plays 2-4: outside the frame")
     assert any("'off the edge'" in p for p in build.plays[1].outside), build.plays[1].outside
+    assert any("subtitles' band" in p and "'where subtitles go'" in p for p in build.plays[1].outside)
     assert any("Square" in p for p in build.plays[2].outside), build.plays[2].outside
     assert not any("Square" in p for p in build.plays[1].outside)
 
