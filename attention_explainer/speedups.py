@@ -61,9 +61,11 @@ every mobject of every frame; they return exactly what manim's own do:
     whole frame (tested), in 2.8 ms instead of 5.2 for a -qh frame of the lecture.
 ``CairoRenderer.render``
     each frame drawn was copied for the encoder (``get_frame``, 8 MB at 1080p) and the next
-    drawn into the same array. Here the drawn array goes to the encoder as it is, and the next
-    frame is drawn into another, lent back once the encoder is done with it: a copy less per
-    moving frame, the same frames (the test slows the encoder down so drawing runs ahead).
+    drawn into the same array. Here the drawn array goes to the encoder as it is; it stays the
+    camera's frame (whatever reads the frame after a play reads it), but the next frame is drawn
+    into another array, lent back once the encoder is done with it: a copy less per moving
+    frame, the same frames (the test slows the encoder down so drawing runs ahead, and reads
+    the frame the camera holds at the end).
 glibc's ``malloc``
     a frame is a few megabytes: each copy of one (the background, the frame for the encoder, its
     conversion) was mapped fresh from the kernel and given back when freed, a page fault every
@@ -589,8 +591,8 @@ def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., 
 
 
 class _Frames:
-    """The arrays a renderer draws its frames into, lent to the encoder in turn (see
-    :func:`_frames_handed_over`). Each array lives as long as the renderer, so the Cairo context
+    """The arrays a camera draws its frames into, lent to the encoder in turn (see
+    :func:`_frames_handed_over`). Each array lives as long as the camera, so the Cairo context
     manim keeps for an array, by its ``id``, never outlives it; an array is lent as a view of
     it, and is free again once nobody holds that view (the encoder drops it once the frame after
     it is converted)."""
@@ -601,27 +603,39 @@ class _Frames:
         self.arrays: list[Any] = []
         self.lent: list[Callable[[], Any]] = []  # a weak reference to each array's view, while lent
 
-    def lend(self, drawn: Any) -> tuple[Any, Any] | None:
-        """A view of ``drawn`` for the encoder and a free array like it to draw the next frame
-        in; None when every array is in use and there is no room for another."""
+    def _free(self, but: Any) -> Any:
+        """A free array like ``but``, other than it, or None."""
+        return next((a for a, view in zip(self.arrays, self.lent, strict=True)
+                     if a is not but and view() is None and a.shape == but.shape and a.dtype == but.dtype), None)
+
+    def can_lend(self, drawn: Any) -> bool:
+        """Is there an array to draw the next frame in, once ``drawn`` is lent?"""
+        return self._free(drawn) is not None or len(self.arrays) < self.MOST
+
+    def lend(self, drawn: Any) -> Any:
+        """A view of ``drawn`` for the encoder; ``drawn`` is not drawn in again while it is held."""
         import weakref
 
-        import numpy as np
-
-        spare = next((a for a, view in zip(self.arrays, self.lent, strict=True)
-                      if a is not drawn and view() is None and a.shape == drawn.shape), None)
-        if spare is None:
-            if len(self.arrays) >= self.MOST:
-                return None
-            spare = np.empty_like(drawn)
-            self.arrays.append(spare)
-            self.lent.append(_nobody)
         if not any(a is drawn for a in self.arrays):
             self.arrays.append(drawn)
             self.lent.append(_nobody)
         view = drawn.view()
         self.lent[next(k for k, a in enumerate(self.arrays) if a is drawn)] = weakref.ref(view)
-        return view, spare
+        return view
+
+    def is_lent(self, array: Any) -> bool:
+        return any(a is array and view() is not None for a, view in zip(self.arrays, self.lent, strict=True))
+
+    def spare(self, lent: Any) -> Any:
+        """A free array like ``lent`` to draw in instead (made if none is free)."""
+        import numpy as np
+
+        spare = self._free(lent)
+        if spare is None:
+            spare = np.empty_like(lent)
+            self.arrays.append(spare)
+            self.lent.append(_nobody)
+        return spare
 
 
 def _nobody() -> None:
@@ -629,27 +643,40 @@ def _nobody() -> None:
 
 
 def _frames_handed_over() -> Callable[..., Any]:
-    """``CairoRenderer.render``: the frame just drawn goes to the encoder as it is, and the next
-    is drawn into another array, where manim's ``get_frame`` copied it (8 MB at 1080p) and drew
-    the next into the same one. Every drawn frame starts by filling its array with the
-    background (``update_frame``), so what the array held before does not matter."""
+    """``CairoRenderer.render``: the frame just drawn goes to the encoder as it is, where manim's
+    ``get_frame`` copied it (8 MB at 1080p). The camera keeps it as its frame (whoever reads the
+    frame after a play reads it), but draws the next frame into another array
+    (:func:`_drawn_elsewhere_while_lent`)."""
     import numpy as np
 
     def render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> None:
-        frames = self.__dict__.get("_speedups_frames")
-        if frames is None:
-            frames = self.__dict__["_speedups_frames"] = _Frames()
         self.update_frame(scene, moving_mobjects)
         camera = self.camera
+        frames = camera.__dict__.get("_speedups_frames")
+        if frames is None:
+            frames = camera.__dict__["_speedups_frames"] = _Frames()
         drawn = camera.pixel_array
-        lent = frames.lend(drawn) if type(drawn) is np.ndarray and drawn.flags.c_contiguous else None
-        if lent is None:
+        if not isinstance(drawn, np.ndarray) or not drawn.flags.c_contiguous or not frames.can_lend(drawn):
             self.add_frame(self.get_frame())  # manim's own: a copy
             return
-        view, camera.pixel_array = lent
-        self.add_frame(view)
+        self.add_frame(frames.lend(drawn))
 
     return render
+
+
+def _drawn_elsewhere_while_lent(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Camera.set_pixel_array``, with which every frame starts (the background, written over
+    the whole array): while the encoder holds the camera's array, the camera takes a free one
+    and the background is written there instead."""
+
+    def set_pixel_array(self: Any, pixel_array: Any, convert_from_floats: bool = False) -> None:
+        frames = self.__dict__.get("_speedups_frames")
+        current = self.__dict__.get("pixel_array")
+        if frames is not None and current is not None and frames.is_lent(current):
+            self.pixel_array = frames.spare(current)
+        original(self, pixel_array, convert_from_floats)
+
+    return set_pixel_array
 
 
 def _convert_audio_as_it_is(input_path: Any, output_path: Any, codec_name: str) -> None:
@@ -715,6 +742,8 @@ def install() -> None:
 
     _ORIGINALS["render"] = CairoRenderer.render
     CairoRenderer.render = _frames_handed_over()  # type: ignore[method-assign]
+    _ORIGINALS["pixels"] = Camera.set_pixel_array
+    Camera.set_pixel_array = _drawn_elsewhere_while_lent(_ORIGINALS["pixels"])  # type: ignore[method-assign]
     from manim.animation.animation import Animation
     from manim.animation.transform import Transform
 
@@ -740,6 +769,7 @@ def uninstall() -> None:
     from manim.renderer.cairo_renderer import CairoRenderer
 
     CairoRenderer.render = _ORIGINALS.pop("render")  # type: ignore[method-assign]
+    Camera.set_pixel_array = _ORIGINALS.pop("pixels")  # type: ignore[method-assign]
     scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame = _ORIGINALS.pop("held")  # type: ignore[method-assign]
     from manim.animation.transform import Transform
 

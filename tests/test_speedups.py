@@ -252,7 +252,8 @@ class _Moving(MovingCameraScene):
 
 def _frames_encoded(tmp_path: Path) -> list[tuple[np.ndarray, int]]:
     """Every frame the encoder is given for :class:`_Moving`, as it is when the encoder reads it
-    (the encoder slowed down, so that drawing runs ahead of it)."""
+    (the encoder slowed down, so that drawing runs ahead of it), and last the frame the camera
+    holds once the scene has ended (manim's frame tests read it)."""
     job = scene_file_writer._PartialMovieEncodeJob
     encode = job._encode_and_write_frame
     seen: list[tuple[np.ndarray, int]] = []
@@ -266,7 +267,9 @@ def _frames_encoded(tmp_path: Path) -> list[tuple[np.ndarray, int]]:
     try:
         with tempconfig({"pixel_width": 320, "pixel_height": 180, "frame_rate": 15, "media_dir": str(tmp_path),
                          "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
-            _Moving().render()
+            scene = _Moving()
+            scene.render()
+            seen.append((scene.renderer.get_frame(), 0))
     finally:
         job._encode_and_write_frame = encode  # type: ignore[method-assign]
     return seen
