@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import itertools
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from reviewed_scenarios import REVIEWED
 from scene_helpers import SCENARIOS, build_scene, family_box, is_visible, load_scene_class, on_screen, outermost_texts
 from scene_helpers import curve_box as own_box
 from scene_helpers import text_of as said_by
 
 from attention_math import Scenario
-from attention_math.scenario import scenario_from_mapping
 from scenes.base import AFTER_PLAY_HOOKS
 from scenes.kit.layout import BOTTOM
 
@@ -33,124 +32,14 @@ BAND_TOLERANCE = 0.02
 COLUMN_GAP = 0.15  # between two numbers over neighbouring columns: about 9 px at 480p
 TITLE_GAP = 0.12  # between the comparison's title and its column heads
 
-REVIEWED_TOML = {
-    "rivers": """
-title = "Rivers carve canyons"
-tokens = ["Rivers", "carve", "canyons"]
-embeddings = [
-  [-0.7, 0.0, 0.2],
-  [-0.9, -0.7, 0.9],
-  [-0.9, -0.7, 0.9],
-]
-w_query = [
-  [0.2, -0.3],
-  [0.0, 0.3],
-  [-0.4, -0.7],
-]
-w_key = [
-  [0.6, 0.3],
-  [0.0, 0.6],
-  [0.1, 1.0],
-]
-w_value = [
-  [-0.6, 0.1],
-  [0.0, -0.3],
-  [0.2, -0.5],
-]
-query = 3
-precision = 2
-scaled = true
-""",
-    "lighthouse": """
-title = "Every quiet lighthouse keeper remembers distant winter storms"
-tokens = ["Every", "quiet", "lighthouse", "keeper", "remembers", "distant", "winter", "storms"]
-embeddings = [
-  [0.3, 0.8, 0.6, -0.5],
-  [-0.4, 0.7, -1.0, 0.6],
-  [0.6, -0.1, -0.4, -0.4],
-  [-0.5, -0.1, 0.0, 0.1],
-  [1.0, 0.6, 0.2, 1.0],
-  [-0.6, -0.7, 0.2, -0.9],
-  [-0.9, 0.0, -0.1, 0.8],
-  [0.3, 0.0, 0.0, -0.5],
-]
-w_query = [
-  [-1.0, -0.6, 0.4],
-  [-0.6, -0.3, -1.0],
-  [0.7, -0.7, -0.5],
-  [0.8, 0.0, 0.7],
-]
-w_key = [
-  [0.3, 0.5, -0.8],
-  [0.1, 0.0, 0.7],
-  [-0.3, 0.2, -0.9],
-  [-0.2, -0.4, -0.7],
-]
-w_value = [
-  [0.6, -0.2, 1.0],
-  [0.2, 0.2, 0.3],
-  [0.4, -0.7, -0.1],
-  [-0.5, -0.2, -0.8],
-]
-query = 4
-precision = 2
-scaled = true
-""",
-    "fifteen": """
-title = "Careful internationalisation of software (15 tokens)"
-tokens = [
-  "Careful", "internationalisation", "of", "software", "requires", "patient", "engineers", "who",
-  "understand", "thousands", "of", "different", "writing", "systems", "worldwide",
-]
-embeddings = [
-  [0.6, 0.6, 0.0],
-  [-0.4, -0.9, -0.2],
-  [-0.2, -0.9, -0.9],
-  [1.0, 0.3, -0.5],
-  [-0.1, 0.9, 0.8],
-  [0.7, -0.2, 0.0],
-  [0.4, -0.9, 0.1],
-  [-0.5, 0.8, -0.9],
-  [0.4, 0.7, -0.5],
-  [0.8, 0.7, -1.0],
-  [0.4, -1.0, 0.0],
-  [-0.1, -0.6, -0.4],
-  [0.6, -0.4, -0.7],
-  [0.4, -0.1, 0.6],
-  [-0.5, -0.4, 0.6],
-]
-w_query = [
-  [0.0, 0.0],
-  [-0.5, -1.0],
-  [0.9, -0.8],
-]
-w_key = [
-  [0.7, -0.3],
-  [0.9, -0.2],
-  [0.9, 0.1],
-]
-w_value = [
-  [-0.5, 0.5],
-  [0.3, 0.4],
-  [-0.1, -0.6],
-]
-query = 7
-precision = 2
-scaled = true
-""",
-}
-"""The sentences a reviewer rendered (their bundles' scenario.toml): 3 tokens with numbers in the
-cells, 8 with d_model 4 and d_k 3, 15 in colour only."""
-REVIEWED = {name: (lambda text=text: scenario_from_mapping(tomllib.loads(text)))
-            for name, text in REVIEWED_TOML.items()}
 CASES = [
     ("scenes.causal_mask", "CausalMask", "rivers"),
     ("scenes.causal_mask", "CausalMask", "lighthouse"),
-    ("scenes.causal_mask", "CausalMask", "fifteen"),
+    ("scenes.causal_mask", "CausalMask", "engineers"),
     ("scenes.causal_mask", "CausalMask", "sixteen"),
     ("scenes.causal_mask", "CausalMask", "default"),
     ("scenes.matrix_form", "MatrixForm", "rivers"),
-    ("scenes.matrix_form", "MatrixForm", "fifteen"),
+    ("scenes.matrix_form", "MatrixForm", "engineers"),
 ]
 
 

@@ -10,7 +10,6 @@ tokens of the lecture-hall test.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 from manim import Circle, Line, Mobject, Polygon, VMobject, tempconfig
 from manim.mobject.geometry.tips import ArrowTip
+from reviewed_scenarios import REVIEWED
 from scene_helpers import (
     DRY_RUN_SETTINGS,
     LAYOUT_SCENARIOS,
@@ -37,7 +37,6 @@ from scene_helpers import (
 )
 
 from attention_math import Scenario
-from attention_math.scenario import scenario_from_mapping
 from scenes.base import AFTER_PLAY_HOOKS, ExplainerScene
 from scenes.kit.palette import HIGHLIGHT
 from scenes.kit.text import shorten_token
@@ -46,54 +45,12 @@ pytestmark = pytest.mark.xdist_group("scene-Spaces-geometry")
 
 Box = tuple[float, float, float, float]
 
-REVIEWED = {
-    "rivers": """
-title = "Rivers carve canyons"
-tokens = ["Rivers", "carve", "canyons"]
-embeddings = [[-0.7, 0.0, 0.2], [-0.9, -0.7, 0.9], [-0.9, -0.7, 0.9]]
-w_query = [[0.2, -0.3], [0.0, 0.3], [-0.4, -0.7]]
-w_key = [[0.6, 0.3], [0.0, 0.6], [0.1, 1.0]]
-w_value = [[-0.6, 0.1], [0.0, -0.3], [0.2, -0.5]]
-query = 3
-precision = 2
-""",
-    "lighthouse": """
-title = "Every quiet lighthouse keeper remembers distant winter storms"
-tokens = ["Every", "quiet", "lighthouse", "keeper", "remembers", "distant", "winter", "storms"]
-embeddings = [[0.3, 0.8, 0.6, -0.5], [-0.4, 0.7, -1.0, 0.6], [0.6, -0.1, -0.4, -0.4], [-0.5, -0.1, 0.0, 0.1],
-              [1.0, 0.6, 0.2, 1.0], [-0.6, -0.7, 0.2, -0.9], [-0.9, 0.0, -0.1, 0.8], [0.3, 0.0, 0.0, -0.5]]
-w_query = [[-1.0, -0.6, 0.4], [-0.6, -0.3, -1.0], [0.7, -0.7, -0.5], [0.8, 0.0, 0.7]]
-w_key = [[0.3, 0.5, -0.8], [0.1, 0.0, 0.7], [-0.3, 0.2, -0.9], [-0.2, -0.4, -0.7]]
-w_value = [[0.6, -0.2, 1.0], [0.2, 0.2, 0.3], [0.4, -0.7, -0.1], [-0.5, -0.2, -0.8]]
-query = 4
-precision = 2
-""",
-    "engineers": """
-title = "Careful internationalisation of software requires patient engineers"
-tokens = ["Careful", "internationalisation", "of", "software", "requires", "patient", "engineers", "who",
-          "understand", "thousands", "of", "different", "writing", "systems", "worldwide"]
-embeddings = [[0.6, 0.6, 0.0], [-0.4, -0.9, -0.2], [-0.2, -0.9, -0.9], [1.0, 0.3, -0.5], [-0.1, 0.9, 0.8],
-              [0.7, -0.2, 0.0], [0.4, -0.9, 0.1], [-0.5, 0.8, -0.9], [0.4, 0.7, -0.5], [0.8, 0.7, -1.0],
-              [0.4, -1.0, 0.0], [-0.1, -0.6, -0.4], [0.6, -0.4, -0.7], [0.4, -0.1, 0.6], [-0.5, -0.4, 0.6]]
-w_query = [[0.0, 0.0], [-0.5, -1.0], [0.9, -0.8]]
-w_key = [[0.7, -0.3], [0.9, -0.2], [0.9, 0.1]]
-w_value = [[-0.5, 0.5], [0.3, 0.4], [-0.1, -0.6]]
-query = 7
-precision = 2
-""",
-}
-
-
-def _reviewed(source: str) -> Callable[[], Scenario]:
-    return lambda: scenario_from_mapping(tomllib.loads(source))
-
-
 HOSTILE = '<script>window.__pwned=2</script> "); import {{x}} \u05e2\u05d1\u05e8 a\u200bb'
 """The sentence of the lecture-hall test (it renders Spaces): markup, right-to-left, a zero-width space."""
 
 CASES: dict[str, Callable[[], Scenario]] = {
     **{name: SCENARIOS[name] for name in scenarios_of("Spaces", LAYOUT_SCENARIOS)},
-    **{name: _reviewed(source) for name, source in REVIEWED.items()},
+    **REVIEWED,
     "hostile": lambda: Scenario.from_sentence(HOSTILE, seed=3),
 }
 

@@ -24,6 +24,7 @@ import pytest
 from manim import Arrow, DashedLine, Line, Mobject, Text, VMobject, config, tempconfig
 from manim.utils.color import ManimColor
 from manim.utils.family import extract_mobject_family_members
+from reviewed_scenarios import REVIEWED_TOML
 from scene_helpers import (
     DRY_RUN_SETTINGS,
     SCENARIOS,
@@ -45,40 +46,7 @@ from scenes.weighted_sum import WeightedSum
 
 Box = tuple[float, float, float, float]
 
-REVIEW = {  # three sentences of a review (the bundles' scenario.toml files)
-    "rivers": """
-tokens = ["Rivers", "carve", "canyons"]
-embeddings = [[-0.7, 0.0, 0.2], [-0.9, -0.7, 0.9], [-0.9, -0.7, 0.9]]
-w_query = [[0.2, -0.3], [0.0, 0.3], [-0.4, -0.7]]
-w_key = [[0.6, 0.3], [0.0, 0.6], [0.1, 1.0]]
-w_value = [[-0.6, 0.1], [0.0, -0.3], [0.2, -0.5]]
-query = 3
-precision = 2
-""",
-    "lighthouse": """
-tokens = ["Every", "quiet", "lighthouse", "keeper", "remembers", "distant", "winter", "storms"]
-embeddings = [[0.3, 0.8, 0.6, -0.5], [-0.4, 0.7, -1.0, 0.6], [0.6, -0.1, -0.4, -0.4], [-0.5, -0.1, 0.0, 0.1],
-              [1.0, 0.6, 0.2, 1.0], [-0.6, -0.7, 0.2, -0.9], [-0.9, 0.0, -0.1, 0.8], [0.3, 0.0, 0.0, -0.5]]
-w_query = [[-1.0, -0.6, 0.4], [-0.6, -0.3, -1.0], [0.7, -0.7, -0.5], [0.8, 0.0, 0.7]]
-w_key = [[0.3, 0.5, -0.8], [0.1, 0.0, 0.7], [-0.3, 0.2, -0.9], [-0.2, -0.4, -0.7]]
-w_value = [[0.6, -0.2, 1.0], [0.2, 0.2, 0.3], [0.4, -0.7, -0.1], [-0.5, -0.2, -0.8]]
-query = 4
-precision = 2
-""",
-    "engineers": """
-tokens = ["Careful", "internationalisation", "of", "software", "requires", "patient", "engineers", "who",
-          "understand", "thousands", "of", "different", "writing", "systems", "worldwide"]
-embeddings = [[0.6, 0.6, 0.0], [-0.4, -0.9, -0.2], [-0.2, -0.9, -0.9], [1.0, 0.3, -0.5], [-0.1, 0.9, 0.8],
-              [0.7, -0.2, 0.0], [0.4, -0.9, 0.1], [-0.5, 0.8, -0.9], [0.4, 0.7, -0.5], [0.8, 0.7, -1.0],
-              [0.4, -1.0, 0.0], [-0.1, -0.6, -0.4], [0.6, -0.4, -0.7], [0.4, -0.1, 0.6], [-0.5, -0.4, 0.6]]
-w_query = [[0.0, 0.0], [-0.5, -1.0], [0.9, -0.8]]
-w_key = [[0.7, -0.3], [0.9, -0.2], [0.9, 0.1]]
-w_value = [[-0.5, 0.5], [0.3, 0.4], [-0.1, -0.6]]
-query = 7
-precision = 2
-""",
-}
-CASES = [*REVIEW, "default", "sixteen-whole", "seven"]  # and d_v = 1 with whole numbers, d_v = 4
+CASES = [*REVIEWED_TOML, "default", "sixteen-whole", "seven"]  # and d_v = 1 with whole numbers, d_v = 4
 SUBTITLES = -3.2  # the lowest 0.8 units of the camera's frame are the subtitles'
 ON_BASELINE = set("abcdefhiklmnorstuvwxz")
 
@@ -172,8 +140,8 @@ def run(name: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
     """The scene dry-run with scenario ``name`` (once per session), a look after every play."""
     if name not in _RUNS:
         folder = tmp_path_factory.mktemp(f"weighted-{name}")
-        if name in REVIEW:
-            (folder / "scenario.toml").write_text(REVIEW[name], encoding="utf-8")
+        if name in REVIEWED_TOML:  # read from its file, as the bundle reads it
+            (folder / "scenario.toml").write_text(REVIEWED_TOML[name], encoding="utf-8")
             scenario = load_scenario(folder / "scenario.toml")
         else:
             scenario = SCENARIOS[name]()
