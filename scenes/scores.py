@@ -34,6 +34,7 @@ from manim import (
     Text,
     VGroup,
     VMobject,
+    config,
 )
 
 from attention_math.alignment import alignment
@@ -120,6 +121,7 @@ class Scores(ExplainerScene):
         space, at, note = self._space(area)
         query_arrow: Arrow = self.plot(arrow(at(0, 0), at(*self._coordinates("step", "query")), color=QUERY, width=7),
                                        space[0], *self._facts("step", "query"), anchor="end")
+        query_arrow.set_z_index(1)  # over a key that points the same way
         query_label = self.label("q{} ({})", query_number(), TokenPart(self.scenario.query_token), size=22,
                                  color=QUERY)
         keys = [self._key(space[0], at, j) for j in range(n)]
@@ -130,6 +132,8 @@ class Scores(ExplainerScene):
             self.plot(bar, chart.axis(j), value("step", "scores", j), anchor=chart.end_side(j))
         if stacked:
             drops.add(*self._guides(chart, drops))
+            if VGroup(space, query_arrow, *keys, chart).width < 0.72 * config.frame_width:  # a slide spans the frame
+                chart.labels.shift(RIGHT * (-6.6 - chart.labels.get_left()[0]))
         key_labels, taken = self._place_labels(area, query_arrow, query_label, keys,
                                                [*space[0].submobjects, *drops], note)
         title = self.label("scores for '{}'", TokenPart(self.scenario.query_token), size=26, color=INK)
@@ -142,7 +146,11 @@ class Scores(ExplainerScene):
     def _head_chart(self, title: VMobject, chart: BarRows, taken: list[Box]) -> None:
         """The chart's title just above its labels, where the plane leaves room (it names the
         bars beneath it), else in the top left corner."""
-        title.next_to(chart.labels, UP, buff=0.3, aligned_edge=LEFT)
+        for edge in (LEFT, RIGHT):
+            title.next_to(chart.labels, UP, buff=0.3, aligned_edge=edge)
+            if title.get_left()[0] >= -6.65 and clear_of(box_of(title), taken, pad=0.12):
+                return
+        title.next_to(chart.labels, UP, buff=0.3).set_x(-6.6 + title.width / 2)
         if not clear_of(box_of(title), taken, pad=0.12):
             title.move_to((-6.6 + title.width / 2, 2.6, 0))
 
@@ -173,7 +181,9 @@ class Scores(ExplainerScene):
         width = (max(0.0, *scores) - min(0.0, *scores)) * unit
         chart = BarRows(labels, scores, width=max(width, 1e-3), pitch=pitch, color=KEY)
         chart.shift(RIGHT * (frame.c2p(0, 0)[0] - chart.zero_line.get_x()) + UP * (first_row - chart.row_y(0)))
-        chart.labels.shift(RIGHT * (-6.6 - chart.labels.get_left()[0]))
+        # the labels just left of the bars (of the longest one pointing left), within the frame
+        right = min(chart.zero_line.get_x(), *(bar.get_left()[0] for bar in chart.bars)) - 0.3
+        chart.labels.shift(RIGHT * (max(right, -6.6 + chart.labels.width) - chart.labels.get_right()[0]))
         return chart
 
     def _guides(self, chart: BarRows, drops: VGroup) -> list[VMobject]:
@@ -441,7 +451,7 @@ class Scores(ExplainerScene):
                                 picture.key_labels, picture.drops, chart)), *landed, *rest, run_time=1.4)
         self.beat(
             f"Higher score, better match between what '{self.scenario.query_token}' asks and what each token offers.",
-            FadeIn(picture.title, shift=DOWN * 0.2), best.animate.set_fill(HIGHLIGHT, opacity=0.95),
+            FadeIn(picture.title, shift=DOWN * 0.2), best.animate.set_fill(KEY, opacity=1.0).set_stroke(INK, 3),
             run_time=1.2, wait=2.5,
         )
 
