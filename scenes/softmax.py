@@ -345,20 +345,25 @@ class ScaleAndSoftmax(ExplainerScene):
                   run_time=1.6, wait=0.6)
 
     def _glow(self, table: _Table) -> None:
-        best = self.step.top_key
-        bar = table.bars.bars[best]
+        """The longest bar glows; every bar that shows the same weight glows with it (a tie as shown)."""
+        best, n = self.step.top_key, self.scenario.n_tokens
+        shown = self.text_for(value("step", "weights", best))
+        ties = [j for j in range(n) if self.text_for(value("step", "weights", j)) == shown]
+        bars = [table.bars.bars[j] for j in ties]
         glow = VGroup(*(
             RoundedRectangle(width=bar.width + pad, height=bar.height + pad, corner_radius=0.06,
-                             stroke_color=HIGHLIGHT, stroke_width=width, stroke_opacity=opacity).move_to(bar)
-            for pad, width, opacity in ((0.08, 3, 0.9), (0.16, 7, 0.25))
+                             stroke_color=INK, stroke_width=width, stroke_opacity=opacity).move_to(bar)
+            for bar in bars for pad, width, opacity in ((0.08, 3, 0.9), (0.16, 7, 0.25))
         ))
-        tokens = self.scenario.tokens
-        self.beat(
-            f"The longest bar, '{tokens[best]}' ({self.fmt('step', 'weights', best)}): "
-            f"'{self.scenario.query_token}' attends most to it.",
-            FadeIn(glow), bar.animate.set_fill(opacity=1.0),
-            run_time=1.2, wait=1.8,
-        )
+        tokens, query = self.scenario.tokens, self.scenario.query_token
+        if len(ties) == 1:
+            said = f"The longest bar, '{tokens[best]}' ({self.fmt('step', 'weights', best)}): "
+            said += f"'{query}' attends most to it."
+        else:
+            names = ", ".join(f"'{tokens[j]}'" for j in ties[:-1]) + f" and '{tokens[ties[-1]]}'"
+            said = (f"The longest bars, {names}, {self.fmt('step', 'weights', best)} each as shown: "
+                    f"'{query}' attends to them about equally.")
+        self.beat(said, FadeIn(glow), *(bar.animate.set_fill(opacity=1.0) for bar in bars), run_time=1.2, wait=1.8)
 
     def _saturation_inset(self) -> VGroup:
         """softmax(5, 6) = (0.27, 0.73) against softmax(500, 505) = (0.007, 0.993), in a box."""
