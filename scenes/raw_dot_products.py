@@ -98,8 +98,10 @@ class RawDotProducts(ExplainerScene):
         x_title = MathTex("X", color=EMBEDDING, font_size=34).next_to(x_grid.brackets, UP, buff=0.12)
         sentence_target = boxes.copy().scale(0.84).move_to(UP * 2.5)  # tokens at 20, the floor
         row_end = x_grid.brackets.get_right() * RIGHT + x_grid.cells[q][0].get_y() * UP + RIGHT * 0.15
-        links = VGroup(*(Arrow(sentence_target[i].get_bottom(), row_end, buff=0.08, color=EMBEDDING, stroke_width=3)
-                         for i in (FIRST_IT, SECOND_IT)))
+        # both point at the row, their tips apart (one above the other) so they do not pile up
+        links = VGroup(*(Arrow(sentence_target[i].get_bottom(), row_end + UP * lift, buff=0.08, color=EMBEDDING,
+                               stroke_width=3, tip_length=0.18, max_tip_length_to_length_ratio=0.5)
+                         for i, lift in ((FIRST_IT, 0.06), (SECOND_IT, -0.06))))
         self.play(boxes.animate.become(sentence_target), run_time=0.8)
         self.beat("But both 'it's share one embedding.", FadeIn(x_grid, shift=RIGHT * 0.3), FadeIn(x_title),
                   Create(links), wait=1.0)
