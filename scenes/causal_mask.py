@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from manim import (
     DL,
     DOWN,
@@ -64,6 +65,7 @@ GAP = 0.8  # between the grid and the comparison beside it (a colour-only grid's
 TIGHT_GAP = 0.55
 Z_BUFF, Z_LINES = 0.12, 0.1  # under the grid's bracket; between the two lines z without and with the mask
 TITLE_BAND = 0.7  # under the grid: its title and legend
+MARK_SIZE = 40  # the type of the "−∞" written across a colour-only mask
 
 
 @dataclass
@@ -92,13 +94,15 @@ def _band(table_size: float) -> float:
 class CausalMask(ExplainerScene):
     """The scaled scores, masked above the diagonal, softmaxed: rows change, z changes."""
 
+    board: _Board  # what the beats draw on (the geometry tests look at it)
+
     def construct(self) -> None:
         causal = self.scenario.trace(causal=True)
         self.add_source("causal", causal, self.scenario.precision)
         self.add_source("extremes", Extremes(self.trace), self.scenario.precision)
         self.add_source("causal_extremes", Extremes(causal), self.scenario.precision)
         self.header("Coming next: the causal mask", "query", "key", "scale")
-        board = self._board()
+        board = self.board = self._board()
         self._scores(board)
         mask = self._mask_future(board)
         self._softmax(board, mask)
@@ -125,7 +129,8 @@ class CausalMask(ExplainerScene):
     def _fit(self) -> tuple[HeatFit, float]:
         """The grid's drawing and the gap after it: numbers in the cells while they are legible beside
         the comparison at its largest type; else colours, the comparison at the floor beside them."""
-        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        n, tokens, q = self.scenario.n_tokens, self.scenario.tokens, self.scenario.query
+        most = max(10, len(shorten_token(tokens[q], 10**9)))  # the query's column label whole, if it fits
         cells = [self.text_for(value(source, name, i, j)) for source, name in
                  (("trace", "scaled_scores"), ("causal", "scaled_scores"), ("causal", "weights"))
                  for i in range(n) for j in range(n)]
@@ -133,7 +138,7 @@ class CausalMask(ExplainerScene):
             width = 2 * HALF_WIDTH - gap - self._comparison_width(size)
             # 0.4 left over the heads of the comparison for its title
             fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - _band(size) - 0.4,
-                           fill=min(width, 8.0), upright_most=10)
+                           fill=min(width, 8.0), upright_most=most, query=q)
             if fit.numbers:
                 return fit, gap
         return roomier_rows(fit, tokens, width), gap
@@ -190,7 +195,7 @@ class CausalMask(ExplainerScene):
         return [FadeIn(note)]
 
     def _mask_future(self, board: _Board) -> Polygon:
-        """A mask slides over the keys after each query: their scores become −∞."""
+        """A mask slides over the keys after each query: their scores become −∞, one region of one colour."""
         n, grid = self.scenario.n_tokens, board.grid
         mask = _mask(grid)
         hidden = [(i, j) for i in range(n) for j in range(i + 1, n)]
@@ -198,9 +203,9 @@ class CausalMask(ExplainerScene):
         board.numbers = self._numbers(board, "causal", "scaled_scores", "extremes")
         if not board.fit.numbers:
             board.marks = self._minus_infinity(board, hidden[0])
-        changes: list[Animation] = []
+        changes: list[Any] = [grid.squares[i][j].animate.set_fill(opacity=0) for i, j in hidden]  # one colour
         if board.fit.numbers:
-            changes = [FadeTransform(old[i][j], board.numbers[i][j]) for i, j in hidden]
+            changes += [FadeTransform(old[i][j], board.numbers[i][j]) for i, j in hidden]
             changes += [ReplacementTransform(old[i][j], board.numbers[i][j]) for i in range(n) for j in range(i + 1)]
         self.beat(
             "A mask hides every key after the query: those scores become "
@@ -212,11 +217,19 @@ class CausalMask(ExplainerScene):
         return mask
 
     def _minus_infinity(self, board: _Board, cell: tuple[int, int]) -> VGroup:
-        """Colour only: "−∞" written once, on the mask, for every hidden cell (the first one's)."""
-        n = self.scenario.n_tokens
+        """Colour only: "−∞" written once for the whole mask (the first hidden cell's number), large, in the
+        middle of the largest rectangle of hidden cells (:func:`free_block`)."""
         board.mark_cell = cell
-        sign = self.number("causal", "scaled_scores", *cell, size=26, color=INK)
-        return VGroup(sign.move_to(board.grid.cell_center(n // 4, (3 * n) // 4)))
+        sign = self.number("causal", "scaled_scores", *cell, size=self._mark_size(board), color=INK)
+        return VGroup(sign.move_to(_block_centre(board.grid)))
+
+    def _mark_size(self, board: _Board) -> float:
+        """The mark's type: large, but within the rectangle it sits in (its widest text "0.00" or "−∞")."""
+        rows, columns = free_block(self.scenario.n_tokens)
+        room_w, room_h = columns * board.grid.cell_w - 0.2, rows * board.grid.cell_h - 0.2
+        wide = max(text_width(self.text_for(value("causal", name, *board.mark_cell)), 26) / 26
+                   for name in ("scaled_scores", "weights"))
+        return max(float(SMALLEST_SIZE), min(MARK_SIZE, room_w / wide, room_h / (text_height(26) / 26)))
 
     def _softmax(self, board: _Board, mask: Polygon) -> None:
         """After the softmax the masked weights are 0, and each row still adds up to one."""
@@ -238,8 +251,8 @@ class CausalMask(ExplainerScene):
         self.formula.target.light("query", "key", "scale", "softmax")
         marks = board.marks
         if len(marks):  # colour only: the −∞ written on the mask becomes its weight
-            board.marks = VGroup(self.number("causal", "weights", *board.mark_cell, size=26, color=INK)
-                                 .move_to(marks))
+            board.marks = VGroup(self.number("causal", "weights", *board.mark_cell, size=self._mark_size(board),
+                                             color=INK).move_to(marks))
         self.beat(
             "After the softmax they become zero weights, and each row still adds up to one." + self.said_rounded(),
             *fills, *([FadeTransform(old, board.numbers)] if board.fit.numbers else []),
@@ -314,6 +327,20 @@ class CausalMask(ExplainerScene):
         self.beat("In text generation a token may only attend to itself and the tokens before it.",
                   *([FadeOut(board.legend)] if drop else []),
                   LaggedStart(*(FadeIn(line, shift=UP * 0.1) for line in lines), lag_ratio=0.4), run_time=2, wait=2)
+
+
+def free_block(n: int) -> tuple[int, int]:
+    """``(rows, columns)`` of the largest block of cells above the diagonal of an ``n × n`` grid: the
+    first ``rows`` rows by the last ``columns`` columns (``rows + columns = n``, as square as it goes)."""
+    return n // 2, n - n // 2
+
+
+def _block_centre(grid: HeatGrid) -> np.ndarray:
+    """The centre of :func:`free_block` on ``grid``: the middle of the masked region's free area."""
+    n = len(grid.squares)
+    rows, columns = free_block(n)
+    centre: np.ndarray = (grid.cell_center(0, n - columns) + grid.cell_center(rows - 1, n - 1)) / 2
+    return centre
 
 
 def _mask(grid: HeatGrid) -> Polygon:

@@ -54,11 +54,12 @@ from scenes.kit.heatmap import (
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, DIM, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
-from scenes.kit.text import SMALLEST_SIZE, text
+from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["MatrixForm"]
 
 OPERATOR = 1.0  # room for "×" or "→" between the weights and V / Z
+STRIP_GAP = 0.3  # between a colour-only grid and the column of its query's row
 BAND = 0.62  # the band under the grids: the grid's title and legend, the line z_i = (…)
 GRID_FIELDS = ("scores", "scaled_scores", "weights")
 HUES = {"scores": INK, "scaled_scores": INK, "weights": WEIGHT}
@@ -82,10 +83,12 @@ class _Board:
 class MatrixForm(ExplainerScene):
     """Q Kᵀ as a token × token grid, scaled, softmaxed into a heat map, times V gives Z."""
 
+    board: _Board  # what the beats draw on (the geometry tests look at it)
+
     def construct(self) -> None:
         self.add_source("extremes", Extremes(self.trace), self.scenario.precision)
         self.header("The matrix form")
-        board = self._board()
+        board = self.board = self._board()
         self._formula_large()
         self._score_matrix(board)
         self._heat_map(board)
@@ -97,18 +100,36 @@ class MatrixForm(ExplainerScene):
     def _texts(self, name: str, rows: int, columns: int) -> list[str]:
         return [self.text_for(value("trace", name, i, j)) for i in range(rows) for j in range(columns)]
 
+    def _fit(self) -> HeatFit:
+        """The grid's drawing, with room right of it for V (or Z) after the operator and, beside a
+        colour-only grid, for the column of the query's row between them (:meth:`_strip`)."""
+        n, d_v, tokens, q = self.scenario.n_tokens, self.scenario.d_v, self.scenario.tokens, self.scenario.query
+        grid_numbers = [t for name in GRID_FIELDS for t in self._texts(name, n, n)]
+        value_w = widest(self._texts("values", n, d_v) + self._texts("context", n, d_v), 26)
+        most = max(10, len(shorten_token(tokens[q], 10**9)))  # the query's column label whole, if it fits
+        fit = HeatFit(True, 0, 0, 0, 0, 0, False)
+        with_numbers = d_v * (value_w * 24 / 26 + 0.25) + 0.3
+        colour_only = d_v * (value_w * SMALLEST_SIZE / 26 + 0.25) + 0.3 + STRIP_GAP + self._strip_width()
+        for right_w in (with_numbers, max(with_numbers, colour_only)):
+            width = 2 * HALF_WIDTH - OPERATOR - right_w
+            # 0.25 kept free under the header (its rounding note)
+            fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.25,
+                           fill=min(width, 10.6 - OPERATOR - right_w), upright_most=most, query=q)
+            if fit.numbers:
+                return fit
+        return roomier_rows(fit, tokens, width)
+
+    def _strip_width(self) -> float:
+        """The column of the query's row beside a colour-only grid: "k16", a gap, the widest number."""
+        n = self.scenario.n_tokens
+        numbers = [t for name in GRID_FIELDS for t in self._texts(name, n, n)]
+        return widest([f"k{n}"], SMALLEST_SIZE) + 0.3 + max(widest(numbers, SMALLEST_SIZE),
+                                                            widest([f"row {n}"], SMALLEST_SIZE))
+
     def _board(self) -> _Board:
         n, d_v, tokens = self.scenario.n_tokens, self.scenario.d_v, self.scenario.tokens
-        grid_numbers = [t for name in GRID_FIELDS for t in self._texts(name, n, n)]
-        value_numbers = self._texts("values", n, d_v) + self._texts("context", n, d_v)
-        value_w = widest(value_numbers, 26)
-        strip_w = 1.6 + widest(grid_numbers, SMALLEST_SIZE)  # colour only: "k token" and a number
-        right_w = max(d_v * (value_w * 24 / 26 + 0.25) + 0.3, strip_w)
-        width = 2 * HALF_WIDTH - OPERATOR - right_w
-        # 0.25 kept free under the header (its rounding note)
-        fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.25,
-                       fill=min(width, 10.6 - OPERATOR - right_w), upright_most=10)
-        fit = roomier_rows(fit, tokens, width)
+        fit = self._fit()
+        value_w = widest(self._texts("values", n, d_v) + self._texts("context", n, d_v), 26)
         grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                         row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
                         column_limit=fit.column_limit, upright=fit.upright)
@@ -119,10 +140,11 @@ class MatrixForm(ExplainerScene):
                                         color=QUERY) for i, t in enumerate(tokens)])
         value_size = fit.size if fit.numbers else SMALLEST_SIZE
         values = HeatGrid(n, d_v, cell_w=value_w * value_size / 26 + 0.25, cell_h=fit.cell_h, size=value_size)
-        total = grid.width + OPERATOR + values.width
+        strip = 0.0 if fit.numbers else STRIP_GAP + self._strip_width()
+        total = grid.width + strip + OPERATOR + values.width
         grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]))
         grid.shift(UP * ((TOP + BOTTOM + BAND) / 2 - 0.125 - grid.get_y()))
-        values.shift(RIGHT * (grid.get_right()[0] + OPERATOR - values.get_left()[0]))
+        values.shift(RIGHT * (grid.get_right()[0] + strip + OPERATOR - values.get_left()[0]))
         values.shift(UP * (grid.row_y(0) - values.row_y(0)))
         titles = {
             "scores": formula_title("Q", "K^{\\top}", font_size=28),
@@ -151,8 +173,8 @@ class MatrixForm(ExplainerScene):
         if board.fit.numbers:
             return VGroup()
         head = self.label("row {}", position(row), size=SMALLEST_SIZE, color=QUERY)
-        return key_column(self, board.grid, [("trace", name, row, HUES[name])], left=board.values.get_left()[0],
-                          heads=[head])
+        left = board.grid.get_right()[0] + STRIP_GAP
+        return key_column(self, board.grid, [("trace", name, row, HUES[name])], left=left, heads=[head])
 
     def _legend(self, board: _Board, name: str) -> Legend:
         scale = legend(self, "extremes", name, HUES[name])
@@ -225,10 +247,9 @@ class MatrixForm(ExplainerScene):
                           self.number("trace", "weights", i, reduce="sum", size=size, color=WEIGHT))
             sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, board.grid.row_y(i), 0)))
         sums.align_to(board.values, LEFT)
-        self.beat("Each row of weights adds up to one." + self.said_rounded(), FadeOut(board.strip, board.lit),
+        self.beat("Each row of weights adds up to one." + self.said_rounded(),
                   LaggedStart(*(FadeIn(s) for s in sums), lag_ratio=0.1), *self._rounding(), run_time=1.5)
         self.play(FadeOut(sums), run_time=0.5)
-        board.strip, board.lit = VGroup(), VGroup()
 
     def _rounding(self) -> list[Animation]:
         """The rounding note, the first time a ``≈`` is written."""
@@ -243,7 +264,8 @@ class MatrixForm(ExplainerScene):
         size = values_grid.size
         values = values_grid.place([[self.number("trace", "values", j, m, size=size, color=VALUE)
                                      for m in range(d_v)] for j in range(n)])
-        between = np.array([(grid.brackets.get_right()[0] + values_grid.get_left()[0]) / 2, grid.cells.get_y(), 0])
+        left = board.strip.get_right()[0] if len(board.strip) else grid.brackets.get_right()[0]
+        between = np.array([(left + values_grid.get_left()[0]) / 2, grid.cells.get_y(), 0])
         times = MathTex("\\times", font_size=44, color=INK).move_to(between)
         v_title = formula_title("V", font_size=40).next_to(values_grid.brackets, UP, buff=0.15)
         self.beat("Multiply the weights by V, the values: a row per token.",
@@ -260,22 +282,29 @@ class MatrixForm(ExplainerScene):
         self.context = context
 
     def _rows_of_z(self, board: _Board) -> None:
-        """The query's row gives its z, as before; then another token's row gives its own."""
+        """The query's row gives its z, as before; then another token's row gives its own (beside a
+        colour-only grid, its weights in the column the query's had)."""
         q, other, tokens = self.scenario.query, self.second_query, self.scenario.tokens
-        weights_box, z_box = row_box(board.grid, q), row_box(board.values, q)
+        weights_box = board.lit[0] if len(board.lit) else row_box(board.grid, q)
+        z_box = row_box(board.values, q)
         z_line = self._z_line(board, q)
         said = f"The row of '{tokens[q]}' gives z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("trace", "context", q, m) for m in range(self.scenario.d_v))
-        self.beat(said + "), the same as before.", *self._focus(board, q), FadeIn(weights_box, z_box),
+        arriving = VGroup(z_box) if len(board.lit) else VGroup(weights_box, z_box)
+        self.beat(said + "), the same as before.", *self._focus(board, q), FadeIn(arriving),
                   TransformFromCopy(self.context[q], z_line[2::2]), FadeIn(z_line[:2], z_line[3::2]),
                   run_time=2, wait=1.5)
         next_line = self._z_line(board, other)
         weights_box.generate_target().move_to(row_box(board.grid, other))
         z_box.generate_target().move_to(row_box(board.values, other))
+        strip = self._strip(board, "weights", other)
+        moves = [FadeTransform(board.strip[2], strip[2]), ReplacementTransform(board.strip[:2], strip[:2])] \
+            if len(strip) else []
         self.beat("Every token gets its own context vector, all in one matrix product.",
                   *self._focus(board, other), MoveToTarget(weights_box), MoveToTarget(z_box), FadeOut(z_line),
                   TransformFromCopy(self.context[other], next_line[2::2]), FadeIn(next_line[:2], next_line[3::2]),
-                  run_time=2, wait=2)
+                  *moves, run_time=2, wait=2)
+        board.strip = strip
 
     def _focus(self, board: _Board, row: int) -> list[object]:
         """Light row ``row`` of the heat map (cells, numbers, label) and dim the others."""

@@ -10,6 +10,7 @@ light on dark ones. Grids hold no numbers of their own: the scene makes (and rec
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -17,7 +18,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from manim import DOWN, LEFT, PI, RIGHT, UP, Rectangle, SurroundingRectangle, Text, VGroup, VMobject
+from manim import DL, DOWN, LEFT, PI, RIGHT, UP, Rectangle, SurroundingRectangle, Text, VGroup, VMobject
 
 from scenes.facts import Fact
 from scenes.kit.grids import Brackets
@@ -31,9 +32,11 @@ __all__ = [
     "Legend",
     "cell_numbers",
     "column_limit",
+    "column_orientation",
     "fill_cells",
     "fit_heat",
     "ink_on",
+    "inks",
     "key_column",
     "legend",
     "numbered_columns",
@@ -52,6 +55,7 @@ __all__ = [
 LOWEST, HIGHEST = 0.07, 0.92  # fill opacity of a grid's smallest and largest number
 FLAT_LIMIT = 5  # column labels lie flat when every token, cut to this many characters, fits its cell
 LABEL_GAP = 0.12  # between labels and the bracket
+NARROW = 0.3  # fills closer than this take one ink (:func:`inks`)
 NUMBER_GAP = 0.17  # between the numbers of two columns: closer, "10 11 12" reads as "101112"
 
 
@@ -152,48 +156,74 @@ class HeatFit:
 NUMBER_SIZES = (30, 28, 26, 24, 22, SMALLEST_SIZE)
 """Type sizes tried for a grid that carries its numbers, largest first."""
 
+MARGINS = (0.36, 0.22)
+"""Room left in a cell beside its widest number: a roomy margin where the layout allows, else a tight one."""
+
+
+def _cut(tokens: Sequence[str], limit: int, query: int | None) -> tuple[bool, int]:
+    """What cutting the labels to ``limit`` characters costs: is the query's token cut, how many tokens are."""
+    cut = [shorten_token(t, limit) != shorten_token(t, 10**9) for t in tokens]
+    return (query is not None and cut[query], sum(cut))
+
+
+def column_orientation(tokens: Sequence[str], size: float, cell_w: float, cell_h: float, height: float,
+                       upright_most: int, query: int | None = None) -> tuple[bool, int] | None:
+    """``(upright, limit)``: column labels over rows of ``cell_h`` within ``height``, or ``None``.
+
+    Flat while every token keeps at least :data:`FLAT_LIMIT` characters in its cell; upright (up to
+    ``upright_most`` characters, as many as the height has room for) when that keeps the query's
+    token whole where flat labels cut it, or cuts fewer tokens; flat on a tie.
+    """
+    n = len(tokens)
+    flat_limit = column_limit(tokens, cell_w - 0.08, size)
+    flat = flat_limit >= FLAT_LIMIT and n * cell_h + text_height(size) + LABEL_GAP <= height
+    upright = next((most for most in range(max(upright_most, 6), 5, -1)
+                    if n * cell_h + upright_height(tokens, size, most) + LABEL_GAP <= height), None)
+    if flat and (upright is None or _cut(tokens, flat_limit, query) <= _cut(tokens, upright, query)):
+        return False, flat_limit
+    return None if upright is None else (True, upright)
+
 
 def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, height: float,
-                      size: float, upright_most: int) -> HeatFit | None:
+                      size: float, upright_most: int, query: int | None) -> HeatFit | None:
     n = len(tokens)
-    cell_w = widest26 * size / 26 + 0.22
     cell_h = text_height(size) + 0.2
-    for row_limit in (10, 8, 6):
+    for row_limit, margin in itertools.product((10, 8, 6), MARGINS):
+        cell_w = widest26 * size / 26 + margin
         room = width - n * cell_w - LABEL_GAP - 0.2
         if max(text_width(shorten_token(t, row_limit), size) for t in tokens) > room:
             continue
-        flat = max(text_width(shorten_token(t, FLAT_LIMIT), size) for t in tokens) <= cell_w - 0.08
-        limit = column_limit(tokens, cell_w - 0.08, size) if flat else 6
-        if not flat:  # upright labels keep more of their token while the rows still fit under them
-            limit = next((most for most in range(upright_most, 6, -1)
-                          if n * cell_h + upright_height(tokens, size, most) + LABEL_GAP <= height), 6)
-        fit = HeatFit(True, size, cell_w, cell_h, row_limit, limit, not flat)
-        if n * cell_h + fit.column_height(tokens) <= height:
-            return fit
+        labels = column_orientation(tokens, size, cell_w, cell_h, height, upright_most, query)
+        if labels is not None:
+            return HeatFit(True, size, cell_w, cell_h, row_limit, labels[1], labels[0])
     return None
 
 
 def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: float,
-             fill: float = 0.0, upright_most: int = 6) -> HeatFit:
+             fill: float = 0.0, upright_most: int = 6, query: int | None = None) -> HeatFit:
     """The largest legible drawing of an ``n × n`` grid of these tokens in ``width × height``.
 
-    ``widest26`` is the width of the widest number the cells must carry, at size 26. When no
-    type size down to the floor fits every cell's number, the grid is drawn in colour only, its
-    cells as large as fit. ``fill``: stretch the cells (up to twice their width) until the grid
-    is that wide, so a small grid fills its part of the frame. ``upright_most``: the most
-    characters an upright column label keeps where the height has room for them.
+    ``widest26`` is the width of the widest number the cells must carry, at size 26; each cell
+    leaves a margin beside it (:data:`MARGINS`). When no type size down to the floor fits every
+    cell's number, the grid is drawn in colour only, its cells as large as fit. ``fill``: stretch
+    the cells (up to twice their width) until the grid is that wide, so a small grid fills its
+    part of the frame. ``upright_most``: the most characters an upright column label keeps where
+    the height has room for them. ``query``: the row whose token the column labels should keep
+    whole (:func:`column_orientation`).
     """
     n = len(tokens)
     for size in NUMBER_SIZES:
-        fit = _fit_with_numbers(tokens, widest26, width, height, size, upright_most)
+        fit = _fit_with_numbers(tokens, widest26, width, height, size, upright_most, query)
         if fit is not None:
             spare = fill - fit.grid_width(tokens, n)
             wider = min(fit.cell_w * 2.0, fit.cell_w + spare / n) if spare > 0 else fit.cell_w
+            # the labels again, over the widened cells (flat ones may keep their tokens whole now)
+            upright, limit = column_orientation(tokens, size, wider, fit.cell_h, height, upright_most, query) \
+                or (fit.upright, fit.column_limit)
+            fit = replace(fit, upright=upright, column_limit=limit)
             # a few rows grow taller too, so a small grid is not a sliver
             taller = max(fit.cell_h, min(1.0, 0.75 * wider, (height - fit.column_height(tokens)) / n))
-            # flat labels keep what the widened cells have room for
-            limit = fit.column_limit if fit.upright else column_limit(tokens, wider - 0.08, size)
-            return HeatFit(True, size, wider, taller, fit.row_limit, limit, fit.upright)
+            return replace(fit, cell_w=wider, cell_h=taller)
     # colour only: columns numbered 1…n, each row label "j token" is the key
     floor = float(SMALLEST_SIZE)
     labels = max(text_width(f"{n} " + shorten_token(t, 8), floor) for t in tokens)
@@ -363,13 +393,32 @@ class Legend(VGroup):
 # -- the numbers of a grid, made and recorded by the scene ------------------------------------------
 
 
+def inks(opacities: np.ndarray, shown: np.ndarray | None = None) -> list[list[str]]:
+    """The ink of each cell's number: :func:`ink_on` its fill, but one ink (that of their mean) for the
+    cells of a grid whose fills all lie within :data:`NARROW` of each other, lest the ink alone flip
+    between cells that look alike (a widened scale puts a near-uniform grid at the middle, where the
+    ink turns). ``shown``: the cells that show a number of the scale (not a masked ``−∞``; those keep
+    :func:`ink_on` their fill), all by default.
+
+    >>> inks(np.array([[0.46, 0.53]])) == [[ink_on(0.495)] * 2], inks(np.array([[0.2, 0.8]]))[0] == [INK, BACKGROUND]
+    (True, True)
+    """
+    shown = np.ones(opacities.shape, dtype=bool) if shown is None else shown
+    ink = [[ink_on(float(o)) for o in row] for row in opacities]
+    if shown.any() and float(np.ptp(opacities[shown])) < NARROW:
+        one = ink_on(float(opacities[shown].mean()))
+        ink = [[one if shown[i, j] else ink[i][j] for j in range(len(row))] for i, row in enumerate(ink)]
+    return ink
+
+
 def cell_numbers(scene: Any, grid: HeatGrid, source: str, field: str, ranges: str, *, size: float) -> VGroup:
-    """Every cell's number of ``source.field``, in the ink that reads on its fill, placed (rows)."""
+    """Every cell's number of ``source.field``, in the ink that reads on its fill (:func:`inks`), placed (rows)."""
     matrix = np.asarray(getattr(scene.sources[source][0], field))
     low, high = (scene.value_of(Fact(ranges, field, (k,))) for k in (0, 1))
     rows, columns = matrix.shape
-    return grid.place([[scene.number(source, field, i, j, size=size,
-                                     color=ink_on(opacity_of(float(matrix[i, j]), low, high)))
+    opacities = np.array([[opacity_of(float(matrix[i, j]), low, high) for j in range(columns)] for i in range(rows)])
+    ink = inks(opacities, np.isfinite(matrix))
+    return grid.place([[scene.number(source, field, i, j, size=size, color=ink[i][j])
                         for j in range(columns)] for i in range(rows)])
 
 
@@ -412,23 +461,47 @@ def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int
     return VGroup(VGroup(*heads), keys, *made)
 
 
+def _vector_texts(scene: Any, name: str, source: str, field: str, row: int) -> list[str]:
+    """The parts of ``z3 = (a, b)`` as :func:`vector_line` writes them: name, "= (", each number and
+    what follows it (", " or ")")."""
+    columns = np.shape(getattr(scene.sources[source][0], field))[1]
+    texts = [f"{name}{row + 1}", " = ("]
+    for m in range(columns):
+        texts += [scene.text_for(Fact(source, field, (row, m))), ", " if m < columns - 1 else ")"]
+    return texts
+
+
+def _typeset(parts: Sequence[VMobject], whole: VMobject) -> bool:
+    """Put each part's glyphs where ``whole`` (the same text set in one piece) has them: one line
+    spaced and on one baseline as Pango sets it. False (nothing moved) if the glyphs do not match."""
+    glyphs = whole.submobjects
+    if sum(len(part.submobjects) for part in parts) != len(glyphs) or not all(p.submobjects for p in parts):
+        return False
+    k = 0
+    for part in parts:
+        part.shift(glyphs[k].get_corner(DL) - part.submobjects[0].get_corner(DL))
+        k += len(part.submobjects)
+    return True
+
+
 def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, size: float,
                 color: str = INK) -> VGroup:
-    """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name`` and its number."""
+    """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name``, set as one line of text
+    (parentheses and commas in the numbers' ink, ", " between them). The parts: the name, "= (", then
+    each number and what follows it, so ``line[2 + 2 m]`` is number ``m``."""
     columns = np.shape(getattr(scene.sources[source][0], field))[1]
+    texts = _vector_texts(scene, name, source, field, row)
     parts: list[VMobject] = [scene.label(name + "{}", Fact("position", "", (row,)), size=size, color=color),
-                            text("= (", size=size, color=MUTED)]
+                            text(texts[1].strip(), size=size, color=color)]
     for m in range(columns):
         parts += [scene.number(source, field, row, m, size=size, color=color),
-                  text("," if m < columns - 1 else ")", size=size, color=MUTED)]
-    line = VGroup(*parts).arrange(RIGHT, buff=0.1)
-    for comma in parts[3::2]:
-        comma.align_to(parts[2], DOWN)
+                  text(texts[3 + 2 * m].strip(), size=size, color=color)]
+    line = VGroup(*parts)
+    if not _typeset(parts, text("".join(texts), size=size)):
+        line.arrange(RIGHT, buff=0.1)
     return line
 
 
 def vector_width(scene: Any, name: str, source: str, field: str, row: int, size: float) -> float:
     """The width :func:`vector_line` will take (measured without making or recording anything)."""
-    columns = np.shape(getattr(scene.sources[source][0], field))[1]
-    texts = [f"{name}{row + 1}", "= (", *(scene.text_for(Fact(source, field, (row, m))) + ", " for m in range(columns))]
-    return sum(text_width(t, size) + 0.1 for t in texts)
+    return text_width("".join(_vector_texts(scene, name, source, field, row)), size)
