@@ -2,8 +2,9 @@
 
 The score matrix is a token × token grid: with its numbers in the cells while they are legible,
 else in colour only (columns numbered, each row label its key), the numbers of the query's row
-written beside it. The softmax turns it into a heat map of weights (lightness over the grid's own
-range, a legend for its ends); × V gives Z, whose rows are the context vectors.
+written beside it to the end (the second query's weights at the last). The softmax turns it into
+a heat map of weights (lightness over the grid's colour scale, ``attention_math.heat``, a legend
+for its ends); × V gives Z, whose rows are the context vectors.
 """
 
 from __future__ import annotations
@@ -164,7 +165,7 @@ class MatrixForm(ExplainerScene):
         return cell_numbers(self, board.grid, "trace", name, "extremes", size=board.fit.size)
 
     def _fill(self, board: _Board, name: str, *, animate: bool) -> list[Any]:
-        """The cells filled by ``name`` over its own range (the animations, or at once)."""
+        """The cells filled by ``name`` over its colour scale (the animations, or at once)."""
         board.title = name
         return fill_cells(self, board.grid, "trace", name, "extremes", HUES[name], animate=animate)
 

@@ -2,10 +2,12 @@
 
 A :class:`HeatGrid` is a bracketed lattice of cells with token labels on its rows and,
 above its columns, flat or upright (a quarter turn, never staggered). A heat map fills each
-cell with one hue, its lightness spread over the grid's own range (from the smallest number
-to the largest), so weights of 0.16 and 0.31 look different; a :class:`Legend` writes the two
-ends. Numbers, when the cells carry them, are drawn in a contrasting ink: dark on light cells,
-light on dark ones. Grids hold no numbers of their own: the scene makes (and records) them.
+cell with one hue, its lightness spread over the grid's colour scale: its own range (from the
+smallest number to the largest), so weights of 0.16 and 0.31 look different, widened where it
+is narrow so that numbers a few hundredths apart look alike (``attention_math.heat``); a
+:class:`Legend` writes the scale's two ends. Numbers, when the cells carry them, are drawn in a
+contrasting ink: dark on light cells, light on dark ones (:func:`inks`). Grids hold no numbers of
+their own: the scene makes (and records) them.
 """
 
 from __future__ import annotations
@@ -424,7 +426,7 @@ def cell_numbers(scene: Any, grid: HeatGrid, source: str, field: str, ranges: st
 
 def fill_cells(scene: Any, grid: HeatGrid, source: str, field: str, ranges: str, hue: str, *,
                animate: bool) -> list[Any]:
-    """Fill the cells by ``source.field`` over its own range (``ranges`` names its ends)."""
+    """Fill the cells by ``source.field`` over its colour scale (``ranges`` names its ends)."""
     matrix = np.asarray(getattr(scene.sources[source][0], field))
     low, high = (scene.value_of(Fact(ranges, field, (k,))) for k in (0, 1))
     return grid.fill(matrix, low, high, hue, animate=animate)
