@@ -7,7 +7,10 @@ table steps out), they are laid tip to tail and end at z_i; the view pulls back 
 and z_i is drawn from the origin to the chain's end.
 
 The close-up is drawn, not filmed: value space is redrawn at each scale (:class:`_View`), so text
-keeps its size and lines their width at every zoom, and nothing enters the subtitles' band.
+keeps its size and lines their width at every zoom, and nothing enters the subtitles' band. A plane
+never collapses to a strip (its shorter side is at least half its longer). The query's arrow is
+always named; a name shown in one view is placed first in the next; a name sits nearer its own
+arrow than any other. At the end, every row whose shown weight is the top one as shown glows.
 """
 
 from __future__ import annotations
@@ -57,7 +60,12 @@ __all__ = ["WeightedSum"]
 SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the table shows every component
 PLANE_LEAST = 4.2  # the plane keeps at least this much of the width while the table's text can shrink
 PLANE_SMALLEST = 2.5  # and this much when the table's numbers are too wide for the frame at the font floor
-LABEL_PAD = 0.05  # labels keep this much more clear of each other than of arrows and axes
+PLANE_ASPECT = 0.5  # a plane's shorter side is at least this much of its longer (the points' spread may be flat)
+LABEL_PAD = 0.14  # labels keep this much more clear of each other than of arrows and axes
+NAME_REACH = 0.75  # a token's name sits at most this far from its arrow
+TAG_ROOM = 0.08  # z's name keeps this much further clear of axes and arrows than a token's name
+GLOW_FILL, GLOW_LINE = 0.14, 1.5  # the most-attended rows' band: faint enough that their text keeps its contrast
+Z_WIDTH = 6  # z under the chain (drawn 4 wide): the chain stays seen where it runs along z
 ON_BASELINE = frozenset("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
 
 
@@ -116,10 +124,18 @@ def _fit(points: np.ndarray, box: Box, rows: int = 0, *, flush: bool = False) ->
         ys = tuple(top - gap * (j + 0.5) for j in range(rows))
         return _View((left - unit * x0, 0.0), unit, x_tick, box, ys)
     y_tick, y0, y1 = nice_span(points[:, 1], 6)
+    x0, x1 = _widened(x0, x1, PLANE_ASPECT * (y1 - y0))  # no side of the plane collapses to a strip
+    y0, y1 = _widened(y0, y1, PLANE_ASPECT * (x1 - x0))
     unit = min((right - left) / (x1 - x0), (top - bottom) / (y1 - y0))
     ox = left - unit * x0 if flush else (left + right) / 2 - unit * (x0 + x1) / 2
     oy = (bottom + top) / 2 - unit * (y0 + y1) / 2
     return _View((ox, oy), unit, max(x_tick, y_tick), (ox + unit * x0, ox + unit * x1, oy + unit * y0, oy + unit * y1))
+
+
+def _widened(low: float, high: float, least: float) -> tuple[float, float]:
+    """The range ``low``..``high`` grown about its middle to at least ``least`` long."""
+    grow = max(0.0, least - (high - low)) / 2
+    return low - grow, high + grow
 
 
 def _multiples(origin: float, step: float, low: float, high: float) -> list[float]:
@@ -223,12 +239,17 @@ def _marks() -> dict[str, float]:
 
 
 def _baseline(part: Text) -> float:
-    """The y of a text's baseline: where its letters without descenders stand (else its bottom)."""
+    """The y of a text's baseline: where its letters without descenders stand. Where Pango joined letters into one
+    glyph (the "fi" of "jellyfish"), so that glyphs and letters do not pair up: the highest bottom of its glyphs of
+    some height (a descender's is lower; dots and dashes are left out). Else its bottom."""
     chars = str(getattr(part, "text", ""))
     if len(chars) == len(part.submobjects):
         bottoms = [g.get_bottom()[1] for ch, g in zip(chars, part.submobjects, strict=True) if ch in ON_BASELINE]
         if bottoms:
             return float(np.median(bottoms))
+    elif part.submobjects:
+        tallest = max(g.height for g in part.submobjects)
+        return float(max(g.get_bottom()[1] for g in part.submobjects if g.height >= 0.5 * tallest))
     return float(part.get_bottom()[1])
 
 
@@ -523,26 +544,22 @@ class WeightedSum(ExplainerScene):
         return boxes + ([_grown(box_of(space.note), LABEL_PAD)] if space.note else [])
 
     def _labels(self, view: _View, tails: list[np.ndarray], tips: list[np.ndarray], taken: list[Box], area: Box,
-                font: float = SMALLEST_SIZE, middle: bool = False) -> dict[int, Text]:
-        """Token j's name beside arrow j (off its tip, or off its middle): the longest arrows first; a name with
-        no free place is left out (the table names every token)."""
+                font: float = SMALLEST_SIZE, middle: bool = False, keep: Iterable[int] = ()) -> dict[int, Text]:
+        """Token j's name beside arrow j (off its tip, or off its middle), nearer its own arrow than any other: the
+        query's first (the scene is about it: it is always named), then the names shown before (``keep``), then
+        the longest arrows'; any other name with no clear place is left out (the table names every token)."""
         placed: dict[int, Text] = {}
-        lengths = [float(np.linalg.norm(tip - tail)) for tail, tip in zip(tails, tips, strict=True)]
+        segments = list(zip(tails, tips, strict=True))
+        lengths = [float(np.linalg.norm(tip - tail)) for tail, tip in segments]
         centre = np.mean([*tails, *tips], axis=0)
-        for j in np.argsort([-length for length in lengths]):
+        kept, query = set(keep), self.scenario.query
+        for j in sorted(range(len(segments)), key=lambda k: (k != query, k not in kept, -lengths[k])):
             label = token_text(self.scenario.tokens[j], size=font, color=VALUE)
-            run = tips[j] - tails[j]
-            if view.rows:  # d_v = 1: beside the tail, away from the arrow
-                anchor, direction = tails[j], LEFT if run[0] >= 0 else RIGHT
-            elif middle:  # a chain: beside the middle, away from the chain's centre
-                anchor, direction = (tails[j] + tips[j]) / 2, np.array([-run[1], run[0], 0.0])
-                if np.dot(direction, anchor - centre) < 0:
-                    direction = -direction
-            else:
-                anchor, direction = tips[j], run
-            if try_place_label(label, anchor, direction, taken, area):
+            spots = _spots(*segments[j], centre, rows=bool(view.rows), middle=middle)
+            if _place_name(label, j, segments, spots, taken, area, must=j == query):
                 taken[-1] = _grown(taken[-1], LABEL_PAD)
-                placed[int(j)] = label
+                label.names_token = j  # type: ignore[attr-defined]  # which arrow it names (for the tests)
+                placed[j] = label
         return placed
 
     # -- each arrow shrinks to w_j v_j --------------------------------------------------------------
@@ -577,7 +594,7 @@ class WeightedSum(ExplainerScene):
         if note:
             taken.append(_grown(box_of(note), LABEL_PAD))
         labels = self._labels(view, [a.get_start() for a in arrows], [a.get_end() for a in arrows], taken, box,
-                              font=24)
+                              font=24, keep=space.labels)
         moves = _relabel({0: space.note} if space.note else {}, {0: note} if note else {})
         self.beat("Closer in: each small arrow is one token's weight times its value.",
                   _moves(space.panel, space.view, view), *(ReplacementTransform(a, b) for a, b in
@@ -598,7 +615,7 @@ class WeightedSum(ExplainerScene):
                               *z_facts).set_z_index(2)
         taken = [*self._taken(space, chain, view), _grown(box_of(space.dot), 0.05)]
         labels = self._labels(view, [a.get_start() for a in chain], [a.get_end() for a in chain], taken, space.box,
-                              font=24, middle=True)
+                              font=24, middle=True, keep=space.labels)
         readout = self._readout()
         self._place_readout(readout, space, taken)
         # one play of flat animations, each in its window of time (no groups: they would keep the arrows replaced)
@@ -662,13 +679,13 @@ class WeightedSum(ExplainerScene):
         z_facts = self._facts("context")
         dot = self.plot(Dot(view.point(self._values(z_facts), n), radius=0.06, color=CONTEXT), view.axis(n),
                         *z_facts).set_z_index(2)
-        space.z_arrow = self.plot(arrow(view.point((0, 0), n), dot.get_center(), color=CONTEXT, width=9, tip=0.24),
-                                  view.axis(n), *z_facts, anchor="end")
+        z_arrow = arrow(view.point((0, 0), n), dot.get_center(), color=CONTEXT, width=Z_WIDTH, tip=0.24)
+        space.z_arrow = self.plot(z_arrow, view.axis(n), *z_facts, anchor="end")
         space.z_tag = self.label("z_{{{}}}", query_number(), tex=True, size=32, color=CONTEXT)
         taken = self._taken(space, [*chain, space.z_arrow], view)
         self._place_tag(space.z_tag, view, taken, box)
         labels = self._labels(view, [a.get_start() for a in chain], [a.get_end() for a in chain], taken, box,
-                              middle=True)
+                              middle=True, keep=space.labels)
         moves = _relabel({0: space.note} if space.note else {}, {0: note} if note else {})
         said = f"The columns add up to z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("step", "context", c) for c in range(self.scenario.d_v)) + ")."
@@ -682,31 +699,61 @@ class WeightedSum(ExplainerScene):
         space.box, space.view, space.arrows, space.labels, space.dot = box, view, chain, labels, dot
 
     def _place_tag(self, tag: Mobject, view: _View, taken: list[Box], area: Box) -> None:
-        """z's name off its tip, where it is free (it is placed before the token names)."""
+        """z's name off its tip, where it is free and well clear of the axes and arrows (it is placed before the
+        token names)."""
         n = self.scenario.n_tokens
         tip, origin = view.point(self._values(self._facts("context")), n), view.point((0, 0), n)
         direction = tip - origin if not view.rows else (RIGHT if tip[0] >= origin[0] else LEFT)
-        if not try_place_label(tag, tip, direction, taken, area) and not _place_near(tag, tip, taken, area):
+        roomy = [_grown(box, TAG_ROOM) for box in taken]
+        if not try_place_label(tag, tip, direction, roomy, area) and not _place_near(tag, tip, roomy, area):
             tag.next_to(tip, UP, buff=0.12)
-            taken.append(box_of(tag))
-        taken[-1] = _grown(taken[-1], LABEL_PAD)
+        taken.append(_grown(box_of(tag), LABEL_PAD))
 
     # -- z from the origin -------------------------------------------------------------------------
     def _context(self, space: _Space, table: _Table) -> None:
-        """z_i from the origin to the chain's end, under the chain; the most-attended token's row glows."""
-        row = table.rows[self.step.top_key]
-        top, bottom = row.get_top()[1] + 0.05, row.get_bottom()[1] - 0.05  # the row with a margin, but 0.02 clear
-        if self.step.top_key > 0:  # of the rows above and below
-            top = min(top, table.rows[self.step.top_key - 1].get_bottom()[1] - 0.02)
-        if self.step.top_key < len(table.rows) - 1:
-            bottom = max(bottom, table.rows[self.step.top_key + 1].get_top()[1] + 0.02)
-        glow = RoundedRectangle(corner_radius=0.05, width=row.width + 0.24, height=top - bottom, stroke_width=0,
-                                fill_color=HIGHLIGHT, fill_opacity=0.3)
-        glow.move_to((row.get_x(), (top + bottom) / 2, 0)).set_z_index(-1)
+        """z_i from the origin to the chain's end, under the chain; the most-attended tokens' rows glow (every row
+        whose shown weight is the top one: shown numbers that tie name no single winner)."""
+        top = self._most_attended()
+        glows = _glows(table.rows, top)
+        q = self.scenario.query_token
+        if len(top) == self.scenario.n_tokens > 1:
+            said = (f"The context vector for '{q}' is a mixture of values; every weight shows as "
+                    f"{self.fmt('step', 'weights', top[0])}, so no token leads.")
+        else:
+            said = f"The context vector for '{q}' is a mixture of values, leaning toward the most-attended tokens."
         assert space.z_arrow is not None and space.z_tag is not None
-        self.beat(f"The context vector for '{self.scenario.query_token}' is a mixture of values, leaning toward "
-                  "the most-attended tokens.",
-                  GrowArrow(space.z_arrow), FadeIn(space.z_tag), FadeIn(glow), run_time=2.0, wait=2)
+        self.beat(said, GrowArrow(space.z_arrow), FadeIn(space.z_tag), *(FadeIn(glow) for glow in glows),
+                  run_time=2.0, wait=2)
+
+    def _most_attended(self) -> list[int]:
+        """The tokens whose shown weight is the top weight as shown (more than one where the shown numbers tie)."""
+        shown = [self.text_for(value("step", "weights", j)) for j in range(self.scenario.n_tokens)]
+        return [j for j, weight in enumerate(shown) if weight == shown[self.step.top_key]]
+
+
+def _glows(rows: Sequence[VGroup], chosen: Sequence[int]) -> list[RoundedRectangle]:
+    """A band behind each run of neighbouring rows of ``chosen``, with a margin but 0.02 clear of the rows above and
+    below; faint (the rows' colours keep their contrast on it) and outlined."""
+    runs: list[list[int]] = []
+    for j in chosen:
+        if runs and runs[-1][-1] == j - 1:
+            runs[-1].append(j)
+        else:
+            runs.append([j])
+    glows = []
+    for run in runs:
+        top, bottom = rows[run[0]].get_top()[1] + 0.05, rows[run[-1]].get_bottom()[1] - 0.05
+        if run[0] > 0:
+            top = min(top, rows[run[0] - 1].get_bottom()[1] - 0.02)
+        if run[-1] < len(rows) - 1:
+            bottom = max(bottom, rows[run[-1] + 1].get_top()[1] + 0.02)
+        left = min(rows[j].get_left()[0] for j in run) - 0.12
+        right = max(rows[j].get_right()[0] for j in run) + 0.12
+        glow = RoundedRectangle(corner_radius=0.05, width=right - left, height=top - bottom, stroke_color=HIGHLIGHT,
+                                stroke_width=GLOW_LINE, stroke_opacity=0.8, fill_color=HIGHLIGHT,
+                                fill_opacity=GLOW_FILL)
+        glows.append(glow.move_to(((left + right) / 2, (top + bottom) / 2, 0)).set_z_index(-1))
+    return glows
 
 
 def _place_near(mob: Mobject, point: np.ndarray, taken: list[Box], area: Box, reach: float = 4.0) -> bool:
@@ -722,6 +769,57 @@ def _place_near(mob: Mobject, point: np.ndarray, taken: list[Box], area: Box, re
                 taken.append(box)
                 return True
     return False
+
+
+def _spots(tail: np.ndarray, tip: np.ndarray, centre: np.ndarray, *, rows: bool, middle: bool
+           ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Where the name of the arrow ``tail``→``tip`` is tried, best first: (anchor, direction away from it).
+
+    Off the tip (a fan of arrows from the origin), beside the middle away from the chain's ``centre`` (a chain),
+    beside the tail (d_v = 1: the rows); then beside other points of the shaft."""
+    run = tip - tail
+    normal = np.array([-run[1], run[0], 0.0])
+    if np.dot(normal, (tail + tip) / 2 - centre) < 0:
+        normal = -normal
+    side = LEFT if run[0] >= 0 else RIGHT
+    first = (tail, side) if rows else ((tail + tip) / 2, normal) if middle else (tip, run)
+    more = [(tip, -side), (tail, side)] if rows else [(tail + t * run, normal) for t in (0.5, 0.3, 0.7)]
+    return [first, *more, (tip, run), (tail, -run)]
+
+
+def _place_name(label: Mobject, j: int, segments: Sequence[tuple[np.ndarray, np.ndarray]],
+                spots: Sequence[tuple[np.ndarray, np.ndarray]], taken: list[Box], area: Box, *, must: bool) -> bool:
+    """Put token j's name at the nearest free place of ``spots`` where it is nearer its own arrow than any other
+    (its box joins ``taken``). A name that ``must`` be shown takes, failing that, a free place near its arrow (an
+    arrow that lies along a longer one has no place nearer it), then any free place, then its arrow's side."""
+    tail, tip = segments[j]
+    others = [segment for k, segment in enumerate(segments) if k != j]
+
+    def near(box: Box) -> bool:
+        return _box_to_segment(box, tail, tip) <= NAME_REACH
+
+    def its_own(box: Box) -> bool:
+        own = _box_to_segment(box, tail, tip)
+        return own <= NAME_REACH and all(own < _box_to_segment(box, *other) for other in others)
+
+    for accept in (its_own, near) if must else (its_own,):
+        for reach in (0.08, 0.25, 0.45, 0.65):
+            if any(try_place_label(label, anchor, direction, taken, area, (reach,), accept=accept)
+                   for anchor, direction in spots):
+                return True
+    if must and not _place_near(label, (tail + tip) / 2, taken, area):
+        label.next_to((tail + tip) / 2, spots[0][1], buff=0.1)
+        taken.append(box_of(label))
+    return must
+
+
+def _box_to_segment(box: Box, start: np.ndarray, end: np.ndarray) -> float:
+    """How far a box is from a segment (0 where they meet), sampled every 0.03."""
+    count = max(8, int(np.linalg.norm(end[:2] - start[:2]) / 0.03) + 2)
+    points = start[:2] + np.linspace(0.0, 1.0, count)[:, None] * (end[:2] - start[:2])
+    dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[1]), 0.0)
+    dy = np.maximum(np.maximum(box[2] - points[:, 1], points[:, 1] - box[3]), 0.0)
+    return float(np.min(np.hypot(dx, dy)))
 
 
 def _relabel(old: dict[int, Any], new: dict[int, Any]) -> list[Any]:

@@ -10,7 +10,18 @@ its camera is judged by what the camera sees). The checks:
 * a token's name never touches an arrow, an axis or another token's name;
 * nothing is drawn in the subtitles' band of the camera's frame, and text there reads at its size;
 * while the view is close, every weighted value of some size is an arrow at least 0.6 long;
-* at the end z_i can be seen (at least 0.8 long) and the tip-to-tail chain is drawn over it.
+* at the end z_i can be seen (at least 0.8 long) and the tip-to-tail chain is drawn over it;
+
+and, after a second review (its three sentences are cases too):
+
+* the query's arrow is always named; with six tokens or fewer, a name the chain showed stays after the pull-back;
+* a name is nearer its own arrow than any other's (the query's may not be: its arrow can lie along another's),
+  and names keep 0.18 apart (not stacked);
+* neither axis of the plane collapses (two tokens' points almost on one line);
+* z's name keeps clear of the axes and the arrows;
+* every row whose shown weight is the top one as shown glows (tied rows all glow; when every row ties, the
+  caption names no leader), on a band on which the rows' text keeps its contrast;
+* z under the chain is not so much wider that it buries the chain.
 """
 
 from __future__ import annotations
@@ -41,12 +52,113 @@ from scene_helpers import (
 
 from attention_math import Scenario, load_scenario
 from scenes.base import AFTER_PLAY_HOOKS
-from scenes.kit.palette import HIGHLIGHT, MUTED
+from scenes.kit.palette import BACKGROUND, HIGHLIGHT, MUTED
 from scenes.weighted_sum import WeightedSum
 
 Box = tuple[float, float, float, float]
 
-CASES = [*REVIEWED_TOML, "default", "sixteen-whole", "seven"]  # and d_v = 1 with whole numbers, d_v = 4
+SECOND_REVIEW = {  # a second review's sentences: 2 tokens whose weights tie as shown; d_model 4, d_k 3; 16 tokens
+    "owls": """title = "Owls listen"
+tokens = ["Owls", "listen"]
+embeddings = [
+  [0.3, 0.8, 0.6],
+  [-0.5, -0.4, 0.7],
+]
+w_query = [
+  [-1.0, 0.6],
+  [0.6, -0.1],
+  [-0.4, -0.4],
+]
+w_key = [
+  [-0.5, -0.1],
+  [0.0, 0.1],
+  [1.0, 0.6],
+]
+w_value = [
+  [0.2, 1.0],
+  [-0.6, -0.7],
+  [0.2, -0.9],
+]
+query = 2
+precision = 2
+scaled = true
+""",
+    "foxes": """title = "Quiet foxes cross frozen rivers tonight"
+tokens = ["Quiet", "foxes", "cross", "frozen", "rivers", "tonight"]
+embeddings = [
+  [-0.7, 0.0, 0.2, -0.9],
+  [-0.7, 0.9, -0.9, -0.7],
+  [0.9, 0.2, -0.3, 0.0],
+  [0.3, -0.4, -0.7, 0.6],
+  [0.3, 0.0, 0.6, 0.1],
+  [1.0, -0.6, 0.1, 0.0],
+]
+w_query = [
+  [-0.3, 0.2, -0.5],
+  [0.6, 0.7, -0.7],
+  [-0.1, -0.4, -0.8],
+  [0.8, -0.1, -0.7],
+]
+w_key = [
+  [0.3, -0.6, 0.8],
+  [-0.6, -0.9, -0.6],
+  [-0.3, -0.1, 0.8],
+  [0.4, -0.3, -1.0],
+]
+w_value = [
+  [-0.7, 1.0],
+  [-0.1, 0.4],
+  [-0.9, -0.9],
+  [0.7, 0.2],
+]
+query = 5
+precision = 2
+scaled = true
+""",
+    "cartographers": """title = "Extraordinarily patient cartographers (16 tokens)"
+tokens = ["Extraordinarily", "patient", "cartographers", "meticulously", "documented", "uncharted", "archipelagos",
+          "while", "enthusiastic", "volunteers", "photographed", "bioluminescent", "jellyfish", "near", "crumbling",
+          "lighthouses"]
+embeddings = [
+  [0.6, 0.6, 0.0],
+  [-0.4, -0.9, -0.2],
+  [-0.2, -0.9, -0.9],
+  [1.0, 0.3, -0.5],
+  [-0.1, 0.9, 0.8],
+  [0.7, -0.2, 0.0],
+  [0.4, -0.9, 0.1],
+  [-0.5, 0.8, -0.9],
+  [0.4, 0.7, -0.5],
+  [0.8, 0.7, -1.0],
+  [0.4, -1.0, 0.0],
+  [-0.1, -0.6, -0.4],
+  [0.6, -0.4, -0.7],
+  [0.4, -0.1, 0.6],
+  [-0.5, -0.4, 0.6],
+  [0.0, 0.0, -0.5],
+]
+w_query = [
+  [-1.0, 0.9],
+  [-0.8, 0.7],
+  [-0.3, 0.9],
+]
+w_key = [
+  [-0.2, 0.9],
+  [0.1, -0.5],
+  [0.5, 0.3],
+]
+w_value = [
+  [0.4, -0.1],
+  [-0.6, 0.3],
+  [-0.8, 0.4],
+]
+query = 13
+precision = 2
+scaled = true
+""",
+}
+SCENARIO_FILES = {**REVIEWED_TOML, **SECOND_REVIEW}
+CASES = [*SCENARIO_FILES, "default", "sixteen-whole", "seven"]  # and d_v = 1 with whole numbers, d_v = 4
 SUBTITLES = -3.2  # the lowest 0.8 units of the camera's frame are the subtitles'
 ON_BASELINE = set("abcdefhiklmnorstuvwxz")
 
@@ -63,6 +175,9 @@ class Look:
     lowest: tuple[float, str] = (np.inf, "")
     order: list[int] = field(default_factory=list)  # ids in drawing order
     heads: dict[str, float] = field(default_factory=dict)  # baseline of each head over the table
+    names: dict[int, int] = field(default_factory=dict)  # id of a token's name in value space: the token it names
+    glows: list[tuple[Box, str, float]] = field(default_factory=list)  # a highlight: box, fill colour, fill opacity
+    colors: dict[int, str] = field(default_factory=dict)  # id of a text: its colour
 
 
 @dataclass
@@ -106,6 +221,9 @@ def _look(scene: Any) -> Look:
             continue
         look.texts.append((text_of(mob), camera.box(box), float(mob.font_size) * camera.zoom,
                            getattr(mob, "source_token", None) is not None, id(mob)))
+        look.colors[id(mob)] = ManimColor(mob.get_color()).to_hex()
+        if getattr(mob, "names_token", None) is not None:
+            look.names[id(mob)] = int(mob.names_token)
         if isinstance(mob, Text) and text_of(mob) in ("weight", "value"):
             look.heads[text_of(mob)] = float(camera.point(np.array([0, _baseline(mob) or 0, 0]))[1])
     for mob in on_screen(scene):
@@ -131,6 +249,7 @@ def _note_shape(look: Look, mob: Mobject, camera: _Camera) -> None:
     if isinstance(mob, VMobject) and not isinstance(mob, Text) and any(
             ManimColor(c) == ManimColor(HIGHLIGHT) for c in (mob.get_fill_color(), mob.get_stroke_color())):
         look.highlights.append(box)
+        look.glows.append((box, ManimColor(mob.get_fill_color()).to_hex(), float(mob.get_fill_opacity())))
 
 
 _RUNS: dict[str, Run] = {}
@@ -140,8 +259,8 @@ def run(name: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
     """The scene dry-run with scenario ``name`` (once per session), a look after every play."""
     if name not in _RUNS:
         folder = tmp_path_factory.mktemp(f"weighted-{name}")
-        if name in REVIEWED_TOML:  # read from its file, as the bundle reads it
-            (folder / "scenario.toml").write_text(REVIEWED_TOML[name], encoding="utf-8")
+        if name in SCENARIO_FILES:  # read from its file, as the bundle reads it
+            (folder / "scenario.toml").write_text(SCENARIO_FILES[name], encoding="utf-8")
             scenario = load_scenario(folder / "scenario.toml")
         else:
             scenario = SCENARIOS[name]()
@@ -287,3 +406,138 @@ def test_z_is_seen_and_the_chain_is_drawn_over_it(name, tmp_path_factory) -> Non
     nothing = np.linalg.norm(step.context[:2]) < 0.05 * np.max(np.linalg.norm(step.values[:, :2], axis=1))
     assert np.linalg.norm(end - start) >= 0.8 or nothing, f"{name}: z is drawn {np.linalg.norm(end - start):.2f} long"
     assert all(last.order.index(key) < last.order.index(link) for link in chain), f"{name}: z is drawn over the chain"
+
+
+# -- a second review: names kept, a plane that does not collapse, z's name clear, ties, a readable band ---------
+
+TOKEN_FIELDS = ("values", "weighted_values", "running_context")
+
+
+def _token_arrows(r: Run, look: Look) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Token j's arrow on screen (its value, weighted value or link of the chain)."""
+    return {r.facts[key][1][0]: (start, end) for start, end, _, _, key in look.arrows
+            if r.facts.get(key, ("",))[0] in TOKEN_FIELDS}
+
+
+def _beat(r: Run, opening: str) -> Look:
+    return next(look for look in r.looks if look.caption.startswith(opening))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_query_is_always_named_and_names_shown_before_the_pull_back_stay(name, tmp_path_factory) -> None:
+    """The scene is about the query's token: wherever every token's arrow is drawn, the query's is named. With six
+    tokens or fewer (room for every name in the plane beside the table), a name the chain showed is shown again
+    after the pull-back."""
+    r = run(name, tmp_path_factory)
+    query = r.scenario.query
+    for number, look in enumerate(r.looks):
+        if len(_token_arrows(r, look)) == r.scenario.n_tokens:
+            assert query in look.names.values(), (
+                f"{name}, play {number + 1} ({look.caption[:40]!r}): the query's arrow is not named")
+    if r.scenario.n_tokens > 6:
+        return
+    before, after = (set(_beat(r, opening).names.values()) for opening in ("Laid tip to tail", "The columns add up"))
+    lost = [r.scenario.tokens[j] for j in sorted(before - after)]
+    assert not lost, f"{name}: the pull-back loses the names of {lost}"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_each_name_is_nearest_its_own_arrow_and_names_keep_apart(name, tmp_path_factory) -> None:
+    r = run(name, tmp_path_factory)
+    problems = set()
+    for look in r.looks:
+        if look.caption.startswith("Each arrow shrinks"):  # the names stay, dimmed, by the full values' ghosts
+            continue
+        arrows = _token_arrows(r, look)
+        boxes = {key: box for _, box, _, _, key in look.texts if key in look.names}
+        for key, box in boxes.items():
+            j = look.names[key]
+            distance = {k: _to_segment(box, *segment) for k, segment in arrows.items()}
+            nearer = min(distance.values()) < distance[j] - 0.01 and j != r.scenario.query  # (the query's is
+            if j in distance and (distance[j] > 0.8 or nearer):  # always shown: its arrow may lie along another's)
+                problems.add(f"{r.scenario.tokens[j]!r} is {distance[j]:.2f} from its arrow, nearer another's "
+                             f"({look.caption[:30]!r})")
+        keys = list(boxes)
+        for a, key in enumerate(keys):
+            for other in keys[a + 1:]:
+                if _gap(boxes[key], boxes[other]) < 0.18:
+                    problems.add(f"{r.scenario.tokens[look.names[key]]!r} and "
+                                 f"{r.scenario.tokens[look.names[other]]!r} stacked ({look.caption[:30]!r})")
+    assert not problems, f"{name}:\n" + "\n".join(sorted(problems))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_plane_keeps_a_readable_shape(name, tmp_path_factory) -> None:
+    """Neither axis collapses (two tokens' values can lie almost on one line): the shorter is at least 0.45 of
+    the longer, and 1 unit long."""
+    r = run(name, tmp_path_factory)
+    if r.scenario.d_v == 1:
+        return
+    for number, look in enumerate(r.looks):
+        spans = [float(np.linalg.norm(end[:2] - start[:2])) for start, end in look.axes]
+        if len(spans) >= 2:
+            short, long = min(spans[:2]), max(spans[:2])
+            assert short >= max(0.45 * long, 1.0), (
+                f"{name}, play {number + 1} ({look.caption[:40]!r}): axes {short:.2f} and {long:.2f} long")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_zs_name_keeps_clear_of_axes_and_arrows(name, tmp_path_factory) -> None:
+    r = run(name, tmp_path_factory)
+    last = r.looks[-1]
+    tags = [box for content, box, *_ in last.texts if content.startswith("z_{") and "sum" not in content]
+    assert len(tags) == 1, tags
+    tag = tags[0]
+    for start, end in last.axes:
+        assert _to_segment(tag, start, end) >= 0.15, f"{name}: z's name {_to_segment(tag, start, end):.2f} from an axis"
+    for start, end, width, tip, key in last.arrows:
+        gap = _to_segment(tag, start, end) - width / 2
+        assert gap >= 0.12 and (tip is None or _gap(tag, tip) >= 0.12), (
+            f"{name}: z's name {gap:.2f} from the arrow of {r.facts.get(key, ('?',))[0]}")
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_highlight_marks_every_top_weight_as_shown_and_keeps_its_rows_readable(name, tmp_path_factory) -> None:
+    """Every row whose shown weight is the top shown weight glows (shown numbers that tie name no single winner,
+    nor does the caption); on the band each text keeps 85 % of its contrast and at least 4.5 : 1."""
+    r = run(name, tmp_path_factory)
+    last = r.looks[-1]
+    shown = {r.facts[key][1][0]: content for content, _, _, _, key in last.texts
+             if r.facts.get(key, ("",))[0] == "weights"}
+    top = shown[r.scenario.query_step().top_key]
+    weights = _shown(r, last, "weights")
+    lit = {j for (j,), boxes in weights.items() for box in boxes for glow in last.highlights
+           if glow[0] <= (box[0] + box[1]) / 2 <= glow[1] and glow[2] <= (box[2] + box[3]) / 2 <= glow[3]}
+    assert lit == {j for j, content in shown.items() if content == top}, f"{name}: lit {lit}, shown weights {shown}"
+    if len(lit) == r.scenario.n_tokens > 1:
+        assert "leaning toward" not in last.caption, f"{name}: the weights tie, yet {last.caption!r}"
+    for box, fill, opacity in last.glows:
+        band = [opacity * int(fill[k:k + 2], 16) + (1 - opacity) * int(BACKGROUND[k:k + 2], 16) for k in (1, 3, 5)]
+        under = _luminance("#" + "".join(f"{round(c):02x}" for c in band))
+        for content, text_box, _, _, key in last.texts:
+            middle = ((text_box[0] + text_box[1]) / 2, (text_box[2] + text_box[3]) / 2)
+            if box[0] <= middle[0] <= box[1] and box[2] <= middle[1] <= box[3]:
+                ink = _luminance(last.colors[key])
+                on_band, off_band = _contrast(ink, under), _contrast(ink, _luminance(BACKGROUND))
+                assert on_band >= max(4.5, 0.85 * off_band), (
+                    f"{name}: {content!r} on the highlight at contrast {on_band:.2f} (off it {off_band:.2f})")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_z_under_the_chain_leaves_the_chain_seen(name, tmp_path_factory) -> None:
+    """Where the chain runs along z (many tokens: nearly one line), z is not so much wider that it buries it."""
+    r = run(name, tmp_path_factory)
+    last = r.looks[-1]
+    z = [width for *_, width, _, key in last.arrows if r.facts.get(key, ("",))[0] == "context"]
+    chain = [width for *_, width, _, key in last.arrows if r.facts.get(key, ("",))[0] == "running_context"]
+    assert max(chain) >= 0.6 * z[0], f"{name}: z drawn {z[0]:.3f} wide under a chain {max(chain):.3f} wide"

@@ -4,6 +4,7 @@ keep off each other and off the arrows."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from manim import Arrow, Line, Mobject, NumberPlane, VGroup
@@ -84,11 +85,12 @@ def place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: l
 
 def try_place_label(
     label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: list[Box], area: Box,
-    reaches: tuple[float, ...] = (0.08, 0.25, 0.45),
+    reaches: tuple[float, ...] = (0.08, 0.25, 0.45), accept: Callable[[Box], bool] | None = None,
 ) -> bool:
     """Like :func:`place_label`, but a label that finds no free place is left out: returns False.
 
-    ``reaches``: how far from ``tip`` its box's edge may sit, tried in turn."""
+    ``reaches``: how far from ``tip`` its box's edge may sit, tried in turn; ``accept``: a further test a
+    place's box must pass (say, that the label is nearer its own arrow than any other)."""
     angle = math.atan2(direction[1], direction[0]) if np.linalg.norm(direction) > 1e-6 else math.pi / 2
     for extra in reaches:
         for turn in (0, 30, -30, 60, -60, 90, -90, 135, -135, 180):
@@ -97,7 +99,7 @@ def try_place_label(
             label.move_to(tip + (reach + extra) * u)
             box = box_of(label)
             inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
-            if inside and clear_of(box, taken):
+            if inside and clear_of(box, taken) and (accept is None or accept(box)):
                 taken.append(box)
                 return True
     return False
