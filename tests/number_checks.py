@@ -67,7 +67,10 @@ def expected_text(value: float, precision: int) -> str:
 
 
 class _Ranges:
-    """Each matrix's smallest and largest finite entry, as a heat map's legend writes them."""
+    """The ends of each heat map's colour scale, as its legend writes them: the matrix's smallest and
+    largest finite entry, widened about their middle to a least span where they are closer: 1 for
+    scaled scores, √d_k for raw ones (1 unscaled), half the largest weight for weights (the scale
+    then moved, not shrunk, to lie within [0, 1]), a quarter of the largest magnitude otherwise."""
 
     def __init__(self, trace: Any) -> None:
         self._trace = trace
@@ -75,7 +78,20 @@ class _Ranges:
     def __getattr__(self, name: str) -> np.ndarray:
         matrix = np.asarray(getattr(self._trace, name), dtype=float)
         finite = matrix[np.isfinite(matrix)]
-        return np.array([finite.min(), finite.max()])
+        low, high = float(finite.min()), float(finite.max())
+        if name == "scaled_scores":
+            least = 1.0
+        elif name == "scores":
+            least = float(np.sqrt(self._trace.d_k)) if self._trace.scaled else 1.0
+        else:
+            least = float(np.abs(finite).max()) * (0.5 if name == "weights" else 0.25)
+        if high - low < least:
+            low, high = (low + high) / 2 - least / 2, (low + high) / 2 + least / 2
+            if name == "weights" and low < 0:
+                low, high = 0.0, least
+            elif name == "weights" and high > 1:
+                low, high = 1.0 - least, 1.0
+        return np.array([low, high])
 
 
 def _raw_dot_product() -> Scenario:
