@@ -51,7 +51,7 @@ from manim import (
 from scenes.base import ExplainerScene
 from scenes.facts import Fact, position, query_number, size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import CONTEXT, DIM, HIGHLIGHT, MUTED, VALUE, WEIGHT
+from scenes.kit.palette import CONTEXT, DIM, INK, MUTED, VALUE, WEIGHT
 from scenes.kit.text import NUMBER_SIZE, SMALLEST_SIZE, text, token_text
 from scenes.kit.vectors import Box, arrow, box_of, clear_of, nice_span, shaft_boxes, try_place_label
 
@@ -64,7 +64,7 @@ PLANE_ASPECT = 0.5  # a plane's shorter side is at least this much of its longer
 LABEL_PAD = 0.14  # labels keep this much more clear of each other than of arrows and axes
 NAME_REACH = 0.75  # a token's name sits at most this far from its arrow
 TAG_ROOM = 0.08  # z's name keeps this much further clear of axes and arrows than a token's name
-GLOW_FILL, GLOW_LINE = 0.14, 1.5  # the most-attended rows' band: faint enough that their text keeps its contrast
+GLOW_FILL, GLOW_LINE = 0.05, 1.5  # the most-attended rows' band: faint enough that their text keeps its contrast
 Z_WIDTH = 6  # z under the chain (drawn 4 wide): the chain stays seen where it runs along z
 ON_BASELINE = frozenset("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
 
@@ -714,7 +714,7 @@ class WeightedSum(ExplainerScene):
         """z_i from the origin to the chain's end, under the chain; the most-attended tokens' rows glow (every row
         whose shown weight is the top one: shown numbers that tie name no single winner)."""
         top = self._most_attended()
-        glows = _glows(table.rows, top)
+        glows = _glows(table.rows, top) if len(top) < self.scenario.n_tokens else []  # all tie: none leads
         q = self.scenario.query_token
         if len(top) == self.scenario.n_tokens > 1:
             said = (f"The context vector for '{q}' is a mixture of values; every weight shows as "
@@ -749,9 +749,9 @@ def _glows(rows: Sequence[VGroup], chosen: Sequence[int]) -> list[RoundedRectang
             bottom = max(bottom, rows[run[-1] + 1].get_top()[1] + 0.02)
         left = min(rows[j].get_left()[0] for j in run) - 0.12
         right = max(rows[j].get_right()[0] for j in run) + 0.12
-        glow = RoundedRectangle(corner_radius=0.05, width=right - left, height=top - bottom, stroke_color=HIGHLIGHT,
-                                stroke_width=GLOW_LINE, stroke_opacity=0.8, fill_color=HIGHLIGHT,
-                                fill_opacity=GLOW_FILL)
+        # in ink: orange marks the query's own token throughout the lecture, which need not lead
+        glow = RoundedRectangle(corner_radius=0.05, width=right - left, height=top - bottom, stroke_color=INK,
+                                stroke_width=GLOW_LINE, stroke_opacity=0.8, fill_color=INK, fill_opacity=GLOW_FILL)
         glows.append(glow.move_to(((left + right) / 2, (top + bottom) / 2, 0)).set_z_index(-1))
     return glows
 

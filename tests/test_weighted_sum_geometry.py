@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from manim import Arrow, DashedLine, Line, Mobject, Text, VMobject, config, tempconfig
+from manim import Arrow, DashedLine, Line, Mobject, RoundedRectangle, Text, config, tempconfig
 from manim.utils.color import ManimColor
 from manim.utils.family import extract_mobject_family_members
 from reviewed_scenarios import REVIEWED_TOML
@@ -52,7 +52,7 @@ from scene_helpers import (
 
 from attention_math import Scenario, load_scenario
 from scenes.base import AFTER_PLAY_HOOKS
-from scenes.kit.palette import BACKGROUND, HIGHLIGHT, MUTED
+from scenes.kit.palette import BACKGROUND, INK, MUTED
 from scenes.weighted_sum import WeightedSum
 
 Box = tuple[float, float, float, float]
@@ -246,8 +246,8 @@ def _note_shape(look: Look, mob: Mobject, camera: _Camera) -> None:
     elif isinstance(mob, Line) and not isinstance(mob, DashedLine) and mob.get_stroke_width() >= 1.9 \
             and mob.get_stroke_opacity() > 0.5 and ManimColor(mob.get_stroke_color()) == ManimColor(MUTED):
         look.axes.append((camera.point(mob.get_start()), camera.point(mob.get_end())))
-    if isinstance(mob, VMobject) and not isinstance(mob, Text) and any(
-            ManimColor(c) == ManimColor(HIGHLIGHT) for c in (mob.get_fill_color(), mob.get_stroke_color())):
+    if isinstance(mob, RoundedRectangle) and mob.get_fill_opacity() > 0 and \
+            ManimColor(mob.get_stroke_color()) == ManimColor(INK):  # a glow behind rows
         look.highlights.append(box)
         look.glows.append((box, ManimColor(mob.get_fill_color()).to_hex(), float(mob.get_fill_opacity())))
 
@@ -518,9 +518,11 @@ def test_the_highlight_marks_every_top_weight_as_shown_and_keeps_its_rows_readab
     weights = _shown(r, last, "weights")
     lit = {j for (j,), boxes in weights.items() for box in boxes for glow in last.highlights
            if glow[0] <= (box[0] + box[1]) / 2 <= glow[1] and glow[2] <= (box[2] + box[3]) / 2 <= glow[3]}
-    assert lit == {j for j, content in shown.items() if content == top}, f"{name}: lit {lit}, shown weights {shown}"
-    if len(lit) == r.scenario.n_tokens > 1:
+    tops = {j for j, content in shown.items() if content == top}
+    if len(tops) == r.scenario.n_tokens > 1:  # every weight ties: no row leads, none glows
         assert "leaning toward" not in last.caption, f"{name}: the weights tie, yet {last.caption!r}"
+        tops = set()
+    assert lit == tops, f"{name}: lit {lit}, shown weights {shown}"
     for box, fill, opacity in last.glows:
         band = [opacity * int(fill[k:k + 2], 16) + (1 - opacity) * int(BACKGROUND[k:k + 2], 16) for k in (1, 3, 5)]
         under = _luminance("#" + "".join(f"{round(c):02x}" for c in band))
