@@ -97,15 +97,15 @@ RENDER_COST: dict[str, dict[str, float]] = {
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more
     "h": {
-        "RawDotProducts": 1.17,
-        "Projection": 1.11,
+        "RawDotProducts": 1.01,
+        "Projection": 0.95,
         "Spaces": 0.78,
         "Scores": 1.0,
-        "ScaleAndSoftmax": 0.84,
-        "WhyScale": 0.45,
-        "WeightedSum": 1.27,
-        "MatrixForm": 1.56,
-        "CausalMask": 1.02,
+        "ScaleAndSoftmax": 0.85,
+        "WhyScale": 0.7,
+        "WeightedSum": 1.26,
+        "MatrixForm": 1.33,
+        "CausalMask": 0.83,
         "MultiHead": 0.7,
     },
 }
