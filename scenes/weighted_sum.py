@@ -143,27 +143,32 @@ def _multiples(origin: float, step: float, low: float, high: float) -> list[floa
     return [origin + k * step for k in range(first, last + 1) if k != 0]
 
 
-def _grid(view: _View, tick: float, opacity: float) -> list[Line]:
+_Stroke = tuple[tuple[float, float, float], tuple[float, float, float], float, float]
+"""A line of the panel: start, end, stroke width, stroke opacity."""
+
+
+def _grid(view: _View, tick: float, opacity: float) -> list[_Stroke]:
     """Faint lines at the multiples of ``tick`` inside the view's window (denser than 0.3 apart: fading)."""
     left, right, bottom, top = view.window
     step = view.unit * tick
     opacity *= float(np.clip((step - 0.15) / 0.3, 0.0, 1.0))
     if opacity <= 0.01:
         return []
-    style: dict[str, Any] = {"stroke_color": MUTED, "stroke_width": 1, "stroke_opacity": 0.18 * opacity}
-    lines = [Line((x, bottom, 0), (x, top, 0), **style) for x in _multiples(view.origin[0], step, left, right)]
+    lines = [((x, bottom, 0.0), (x, top, 0.0), 1.0, 0.18 * opacity)
+             for x in _multiples(view.origin[0], step, left, right)]
     if not view.rows:
-        lines += [Line((left, y, 0), (right, y, 0), **style) for y in _multiples(view.origin[1], step, bottom, top)]
+        lines += [((left, y, 0.0), (right, y, 0.0), 1.0, 0.18 * opacity)
+                  for y in _multiples(view.origin[1], step, bottom, top)]
     return lines
 
 
-def _axes(view: _View) -> list[Line]:
+def _axes(view: _View) -> list[_Stroke]:
     """The axes through 0 (d_v = 1: the line of 0 through every row)."""
     left, right, bottom, top = view.window
     ox, oy = view.origin
-    axes = [Line((ox, bottom, 0), (ox, top, 0), stroke_color=MUTED, stroke_width=2)]
+    axes = [((ox, bottom, 0.0), (ox, top, 0.0), 2.0, 1.0)]
     if not view.rows:
-        axes.append(Line((left, oy, 0), (right, oy, 0), stroke_color=MUTED, stroke_width=2))
+        axes.append(((left, oy, 0.0), (right, oy, 0.0), 2.0, 1.0))
     return axes
 
 
@@ -172,15 +177,17 @@ def _draw(panel: VGroup, view: _View, ticks: Sequence[tuple[float, float]] = ())
     (by default the view's own), then the axes.
 
     The panel keeps its lines and moves them (hiding the ones not needed): a play draws the lines its
-    mobjects had when it began, so a line taken out during a play would stay on screen."""
+    mobjects had when it began, so a line taken out during a play would stay on screen. Lines are
+    described, not made, for each frame of a close-up (making a Line costs more than moving one)."""
     lines = [line for tick, opacity in (ticks or [(view.tick, 1.0)]) for line in _grid(view, tick, opacity)]
     lines += _axes(view)
     while len(panel.submobjects) < len(lines):
         panel.add(Line(LEFT, RIGHT))
     for k, line in enumerate(panel.submobjects):
         if k < len(lines):
-            line.put_start_and_end_on(lines[k].get_start(), lines[k].get_end())
-            line.set_stroke(MUTED, width=lines[k].get_stroke_width(), opacity=lines[k].get_stroke_opacity())
+            start, end, width, opacity = lines[k]
+            line.put_start_and_end_on(np.array(start), np.array(end))
+            line.set_stroke(MUTED, width=width, opacity=opacity)
         else:
             line.set_stroke(opacity=0.0)
 
