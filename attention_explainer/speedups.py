@@ -88,6 +88,8 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from attention_explainer import still_on_top
+
 __all__ = ["install", "installed", "uninstall"]
 
 _PATHS_KEPT = 20_000  # about 30 MB at most; cleared whole when full (a scene's glyphs, many times over)
@@ -749,6 +751,8 @@ def install() -> None:
 
     _ORIGINALS["transform"] = Transform.interpolate_mobject
     Transform.interpolate_mobject = _batched_transforms(Animation.interpolate_mobject)  # type: ignore[method-assign]
+    still_on_top.install()
+    _ORIGINALS["still"] = still_on_top.uninstall
     _keep_freed_memory()
 
 
@@ -775,3 +779,4 @@ def uninstall() -> None:
 
     _ORIGINALS.pop("transform")
     del Transform.interpolate_mobject  # inherited from Animation again
+    _ORIGINALS.pop("still")()

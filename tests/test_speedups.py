@@ -29,15 +29,18 @@ from manim import (
     Circle,
     Dot,
     FadeIn,
+    FadeOut,
     FadeTransform,
     ImageMobject,
     Indicate,
+    Line,
     MathTex,
     Mobject,
     MovingCamera,
     MovingCameraScene,
     PointCloudDot,
     ReplacementTransform,
+    Scene,
     Square,
     Text,
     Transform,
@@ -47,7 +50,7 @@ from manim import (
 )
 from manim.scene import scene_file_writer
 
-from attention_explainer import speedups
+from attention_explainer import speedups, still_on_top
 
 # one worker draws this module's texts: manim writes a text's SVG where another worker may be reading it
 pytestmark = pytest.mark.xdist_group("speedups")
@@ -250,8 +253,28 @@ class _Moving(MovingCameraScene):
         self.play(self.camera.frame.animate.set(width=6).move_to(square), run_time=0.5)
 
 
-def _frames_encoded(tmp_path: Path) -> list[tuple[np.ndarray, int]]:
-    """Every frame the encoder is given for :class:`_Moving`, as it is when the encoder reads it
+class _Layered(Scene):
+    """Still mobjects drawn after moving ones: a title and a caption far from what moves (lifted
+    into the still frame), a label the moving dot passes under halfway through its play (lifted,
+    then drawn every frame again), a square over the moving arrow's path, a mitred outline, a
+    text in front by its z-index, a play that adds a mobject, a fade of everything."""
+
+    def construct(self) -> None:
+        dot = Dot((-5, -1, 0), radius=0.25, color="#FFB000")
+        arrow = Arrow((-4, 2, 0), (-2, 2, 0), color="#58C4DD", stroke_width=6)
+        title = Text("scores", font="DejaVu Sans", font_size=40).to_edge(UP)
+        crossed = Text("key 3", font="DejaVu Sans", font_size=30).move_to((1, -1, 0))
+        over = Square(1.0).set_fill("#FF6F91", 0.6).move_to((1, 2, 0))
+        mitred = VMobject().set_points_as_corners([(4, -3, 0), (6, -2.9, 0), (4, -2.8, 0)]).set_stroke("#FFFFFF", 12)
+        front = Text("front", font="DejaVu Sans", font_size=30).move_to((4.2, -2.2, 0)).set_z_index(2)
+        self.add(dot, arrow, title, crossed, over, mitred, front)
+        self.play(dot.animate.move_to((5, -1, 0)), arrow.animate.shift(4 * RIGHT), run_time=1)
+        self.play(FadeIn(Text("0.38", font="DejaVu Sans").move_to((-4, -3, 0))), Indicate(dot), run_time=0.5)
+        self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.4)
+
+
+def _frames_encoded(tmp_path: Path, scene_class: type[Scene] = _Moving) -> list[tuple[np.ndarray, int]]:
+    """Every frame the encoder is given for ``scene_class``, as it is when the encoder reads it
     (the encoder slowed down, so that drawing runs ahead of it), and last the frame the camera
     holds once the scene has ended (manim's frame tests read it)."""
     job = scene_file_writer._PartialMovieEncodeJob
@@ -267,7 +290,7 @@ def _frames_encoded(tmp_path: Path) -> list[tuple[np.ndarray, int]]:
     try:
         with tempconfig({"pixel_width": 320, "pixel_height": 180, "frame_rate": 15, "media_dir": str(tmp_path),
                          "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
-            scene = _Moving()
+            scene = scene_class()
             scene.render()
             seen.append((scene.renderer.get_frame(), 0))
     finally:
@@ -283,6 +306,36 @@ def test_frames_drawn_into_lent_arrays_reach_the_encoder_as_manims(stock: None, 
     assert len(got) > 20
     for index, ((mine, _), (theirs, _)) in enumerate(zip(got, expected, strict=True)):
         assert np.array_equal(mine, theirs), f"frame {index} differs"
+
+
+def test_still_mobjects_lifted_into_the_still_frame_give_manims_frames(
+    stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _frames_encoded(tmp_path / "stock", _Layered)
+    lifted: list[int] = []
+    choose = still_on_top._Play.choose
+
+    def counted(play: still_on_top._Play, *args: Any) -> None:
+        choose(play, *args)
+        lifted.append(len(play.lifted))
+
+    monkeypatch.setattr(still_on_top._Play, "choose", counted)
+    speedups.install()
+    got = _frames_encoded(tmp_path / "fast", _Layered)
+    assert len(lifted) > 3 and max(lifted) >= 4, lifted  # lifted, and chosen again as the dot passes under
+    assert len(got) == len(expected) > 20
+    for index, ((mine, n), (theirs, m)) in enumerate(zip(got, expected, strict=True)):
+        assert n == m and np.array_equal(mine, theirs), f"frame {index} differs"
+
+
+def test_a_box_holds_the_stroke_and_its_mitres() -> None:
+    spike = VMobject().set_points_as_corners([(0, 0, 0), (2, 0.1, 0), (0, 0.2, 0)]).set_stroke(width=12)
+    line = Line((0, 0, 0), (1, 0, 0)).set_stroke(width=4)
+    glyph = Text("x", font="DejaVu Sans")[0]
+    (left, right, _, top), line_box, glyph_box = still_on_top.boxes([spike, line, glyph], 0.01, 0.01)
+    assert right >= 2 + 5 * 0.12 and left <= -5 * 0.12 and top >= 0.2 + 0.6 + 0.02
+    assert line_box[1] == pytest.approx(1 + 0.75 * 0.04 + 0.02) and line_box[2] == pytest.approx(-0.03 - 0.02)
+    assert glyph_box[0] == pytest.approx(glyph.get_left()[0] - 0.02)
 
 
 def _changing_frames(height: int, width: int, seed: int) -> list[np.ndarray]:
