@@ -66,6 +66,15 @@ every mobject of every frame; they return exactly what manim's own do:
     into another array, lent back once the encoder is done with it: a copy less per moving
     frame, the same frames (the test slows the encoder down so drawing runs ahead, and reads
     the frame the camera holds at the end).
+``CairoRenderer.save_static_frame_data``, ``CairoRenderer.update_frame``
+    manim draws every mobject after the first moving one each frame, moving or not. Still
+    mobjects drawn after moving ones go into the play's still frame when their boxes meet
+    nothing drawn each frame before them, checked again every frame
+    (:mod:`attention_explainer.still_on_top`): a fifth less drawing in Scores and MatrixForm.
+``Camera.capture_mobjects``
+    each frame began with the still frame copied whole into the array drawn in. Here the rows
+    drawn over are remembered, and only they are copied back when the same still frame comes
+    again (:mod:`attention_explainer.background_rows`).
 glibc's ``malloc``
     a frame is a few megabytes: each copy of one (the background, the frame for the encoder, its
     conversion) was mapped fresh from the kernel and given back when freed, a page fault every
@@ -88,7 +97,7 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from attention_explainer import still_on_top
+from attention_explainer import background_rows, still_on_top
 
 __all__ = ["install", "installed", "uninstall"]
 
@@ -669,14 +678,17 @@ def _frames_handed_over() -> Callable[..., Any]:
 def _drawn_elsewhere_while_lent(original: Callable[..., Any]) -> Callable[..., Any]:
     """``Camera.set_pixel_array``, with which every frame starts (the background, written over
     the whole array): while the encoder holds the camera's array, the camera takes a free one
-    and the background is written there instead."""
+    and the background is written there instead, only its rows drawn over since that array last
+    had the same background where they are known (:mod:`attention_explainer.background_rows`)."""
 
     def set_pixel_array(self: Any, pixel_array: Any, convert_from_floats: bool = False) -> None:
         frames = self.__dict__.get("_speedups_frames")
         current = self.__dict__.get("pixel_array")
         if frames is not None and current is not None and frames.is_lent(current):
             self.pixel_array = frames.spare(current)
-        original(self, pixel_array, convert_from_floats)
+        if current is None or not background_rows.restore(self, pixel_array, convert_from_floats):
+            original(self, pixel_array, convert_from_floats)
+        background_rows.given(self, pixel_array)
 
     return set_pixel_array
 
@@ -753,6 +765,8 @@ def install() -> None:
     Transform.interpolate_mobject = _batched_transforms(Animation.interpolate_mobject)  # type: ignore[method-assign]
     still_on_top.install()
     _ORIGINALS["still"] = still_on_top.uninstall
+    background_rows.install()
+    _ORIGINALS["rows"] = background_rows.uninstall
     _keep_freed_memory()
 
 
@@ -780,3 +794,4 @@ def uninstall() -> None:
     _ORIGINALS.pop("transform")
     del Transform.interpolate_mobject  # inherited from Animation again
     _ORIGINALS.pop("still")()
+    _ORIGINALS.pop("rows")()

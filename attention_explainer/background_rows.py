@@ -1,0 +1,127 @@
+"""A frame starts from the play's still frame: copy back only the rows drawn over since.
+
+Every frame of a play, manim's Cairo renderer copies the play's still frame whole into the
+array it draws in (8 MB at 1080p, about 1.5 ms), though the frame drawn there before changed it
+only where its moving mobjects lie. Here each array remembers which still frame it was last
+given and which rows anything was drawn in since; given the same still frame again, only those
+rows are copied back. The rows come from the boxes of what was drawn (:func:`still_on_top.boxes`:
+points, stroke and mitres, two pixels of antialiasing); where a drawing's rows are not known
+(a camera other than manim's plain ``Camera``, a mobject other than a ``VMobject``, an array
+written some other way), the next copy is whole, as manim's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from attention_explainer.still_on_top import boxes
+
+__all__ = ["install", "restore", "uninstall"]
+
+_ORIGINALS: dict[str, Callable[..., Any]] = {}
+_KEY = "_background_rows"
+
+
+class _Drawn:
+    """What one array holds: ``background`` with rows ``rows`` (a mask) drawn over; ``rows`` is
+    ``None`` once something was drawn whose rows are not known."""
+
+    def __init__(self, array: Any, background: Any) -> None:
+        self.array = array
+        self.background = background
+        self.rows: Any = np.zeros(array.shape[0], dtype=bool)
+
+
+def _records(camera: Any) -> dict[int, _Drawn]:
+    records: dict[int, _Drawn] | None = camera.__dict__.get(_KEY)
+    if records is None:
+        records = camera.__dict__[_KEY] = {}
+    return records
+
+
+def restore(camera: Any, background: Any, convert_from_floats: bool) -> bool:
+    """Give ``camera.pixel_array`` the frame ``background`` by copying back the rows drawn over
+    since it last had it; ``False`` (nothing done) where that is not known (or when drawings
+    are not followed: not installed)."""
+    if not _ORIGINALS:
+        return False
+    array = camera.pixel_array
+    records = _records(camera)
+    drawn = records.get(id(array))
+    known = (
+        drawn is not None and drawn.array is array and drawn.background is background and drawn.rows is not None
+        and not convert_from_floats and isinstance(background, np.ndarray)
+        and background.shape == array.shape and background.dtype == array.dtype
+    )
+    if known:
+        assert drawn is not None
+        changes = np.flatnonzero(np.diff(np.concatenate(([False], drawn.rows, [False])).astype(np.int8)))
+        for start, end in zip(changes[::2], changes[1::2], strict=True):
+            np.copyto(array[start:end], background[start:end])
+        drawn.rows[:] = False
+    return known
+
+
+def given(camera: Any, background: Any) -> None:
+    """``camera.pixel_array`` now holds ``background`` exactly."""
+    array = camera.pixel_array
+    if not _ORIGINALS:
+        _records(camera).clear()
+    elif isinstance(background, np.ndarray) and isinstance(array, np.ndarray):
+        _records(camera)[id(array)] = _Drawn(array, background)
+    else:
+        _records(camera).pop(id(array), None)
+
+
+def _rows(camera: Any, shown: list[Any]) -> Any:
+    """The rows of the camera's frame that drawing ``shown`` may change (a mask), or ``None``."""
+    from manim import Camera, VMobject
+
+    if type(camera) is not Camera or not all(isinstance(m, VMobject) for m in shown):
+        return None
+    height = camera.pixel_height
+    rows = np.zeros(height + 1, dtype=np.int32)
+    if not shown:
+        return rows[:-1] > 0
+    drawn = boxes(shown, camera.frame_width / camera.pixel_width, camera.cairo_line_width_multiple)
+    per_unit = height / camera.frame_height
+    top_row = camera.frame_center[1] + camera.frame_height / 2
+    first = np.clip(np.floor((top_row - drawn[:, 3]) * per_unit) - 1, 0, height).astype(np.intp)
+    last = np.clip(np.ceil((top_row - drawn[:, 2]) * per_unit) + 1, 0, height).astype(np.intp)
+    np.add.at(rows, first, 1)
+    np.add.at(rows, last, -1)
+    return np.cumsum(rows[:-1]) > 0
+
+
+def _capture(self: Any, mobjects: Iterable[Any], **kwargs: Any) -> None:
+    """``Camera.capture_mobjects``: manim's, with the rows it draws in remembered."""
+    shown = self.get_mobjects_to_display(mobjects, **kwargs)
+    drawn = _records(self).get(id(self.pixel_array))
+    if drawn is not None and drawn.array is self.pixel_array and drawn.rows is not None:
+        rows = _rows(self, shown)
+        if rows is None:
+            drawn.rows = None
+        else:
+            drawn.rows |= rows
+    for kind, group in itertools.groupby(shown, self.type_or_raise):
+        self.display_funcs[kind](list(group), self.pixel_array)
+
+
+def install() -> None:
+    from manim import Camera
+
+    if _ORIGINALS:
+        return
+    _ORIGINALS["capture"] = Camera.capture_mobjects
+    Camera.capture_mobjects = _capture  # type: ignore[method-assign]
+
+
+def uninstall() -> None:
+    from manim import Camera
+
+    if _ORIGINALS:
+        Camera.capture_mobjects = _ORIGINALS.pop("capture")  # type: ignore[method-assign]
