@@ -20,7 +20,7 @@ import numpy as np
 
 from attention_explainer.still_on_top import boxes
 
-__all__ = ["install", "restore", "uninstall"]
+__all__ = ["given", "install", "measured", "restore", "uninstall"]
 
 _ORIGINALS: dict[str, Callable[..., Any]] = {}
 _KEY = "_background_rows"
@@ -77,7 +77,13 @@ def given(camera: Any, background: Any) -> None:
         _records(camera).pop(id(array), None)
 
 
-def _rows(camera: Any, shown: list[Any]) -> Any:
+def measured(camera: Any, mobjects: list[Any], their_boxes: Any) -> None:
+    """The next capture of exactly the list ``mobjects`` (drawn as it is, without submobjects)
+    may take their boxes from here rather than measure them again."""
+    camera.__dict__[_KEY + "_measured"] = (mobjects, their_boxes)
+
+
+def _rows(camera: Any, shown: list[Any], drawn: Any = None) -> Any:
     """The rows of the camera's frame that drawing ``shown`` may change (a mask), or ``None``."""
     from manim import Camera, VMobject
 
@@ -87,7 +93,8 @@ def _rows(camera: Any, shown: list[Any]) -> Any:
     rows = np.zeros(height + 1, dtype=np.int32)
     if not shown:
         return rows[:-1] > 0
-    drawn = boxes(shown, camera.frame_width / camera.pixel_width, camera.cairo_line_width_multiple)
+    if drawn is None:
+        drawn = boxes(shown, camera.frame_width / camera.pixel_width, camera.cairo_line_width_multiple)
     per_unit = height / camera.frame_height
     top_row = camera.frame_center[1] + camera.frame_height / 2
     first = np.clip(np.floor((top_row - drawn[:, 3]) * per_unit) - 1, 0, height).astype(np.intp)
@@ -100,9 +107,11 @@ def _rows(camera: Any, shown: list[Any]) -> Any:
 def _capture(self: Any, mobjects: Iterable[Any], **kwargs: Any) -> None:
     """``Camera.capture_mobjects``: manim's, with the rows it draws in remembered."""
     shown = self.get_mobjects_to_display(mobjects, **kwargs)
+    listed, their_boxes = self.__dict__.pop(_KEY + "_measured", (None, None))
+    known = their_boxes if listed is mobjects and kwargs.get("include_submobjects") is False else None
     drawn = _records(self).get(id(self.pixel_array))
     if drawn is not None and drawn.array is self.pixel_array and drawn.rows is not None:
-        rows = _rows(self, shown)
+        rows = _rows(self, shown, known)
         if rows is None:
             drawn.rows = None
         else:

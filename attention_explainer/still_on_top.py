@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["install", "uninstall"]
+__all__ = ["boxes", "install", "uninstall"]
 
 _ORIGINALS: dict[str, Callable[..., Any]] = {}
 _PIXELS = 2.0  # antialiasing reaches a pixel beyond the shape; two to be sure
@@ -159,6 +159,8 @@ def _save_static_frame_data(renderer: Any, scene: Any, static_mobjects: Iterable
 
 
 def _update_frame(original: Callable[..., Any]) -> Callable[..., Any]:
+    from attention_explainer import background_rows  # which imports this module's boxes
+
     def update_frame(self: Any, scene: Any, mobjects: Any = None, include_submobjects: bool = True,
                      ignore_skipping: bool = True, **kwargs: Any) -> None:
         play = self.__dict__.get(_KEY)
@@ -169,15 +171,19 @@ def _update_frame(original: Callable[..., Any]) -> Callable[..., Any]:
         drawn = camera.get_mobjects_to_display(mobjects)
         kept_at = np.array([i for i, m in enumerate(drawn) if id(m) not in play.lifted], dtype=np.intp)
         kept = [drawn[i] for i in kept_at]
-        if play.reached(drawn, _measure(camera, kept), kept_at):
+        kept_boxes = _measure(camera, kept)
+        if play.reached(drawn, kept_boxes, kept_at):
             before = play.lifted
-            play.choose(drawn, _measure(camera, drawn), lambda mob: id(mob) in before)
+            drawn_boxes = _measure(camera, drawn)
+            play.choose(drawn, drawn_boxes, lambda mob: id(mob) in before)
             _draw_still_frame(self, scene, play)
+            kept_boxes = np.array([box for m, box in zip(drawn, drawn_boxes, strict=True) if id(m) not in play.lifted])
             kept = [m for m in drawn if id(m) not in play.lifted]
         if self.static_image is not None:
             camera.set_frame_to_background(self.static_image)
         else:
             camera.reset()
+        background_rows.measured(camera, kept, kept_boxes)
         camera.capture_mobjects(kept, include_submobjects=False)
 
     return update_frame

@@ -50,7 +50,7 @@ from manim import (
 )
 from manim.scene import scene_file_writer
 
-from attention_explainer import speedups, still_on_top
+from attention_explainer import background_rows, speedups, still_on_top
 
 # one worker draws this module's texts: manim writes a text's SVG where another worker may be reading it
 pytestmark = pytest.mark.xdist_group("speedups")
@@ -273,20 +273,24 @@ class _Layered(Scene):
         self.play(*(FadeOut(m) for m in self.mobjects), run_time=0.4)
 
 
-def _frames_encoded(tmp_path: Path, scene_class: type[Scene] = _Moving) -> list[tuple[np.ndarray, int]]:
+def _frames_encoded(
+    tmp_path: Path, scene_class: type[Scene] = _Moving, *, slow: bool = True
+) -> list[tuple[np.ndarray, int]]:
     """Every frame the encoder is given for ``scene_class``, as it is when the encoder reads it
-    (the encoder slowed down, so that drawing runs ahead of it), and last the frame the camera
+    (``slow``: the encoder slowed down, so that drawing runs ahead of it into fresh arrays; else
+    at its pace, so that the same few arrays are drawn in again), and last the frame the camera
     holds once the scene has ended (manim's frame tests read it)."""
     job = scene_file_writer._PartialMovieEncodeJob
     encode = job._encode_and_write_frame
     seen: list[tuple[np.ndarray, int]] = []
 
-    def slow(self: Any, frame: np.ndarray, num_frames: int) -> None:
-        time.sleep(0.004)
+    def seen_then_encoded(self: Any, frame: np.ndarray, num_frames: int) -> None:
+        if slow:
+            time.sleep(0.004)
         seen.append((np.array(frame, copy=True), num_frames))
         encode(self, frame, num_frames)
 
-    job._encode_and_write_frame = slow  # type: ignore[method-assign]
+    job._encode_and_write_frame = seen_then_encoded  # type: ignore[method-assign]
     try:
         with tempconfig({"pixel_width": 320, "pixel_height": 180, "frame_rate": 15, "media_dir": str(tmp_path),
                          "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
@@ -308,10 +312,11 @@ def test_frames_drawn_into_lent_arrays_reach_the_encoder_as_manims(stock: None, 
         assert np.array_equal(mine, theirs), f"frame {index} differs"
 
 
+@pytest.mark.parametrize("slow", [True, False], ids=["encoder-behind", "encoder-at-pace"])
 def test_still_mobjects_lifted_into_the_still_frame_give_manims_frames(
-    stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool
 ) -> None:
-    expected = _frames_encoded(tmp_path / "stock", _Layered)
+    expected = _frames_encoded(tmp_path / "stock", _Layered, slow=slow)
     lifted: list[int] = []
     choose = still_on_top._Play.choose
 
@@ -319,10 +324,15 @@ def test_still_mobjects_lifted_into_the_still_frame_give_manims_frames(
         choose(play, *args)
         lifted.append(len(play.lifted))
 
+    restored: list[bool] = []
+    restore = background_rows.restore
     monkeypatch.setattr(still_on_top._Play, "choose", counted)
+    monkeypatch.setattr(background_rows, "restore", lambda *args: restored.append(restore(*args)) or restored[-1])
     speedups.install()
-    got = _frames_encoded(tmp_path / "fast", _Layered)
+    got = _frames_encoded(tmp_path / "fast", _Layered, slow=slow)
     assert len(lifted) > 3 and max(lifted) >= 4, lifted  # lifted, and chosen again as the dot passes under
+    if not slow:
+        assert restored.count(True) >= 5  # frames that began with only the rows drawn over copied back
     assert len(got) == len(expected) > 20
     for index, ((mine, n), (theirs, m)) in enumerate(zip(got, expected, strict=True)):
         assert n == m and np.array_equal(mine, theirs), f"frame {index} differs"
@@ -368,14 +378,16 @@ def test_only_changed_rows_are_converted_and_give_the_whole_frames_bytes(height:
 
 def test_changed_runs_are_whole_blocks_of_rows() -> None:
     compare = speedups._memcmp()
-    before = np.zeros((480, 854, 4), np.uint8)
+    before = np.zeros((1080, 96, 4), np.uint8)  # 1080 rows: the last block of 16 is 8 rows
     after = before.copy()
     assert speedups.changed_runs(before, after, compare) == []
     after[100, 3] = 1
-    after[479, 853] = 1
-    assert speedups.changed_runs(before, after, compare) == [(96, 160), (416, 480)]
-    after[170] = 1
-    assert speedups.changed_runs(before, after, compare) == [(96, 224), (416, 480)]
+    after[1079, 95] = 1
+    assert speedups.changed_runs(before, after, compare) == [(96, 112), (1064, 1080)]  # the last widened upwards
+    after[115] = 1
+    assert speedups.changed_runs(before, after, compare) == [(96, 128), (1064, 1080)]  # neighbours merged
+    after[200] = 1
+    assert speedups.changed_runs(before, after, compare) == [(96, 128), (192, 208), (1064, 1080)]
 
 
 def _corners(*points: tuple[float, float]) -> VMobject:
