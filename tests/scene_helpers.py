@@ -573,6 +573,35 @@ DRY_RUN_SETTINGS = {
 }
 
 
+@contextmanager
+def after_every_play(hook: Callable[[ExplainerScene], None]) -> Iterator[None]:
+    """``hook`` called after every play (and by scenes that look, at their end) of any scene
+    built meanwhile (:data:`scenes.base.AFTER_PLAY_HOOKS`)."""
+    AFTER_PLAY_HOOKS.append(hook)
+    try:
+        yield
+    finally:
+        AFTER_PLAY_HOOKS.remove(hook)
+
+
+def dry_render(cls: type[ExplainerScene], media_dir: Path) -> ExplainerScene:
+    """``cls`` rendered as the scene tests do: animations skipped, no pixels drawn."""
+    with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(media_dir)}), no_pixels():
+        scene = cls(skip_animations=True)
+        scene.render()
+    return scene
+
+
+def build_watched(module: str, name: str, scenario: Scenario, media_dir: Path,
+                  watch: Callable[[ExplainerScene], None]) -> Build:
+    """:func:`build_scene` without the layout checks, ``watch`` called after every play; the
+    build must not fail."""
+    with after_every_play(watch):
+        build = build_scene(load_scene_class(module, name), scenario, media_dir, layout=False)
+    assert build.error is None, build.error
+    return build
+
+
 def build_scene(
     cls: type[ExplainerScene], scenario: Scenario, media_dir: Path, label: str = "", *, layout: bool = True
 ) -> Build:
@@ -584,10 +613,9 @@ def build_scene(
     build = Build(label or cls.__name__, scenario, tokens=_quotable_tokens(scenario))
     tested = _recording(with_scenario(cls, scenario), build.reads)
     probe = Probe(tested, scenario, layout)
-    AFTER_PLAY_HOOKS.append(probe)
     scene = None
     try:
-        with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(media_dir)}), no_pixels():
+        with after_every_play(probe), tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(media_dir)}), no_pixels():
             scene = tested(skip_animations=True)
             scene.render()
             probe.look(scene, len(probe.plays) + 1)  # what stays on screen at the end
@@ -596,8 +624,6 @@ def build_scene(
         if isinstance(error, KeyboardInterrupt):
             raise
         build.error = "".join(traceback.format_exception(error))
-    finally:
-        AFTER_PLAY_HOOKS.remove(probe)
     build.plays = probe.plays
     if scene is not None:
         build.shown = list(getattr(scene, "shown", []))

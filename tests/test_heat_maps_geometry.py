@@ -26,12 +26,18 @@ import pytest
 from manim import Polygon, Text
 from manim.utils.color import ManimColor
 from reviewed_scenarios import REVIEWED
-from scene_helpers import SCENARIOS, build_scene, family_box, is_visible, load_scene_class, on_screen, outermost_texts
+from scene_helpers import (
+    SCENARIOS,
+    build_watched,
+    family_box,
+    is_visible,
+    on_screen,
+    outermost_texts,
+)
 from scene_helpers import text_of as said_by
 
 from attention_math import Scenario, format_number
 from attention_math.scenario import scenario_from_mapping
-from scenes.base import AFTER_PLAY_HOOKS
 from scenes.causal_mask import free_block
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import text as pango_text
@@ -150,13 +156,7 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], _
     for module, name, scenario_id in CASES:
         scenario = (OWN.get(scenario_id) or REVIEWED.get(scenario_id) or SCENARIOS[scenario_id])()
         watch = _Watch()
-        AFTER_PLAY_HOOKS.append(watch)
-        try:
-            build = build_scene(load_scene_class(module, name), scenario, Path(tmp_path_factory.mktemp(name)),
-                                layout=False)
-        finally:
-            AFTER_PLAY_HOOKS.remove(watch)
-        assert build.error is None, build.error
+        build_watched(module, name, scenario, Path(tmp_path_factory.mktemp(name)), watch)
         done[name, scenario_id] = _Built(scenario, watch.looks, watch.scene)
     return done
 

@@ -18,12 +18,18 @@ from typing import Any
 
 import pytest
 from reviewed_scenarios import REVIEWED
-from scene_helpers import SCENARIOS, build_scene, family_box, is_visible, load_scene_class, on_screen, outermost_texts
+from scene_helpers import (
+    SCENARIOS,
+    build_watched,
+    family_box,
+    is_visible,
+    on_screen,
+    outermost_texts,
+)
 from scene_helpers import curve_box as own_box
 from scene_helpers import text_of as said_by
 
 from attention_math import Scenario
-from scenes.base import AFTER_PLAY_HOOKS
 from scenes.kit.layout import BOTTOM
 
 pytestmark = pytest.mark.xdist_group("mask-geometry")  # one worker builds the scenes once for every test here
@@ -73,13 +79,7 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], t
     for module, name, scenario_id in CASES:
         scenario = (REVIEWED.get(scenario_id) or SCENARIOS[scenario_id])()
         watch = _Watch()
-        AFTER_PLAY_HOOKS.append(watch)
-        try:
-            build = build_scene(load_scene_class(module, name), scenario, Path(tmp_path_factory.mktemp(name)),
-                                layout=False)
-        finally:
-            AFTER_PLAY_HOOKS.remove(watch)
-        assert build.error is None, build.error
+        build_watched(module, name, scenario, Path(tmp_path_factory.mktemp(name)), watch)
         done[name, scenario_id] = scenario, watch.looks
     return done
 

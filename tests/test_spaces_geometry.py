@@ -16,19 +16,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from manim import Circle, Line, Mobject, Polygon, VMobject, tempconfig
+from manim import Circle, Line, Mobject, Polygon, VMobject
 from manim.mobject.geometry.tips import ArrowTip
 from reviewed_scenarios import REVIEWED
 from scene_helpers import (
-    DRY_RUN_SETTINGS,
     LAYOUT_SCENARIOS,
     SCENARIOS,
     TEXT_TYPES,
+    after_every_play,
     curve_box,
+    dry_render,
     family_box,
     is_visible,
     load_scene_class,
-    no_pixels,
     one_moment,
     outermost_texts,
     scenarios_of,
@@ -37,7 +37,7 @@ from scene_helpers import (
 )
 
 from attention_math import Scenario
-from scenes.base import AFTER_PLAY_HOOKS, ExplainerScene
+from scenes.base import ExplainerScene
 from scenes.kit.palette import HIGHLIGHT
 from scenes.kit.text import shorten_token
 
@@ -125,13 +125,8 @@ def _build(scenario: Scenario, media_dir: Path) -> list[Look]:
         if isinstance(scene, cls):
             looks.append(_look(scene))
 
-    AFTER_PLAY_HOOKS.append(hook)
-    try:
-        with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(media_dir)}), no_pixels():
-            scene = cls(skip_animations=True)
-            scene.render()
-    finally:
-        AFTER_PLAY_HOOKS.remove(hook)
+    with after_every_play(hook):
+        scene = dry_render(cls, media_dir)
     looks.append(_look(scene))
     looks[-1].beat = "end of scene"
     return looks

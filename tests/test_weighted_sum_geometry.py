@@ -32,17 +32,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-from manim import Arrow, DashedLine, Line, Mobject, RoundedRectangle, Text, config, tempconfig
+from manim import Arrow, DashedLine, Line, Mobject, RoundedRectangle, Text, config
 from manim.utils.color import ManimColor
 from manim.utils.family import extract_mobject_family_members
 from reviewed_scenarios import REVIEWED_TOML
 from scene_helpers import (
-    DRY_RUN_SETTINGS,
     SCENARIOS,
+    after_every_play,
     curve_box,
+    dry_render,
     family_box,
     is_visible,
-    no_pixels,
     on_screen,
     one_moment,
     outermost_texts,
@@ -51,7 +51,6 @@ from scene_helpers import (
 )
 
 from attention_math import Scenario, load_scenario
-from scenes.base import AFTER_PLAY_HOOKS
 from scenes.kit.palette import BACKGROUND, INK, MUTED
 from scenes.weighted_sum import WeightedSum
 
@@ -277,13 +276,8 @@ def _dry_run(scenario: Scenario, folder: Path) -> Run:
             with one_moment():
                 looks.append(_look(scene))
 
-    AFTER_PLAY_HOOKS.append(hook)
-    try:
-        with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(folder)}), no_pixels():
-            scene = scene_class(skip_animations=True)
-            scene.render()
-    finally:
-        AFTER_PLAY_HOOKS.remove(hook)
+    with after_every_play(hook):
+        scene = dry_render(scene_class, folder)
     facts = {id(s.mobject): (s.fact.field, tuple(s.fact.index)) for s in scene.shown if s.fact.source == "step"}
     for item in scene.plotted:
         fields = {fact.field for fact in item.coordinates}
