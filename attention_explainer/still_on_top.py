@@ -40,11 +40,12 @@ _KEY = "_still_on_top"
 
 def boxes(mobjects: Sequence[Any], pixel: float, line_width_multiple: float) -> np.ndarray:
     """Each mobject's drawing's box, ``(left, right, bottom, top)`` per row, widened as above."""
+    if not mobjects:
+        return np.zeros((0, 4))
     counts = np.fromiter((len(m.points) for m in mobjects), dtype=np.intp, count=len(mobjects))
-    points = np.concatenate([m.points[:, :2] for m in mobjects]) if mobjects else np.zeros((0, 2))
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if mobjects else np.zeros(0, dtype=np.intp)
-    low = np.minimum.reduceat(points, starts) if mobjects else np.zeros((0, 2))
-    high = np.maximum.reduceat(points, starts) if mobjects else np.zeros((0, 2))
+    points = np.concatenate([m.points[:, :2] for m in mobjects])
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
     widths = np.fromiter(
         (max(m.get_stroke_width(), m.get_stroke_width(background=True)) for m in mobjects),
         dtype=float, count=len(mobjects),
@@ -129,8 +130,8 @@ def _measure(camera: Any, mobjects: Sequence[Any]) -> np.ndarray:
     return boxes(mobjects, camera.frame_width / camera.pixel_width, camera.cairo_line_width_multiple)
 
 
-def _draw_still_frame(renderer: Any, scene: Any, play: _Play) -> None:
-    """Manim's still frame, then the lifted mobjects on it in their drawing order."""
+def _draw_still_frame(renderer: Any, scene: Any, play: _Play, drawn: list[Any]) -> None:
+    """Manim's still frame, then the lifted mobjects on it in their drawing order (``drawn``)."""
     _ORIGINALS["save"](renderer, scene, play.static)
     if not play.lifted:
         return
@@ -139,7 +140,6 @@ def _draw_still_frame(renderer: Any, scene: Any, play: _Play) -> None:
         camera.set_frame_to_background(renderer.static_image)
     else:
         camera.reset()
-    drawn = camera.get_mobjects_to_display(play.moving)
     camera.capture_mobjects([m for m in drawn if id(m) in play.lifted], include_submobjects=False)
     renderer.static_image = renderer.get_frame()
 
@@ -152,7 +152,7 @@ def _save_static_frame_data(renderer: Any, scene: Any, static_mobjects: Iterable
     play = _Play(scene.moving_mobjects, held, list(static_mobjects))
     drawn = renderer.camera.get_mobjects_to_display(play.moving)
     play.choose(drawn, _measure(renderer.camera, drawn), lambda mob: True)
-    _draw_still_frame(renderer, scene, play)
+    _draw_still_frame(renderer, scene, play, drawn)
     if play.lifted:
         renderer.__dict__[_KEY] = play
     return renderer.static_image
@@ -176,7 +176,7 @@ def _update_frame(original: Callable[..., Any]) -> Callable[..., Any]:
             before = play.lifted
             drawn_boxes = _measure(camera, drawn)
             play.choose(drawn, drawn_boxes, lambda mob: id(mob) in before)
-            _draw_still_frame(self, scene, play)
+            _draw_still_frame(self, scene, play, drawn)
             kept_boxes = np.array([box for m, box in zip(drawn, drawn_boxes, strict=True) if id(m) not in play.lifted])
             kept = [m for m in drawn if id(m) not in play.lifted]
         if self.static_image is not None:
