@@ -257,8 +257,10 @@ class Scores(ExplainerScene):
             taken.append((-7.1, 7.1, line[2] - 0.08, line[3] + 0.08))
         origin = query_arrow.get_start()
         tip = query_arrow.get_end()
-        if not try_place_label(query_label, tip, tip - origin if self.scenario.d_k > 1 else UP, taken, area,
-                               reaches=(0.08, 0.25, 0.45, 0.7, 1.0)):
+        direction = tip - origin if self.scenario.d_k > 1 else UP
+        # among many keys the only clear place may be further off: the label's colour still names the arrow
+        reaches = (0.08, 0.25, 0.45, 0.7, 1.0, 1.4, 1.9)
+        if not try_place_label(query_label, tip, direction, taken, area, reaches=reaches):
             query_label.next_to(tip, UP, buff=0.15)
             taken.append(box_of(query_label))
         labels = VGroup()
