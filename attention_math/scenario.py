@@ -368,7 +368,8 @@ class Scenario:
         Tokens are the whitespace-separated words, kept exactly as typed. The numbers are
         drawn uniformly from [-1, 1] by ``numpy.random.default_rng(seed)`` and rounded to one
         decimal, so every product can be checked by hand; the same arguments give the same
-        numbers. In this order: ``X`` (``n × d_model``), ``W_Q`` and ``W_K`` (``d_model × d_k``),
+        numbers. No two words share an embedding and none is all zeros (where ``d_model``
+        leaves enough rows): such a row of ``X`` is drawn again, from a stream of its own. In this order: ``X`` (``n × d_model``), ``W_Q`` and ``W_K`` (``d_model × d_k``),
         ``W_V`` (``d_model × d_v``); with ``heads`` above 1, each of the three as ``heads``
         matrices, then ``W_O`` (``heads·d_v × d_model``).
 
@@ -610,7 +611,33 @@ def _drawn_matrices(
         shapes["w_out"] = (heads * d_v, d_model)
     rng = np.random.default_rng(seed)
     # + 0.0 turns -0.0 into 0.0, which prints more kindly.
-    return {name: np.round(rng.uniform(-1.0, 1.0, size=shape), 1) + 0.0 for name, shape in shapes.items()}
+    drawn = {name: np.round(rng.uniform(-1.0, 1.0, size=shape), 1) + 0.0 for name, shape in shapes.items()}
+    drawn["embeddings"] = _distinct_rows(drawn["embeddings"], seed)
+    return drawn
+
+
+def _distinct_rows(embeddings: np.ndarray, seed: int) -> np.ndarray:
+    """``embeddings`` with each row that is all zeros or equals an earlier row drawn again.
+
+    Two words with one embedding are one point in every space and tie in every score, and a
+    zero embedding has no arrow: a lecture about telling tokens apart shows neither. The rows
+    drawn again come from a stream of their own, so every other number stays as drawn.
+    """
+    again = np.random.default_rng([seed, 1])
+    rows = embeddings.copy()
+    seen: set[bytes] = set()
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        for _ in range(_REDRAWS):  # bounded: a d_model of 1 has only 20 rows to give
+            if row.any() and row.tobytes() not in seen:
+                break
+            row = np.round(again.uniform(-1.0, 1.0, size=row.shape), 1) + 0.0
+        rows[i] = row
+        seen.add(row.tobytes())
+    return rows
+
+
+_REDRAWS = 1000
 
 
 def _toml_value(value: Any) -> str:

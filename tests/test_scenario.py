@@ -286,6 +286,28 @@ def test_from_sentence_is_reproducible_one_decimal_and_tokenized_by_whitespace(
         assert np.all(np.abs(tenths - np.round(tenths)) < 1e-9), name
         assert np.all(np.abs(matrix) <= 1.0), name
         assert not np.any(np.signbit(matrix[matrix == 0])), name  # no -0.0 on screen
+    rows = scenario.embeddings
+    if len(words) <= 20:  # a d_model of 1 has 20 rows to give
+        assert len({row.tobytes() for row in rows}) == len(words), "two words share an embedding"
+        assert rows.any(axis=1).all(), "an embedding of zeros"
+
+
+def test_from_sentence_never_gives_two_words_one_embedding() -> None:
+    # seed 11 drew (-0.9, -0.7, 0.9) for both "cat" and "sat": one point in every space, tied scores
+    sentence = "the cat sat on the mat and then the dog ran to the red ball"
+    scenario = Scenario.from_sentence(sentence, seed=11)
+    assert len({row.tobytes() for row in scenario.embeddings}) == 15
+    assert scenario.embeddings[1].tolist() == [-0.9, -0.7, 0.9]  # the first of the two is kept
+    assert scenario.embeddings[2].tolist() != [-0.9, -0.7, 0.9]
+    first = np.round(np.random.default_rng(11).uniform(-1.0, 1.0, size=(15, 3)), 1) + 0.0
+    kept = [i for i in range(15) if i != 2]
+    assert np.array_equal(scenario.embeddings[kept], first[kept])  # every other row as drawn
+    drawn_after = Scenario.from_sentence(sentence, seed=11)
+    rng = np.random.default_rng(11)
+    rng.uniform(-1.0, 1.0, size=(15, 3))
+    assert np.array_equal(drawn_after.w_query, np.round(rng.uniform(-1.0, 1.0, size=(3, 2)), 1) + 0.0)  # W_Q too
+    one = Scenario.from_sentence(" ".join(f"w{i}" for i in range(20)), seed=0, d_model=1)
+    assert sorted(one.embeddings[:, 0].tolist()) == [v / 10 for v in range(-10, 11) if v]  # all 20 non-zero rows
 
 
 def test_from_sentence_depends_on_the_seed_and_keeps_punctuation() -> None:
