@@ -57,6 +57,12 @@ table { border-collapse: collapse; margin: .4rem 0 1.2rem; } caption { text-alig
 td, th { padding: .15rem .6rem; border-bottom: 1px solid #dde; } td.n { text-align: right;
   font-family: "DejaVu Sans Mono", monospace; }
 th { unicode-bidi: isolate; } .tables { display: flex; flex-wrap: wrap; gap: 0 2rem; }
+.weights h3 { font-size: 1rem; margin: .8rem 0 .3rem; }
+.weights dl { display: flex; flex-wrap: wrap; margin: 0; }
+.weights dl div { padding: .15rem .6rem; border-bottom: 1px solid #dde; text-align: center; }
+.weights dl div.query { background: #fff1c7; }
+.weights dt { font-weight: bold; unicode-bidi: isolate; } .weights dd { margin: 0;
+  font-family: "DejaVu Sans Mono", monospace; }
 @media (max-width: 50rem) { .clip { grid-template-columns: 1fr; } }
 """
 
@@ -114,6 +120,9 @@ def _words(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+QUERY = ' class="query"'
+
+
 def _numbers(plan: _Plan) -> str:
     """The scenario at the top: tokens, sizes, the query's weights and context vector."""
     scenario, p = plan.scenario, plan.scenario.precision
@@ -128,15 +137,17 @@ def _numbers(plan: _Plan) -> str:
     ]
     if scenario.n_heads > 1:
         facts.append(f"<li>{scenario.n_heads} heads (the clips show head 1)</li>")
-    weights = "".join(f'<td class="n">{format_number(w, p)}</td>' for w in step.weights)
     z = ", ".join(format_number(v, p) for v in step.context)
-    keys = "".join(f"<th>{_e(token)}</th>" for token in scenario.tokens)
-    table = (
-        f"<table><caption>The weights of query {scenario.query + 1} and its context vector</caption>"
-        f"<tr><th></th>{keys}</tr><tr><th>weight</th>{weights}</tr></table>"
-        f"<p>z{scenario.query + 1} = ({z})</p>"
+    # each key over its weight, wrapping: 16 keys in one table row ran off a laptop's page
+    pairs = "".join(
+        f'<div{QUERY if j == scenario.query else ""}><dt>{_e(token)}</dt><dd>{format_number(w, p)}</dd></div>'
+        for j, (token, w) in enumerate(zip(scenario.tokens, step.weights, strict=True))
     )
-    return f'<ul class="facts">{"".join(facts)}</ul>{table}'
+    weights = (
+        f'<section class="weights"><h3>The weights of query {scenario.query + 1} and its context vector</h3>'
+        f"<dl>{pairs}</dl><p>z{scenario.query + 1} = ({z})</p></section>"
+    )
+    return f'<ul class="facts">{"".join(facts)}</ul>{weights}'
 
 
 def _video(rel: str, vtt: str, video_id: str, subrip: str) -> str:

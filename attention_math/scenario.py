@@ -368,10 +368,11 @@ class Scenario:
         Tokens are the whitespace-separated words, kept exactly as typed. The numbers are
         drawn uniformly from [-1, 1] by ``numpy.random.default_rng(seed)`` and rounded to one
         decimal, so every product can be checked by hand; the same arguments give the same
-        numbers. No two words share an embedding and none is all zeros (where ``d_model``
-        leaves enough rows): such a row of ``X`` is drawn again, from a stream of its own. In this order: ``X`` (``n × d_model``), ``W_Q`` and ``W_K`` (``d_model × d_k``),
+        numbers. In this order: ``X`` (``n × d_model``), ``W_Q`` and ``W_K`` (``d_model × d_k``),
         ``W_V`` (``d_model × d_v``); with ``heads`` above 1, each of the three as ``heads``
-        matrices, then ``W_O`` (``heads·d_v × d_model``).
+        matrices, then ``W_O`` (``heads·d_v × d_model``). No two words share an embedding and
+        none is all zeros (where ``d_model`` leaves enough rows): such a row of ``X`` is drawn
+        again, from a stream of its own.
 
         Parameters
         ----------
