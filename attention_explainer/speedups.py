@@ -65,7 +65,9 @@ every mobject of every frame; they return exactly what manim's own do:
     camera's frame (whatever reads the frame after a play reads it), but the next frame is drawn
     into another array, lent back once the encoder is done with it: a copy less per moving
     frame, the same frames (the test slows the encoder down so drawing runs ahead, and reads
-    the frame the camera holds at the end).
+    the frame the camera holds at the end). Drawing that runs ahead waits for one of four
+    arrays to be let go rather than take more (it took up to 32: a -qh render's peak memory
+    was 1.1 GB, now 0.75; each new array first took the play's still frame whole).
 ``CairoRenderer.save_static_frame_data``, ``CairoRenderer.update_frame``
     manim draws every mobject after the first moving one each frame, moving or not. Still
     mobjects drawn after moving ones go into the play's still frame when their boxes meet
@@ -610,10 +612,21 @@ class _Frames:
     it is converted)."""
 
     MOST = 32  # more frames than this waiting for the encoder: manim's copy instead
+    # Past this many arrays, drawing waits for the encoder to free one rather than take another:
+    # every array the camera draws in first takes each play's still frame whole (8 MB at 1080p,
+    # where an array drawn in before takes back only the rows drawn over), and 32 of them
+    # cycled through fall out of the processor's cache. Waiting costs no CPU: the encoder, and
+    # the bundle's other render, use it.
+    FEW = 4
+    PATIENCE = 2.0  # seconds; an encoder that frees no array in this long is not waited for again
 
     def __init__(self) -> None:
+        import threading
+
         self.arrays: list[Any] = []
         self.lent: list[Callable[[], Any]] = []  # a weak reference to each array's view, while lent
+        self.released = threading.Event()  # set whenever the encoder lets go of a view
+        self.patient = True
 
     def _free(self, but: Any) -> Any:
         """A free array like ``but``, other than it, or None."""
@@ -632,17 +645,38 @@ class _Frames:
             self.arrays.append(drawn)
             self.lent.append(_nobody)
         view = drawn.view()
-        self.lent[next(k for k, a in enumerate(self.arrays) if a is drawn)] = weakref.ref(view)
+        self.lent[next(k for k, a in enumerate(self.arrays) if a is drawn)] = weakref.ref(view, self._let_go)
         return view
+
+    def _let_go(self, _view: Any) -> None:
+        self.released.set()  # in whichever thread dropped the view: the encoder's, mostly
+
+    def _freed(self, like: Any) -> Any:
+        """A free array like ``like``, waited for while the encoder works through the frames it
+        holds; ``None`` (and no more waiting) if it frees none for :attr:`PATIENCE` seconds."""
+        import time
+
+        deadline = time.monotonic() + self.PATIENCE
+        while True:
+            self.released.clear()  # before looking: a view let go after this wakes the wait
+            spare = self._free(like)
+            if spare is not None:
+                return spare
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.released.wait(left):
+                self.patient = False
+                return None
 
     def is_lent(self, array: Any) -> bool:
         return any(a is array and view() is not None for a, view in zip(self.arrays, self.lent, strict=True))
 
     def spare(self, lent: Any) -> Any:
-        """A free array like ``lent`` to draw in instead (made if none is free)."""
+        """A free array like ``lent`` to draw in instead: waited for once :attr:`FEW` are made, else made."""
         import numpy as np
 
         spare = self._free(lent)
+        if spare is None and self.patient and len(self.arrays) >= self.FEW:
+            spare = self._freed(lent)
         if spare is None:
             spare = np.empty_like(lent)
             self.arrays.append(spare)

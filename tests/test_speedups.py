@@ -322,6 +322,27 @@ def test_frames_drawn_into_lent_arrays_reach_the_encoder_as_manims(stock: None, 
         assert np.array_equal(mine, theirs), f"frame {index} differs"
 
 
+def test_drawing_ahead_of_the_encoder_waits_for_a_free_array_and_gives_manims_frames(
+    stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _frames_encoded(tmp_path / "stock")
+    pools: list[speedups._Frames] = []
+    made = speedups._Frames.__init__
+
+    def kept(frames: speedups._Frames) -> None:
+        made(frames)
+        pools.append(frames)
+
+    monkeypatch.setattr(speedups._Frames, "__init__", kept)
+    speedups.install()
+    got = _frames_encoded(tmp_path / "fast")  # the encoder slowed down: drawing would run ahead
+    assert len(pools) == 1
+    assert len(pools[0].arrays) == speedups._Frames.FEW and pools[0].patient  # waited for, not made
+    assert len(got) == len(expected) > 20
+    for index, ((mine, n), (theirs, m)) in enumerate(zip(got, expected, strict=True)):
+        assert n == m and np.array_equal(mine, theirs), f"frame {index} differs"
+
+
 @pytest.mark.parametrize("slow", [True, False], ids=["encoder-behind", "encoder-in-step"])
 def test_still_mobjects_lifted_into_the_still_frame_give_manims_frames(
     stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool
