@@ -38,7 +38,7 @@ def test_the_table_reports_every_measure_and_marks_each_target() -> None:
     table = markdown(_results({"quality": "l", "wall_s": 30.0, "video_s": 50.0, "wall_per_video_s": 0.6}))
     for expected in (
         "| wall time (s) | 40.0 | 500.0 |",
-        "| lecture / floor | 2.00 | 2.50 |",
+        "| lecture / floor (median of rounds) | 2.00 | 2.50 |",
         "| nothing changed | 1.2 | none |",
         "| one number changed (W_V[1][1] + 0.1) | 20.0 | Projection, WeightedSum |",
         "| trace with every intermediate | 4096 | 110.000 | 100.000 | 1.10 |",
