@@ -4,7 +4,9 @@ Every frame of a play, manim's Cairo renderer copies the play's still frame whol
 array it draws in (8 MB at 1080p, about 1.5 ms), though the frame drawn there before changed it
 only where its moving mobjects lie. Here each array remembers which still frame it was last
 given and which rows anything was drawn in since; given the same still frame again, only those
-rows are copied back. The rows come from the boxes of what was drawn (:func:`still_on_top.boxes`:
+rows are copied back. The frame handed to the encoder knows them too (:func:`lent`), so that
+the conversion to the encoder's colours compares only those rows with the frame before
+(:func:`may_differ`). The rows come from the boxes of what was drawn (:func:`still_on_top.boxes`:
 points, stroke and mitres, two pixels of antialiasing); where a drawing's rows are not known
 (a camera other than manim's plain ``Camera``, a mobject other than a ``VMobject``, an array
 written some other way), the next copy is whole, as manim's.
@@ -20,7 +22,7 @@ import numpy as np
 
 from attention_explainer.still_on_top import boxes
 
-__all__ = ["given", "install", "measured", "restore", "uninstall"]
+__all__ = ["Lent", "given", "install", "lent", "may_differ", "measured", "restore", "uninstall"]
 
 _ORIGINALS: dict[str, Callable[..., Any]] = {}
 _KEY = "_background_rows"
@@ -75,6 +77,32 @@ def given(camera: Any, background: Any) -> None:
         _records(camera)[id(array)] = _Drawn(array, background)
     else:
         _records(camera).pop(id(array), None)
+
+
+class Lent(np.ndarray):
+    """A frame lent to the encoder that knows what it holds: the still frame ``still`` with the
+    rows ``rows`` (a mask) drawn over, the rest of it the still frame's (``None``: not known)."""
+
+    still: Any = None
+    rows: Any = None
+
+
+def lent(camera: Any, array: Any) -> Lent:
+    """A view of ``array``, the camera's frame just drawn, that knows what it holds where that is known."""
+    view: Lent = array.view(Lent)
+    drawn = _records(camera).get(id(array)) if _ORIGINALS else None
+    if drawn is not None and drawn.array is array and drawn.rows is not None:
+        view.still, view.rows = drawn.background, drawn.rows.copy()
+    return view
+
+
+def may_differ(previous: Any, frame: Any) -> Any:
+    """The rows in which two lent frames may differ (a mask): the rows drawn over in either, when
+    both hold the same still frame; ``None`` when not known."""
+    if (isinstance(previous, Lent) and isinstance(frame, Lent) and previous.still is not None
+            and previous.still is frame.still and previous.shape == frame.shape):
+        return previous.rows | frame.rows
+    return None
 
 
 def measured(camera: Any, mobjects: list[Any], their_boxes: Any) -> None:

@@ -421,6 +421,81 @@ def test_changed_runs_are_whole_blocks_of_rows() -> None:
     assert speedups.changed_runs(before, after, compare) == [(96, 128), (192, 208), (1064, 1080)]
 
 
+def test_changed_runs_compare_only_the_blocks_they_are_told_may_differ() -> None:
+    calls: list[int] = []
+    memcmp = speedups._memcmp()
+
+    def compare(old: int, new: int, size: int) -> int:
+        calls.append(size)
+        return int(memcmp(old, new, size))
+
+    before = np.zeros((1080, 96, 4), np.uint8)
+    after = before.copy()
+    after[100, 3] = after[700, 5] = 1
+    within = np.zeros(1080, bool)
+    within[98:102] = True  # row 700 is not said to differ: it is not compared
+    assert speedups.changed_runs(before, after, compare, within) == [(96, 112)]
+    assert len(calls) == 1
+    within[1079] = True
+    assert speedups.changed_runs(before, after, compare, within) == [(96, 112)]  # the last block: equal
+    assert calls[-1] == 8 * 96 * 4
+    assert speedups.changed_runs(before, after, compare) == [(96, 112), (688, 704)]
+
+
+class _Rising(Scene):
+    """A dot rising through still shapes: each frame leaves rows the frame before drew over."""
+
+    def construct(self) -> None:
+        dot = Dot((0, -3, 0), radius=0.2, color="#FFB000")
+        self.add(Square(1.0).set_fill("#58C4DD", 0.5).move_to((-3, 1, 0)), Text("key", font="DejaVu Sans"), dot)
+        self.play(dot.animate.move_to((0, 3, 0)), run_time=1)
+        self.play(dot.animate.move_to((2, -2, 0)), run_time=0.6)
+
+
+@pytest.mark.parametrize("scene_class", [_Rising, _Layered], ids=["rising", "layered"])
+def test_frames_lent_say_which_rows_they_draw_over_and_are_converted_as_compared_whole(
+    stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scene_class: type[Scene]
+) -> None:
+    """Each frame handed over knows its still frame and the rows drawn over it; the encoder
+    compares only those with the frame before and is given the pictures it is given comparing
+    every row."""
+
+    convert = speedups._Converter.convert
+    may_differ = background_rows.may_differ
+
+    def pictures(folder: Path, told: bool) -> tuple[list[list[np.ndarray]], list[int]]:
+        given: list[list[np.ndarray]] = []
+        masks: list[int] = []
+
+        def kept(converter: speedups._Converter, frame: np.ndarray) -> Any:
+            converted = convert(converter, frame)
+            given.append([plane.copy() for plane in converter.planes])
+            return converted
+
+        def said(previous: Any, frame: Any) -> Any:
+            within = may_differ(previous, frame)
+            masks.append(-1 if within is None else int(within.sum()))
+            return within if told else None
+
+        monkeypatch.setattr(speedups._Converter, "convert", kept)
+        monkeypatch.setattr(background_rows, "may_differ", said)
+        speedups.install()
+        try:
+            _frames_encoded(folder, scene_class, slow=False)
+        finally:
+            speedups.uninstall()
+        return given, masks
+
+    told, masks = pictures(tmp_path / "told", True)
+    compared, _ = pictures(tmp_path / "compared", False)
+    assert len(told) == len(compared) > 20
+    for index, (mine, theirs) in enumerate(zip(told, compared, strict=True)):
+        assert all(np.array_equal(a, b) for a, b in zip(mine, theirs, strict=True)), f"picture {index} differs"
+    known = [m for m in masks if m >= 0]
+    assert len(known) >= len(masks) // 2, masks  # most frames said which rows they drew over
+    assert all(m < 180 for m in known) and any(0 < m < 120 for m in known), masks  # a part of the frame
+
+
 def _corners(*points: tuple[float, float]) -> VMobject:
     line = VMobject()
     line.set_points_as_corners([(x, y, 0.0) for x, y in points])
