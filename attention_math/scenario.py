@@ -370,9 +370,8 @@ class Scenario:
         decimal, so every product can be checked by hand; the same arguments give the same
         numbers. In this order: ``X`` (``n × d_model``), ``W_Q`` and ``W_K`` (``d_model × d_k``),
         ``W_V`` (``d_model × d_v``); with ``heads`` above 1, each of the three as ``heads``
-        matrices, then ``W_O`` (``heads·d_v × d_model``). No two words share an embedding and
-        none is all zeros (where ``d_model`` leaves enough rows): such a row of ``X`` is drawn
-        again, from a stream of its own.
+        matrices, then ``W_O`` (``heads·d_v × d_model``). A row of ``X`` of zeros or equal to an
+        earlier one is drawn again, from a stream of its own (while ``d_model`` allows).
 
         Parameters
         ----------
