@@ -120,9 +120,6 @@ def _words(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-QUERY = ' class="query"'
-
-
 def _numbers(plan: _Plan) -> str:
     """The scenario at the top: tokens, sizes, the query's weights and context vector."""
     scenario, p = plan.scenario, plan.scenario.precision
@@ -139,8 +136,9 @@ def _numbers(plan: _Plan) -> str:
         facts.append(f"<li>{scenario.n_heads} heads (the clips show head 1)</li>")
     z = ", ".join(format_number(v, p) for v in step.context)
     # each key over its weight, wrapping: 16 keys in one table row ran off a laptop's page
+    mark = ' class="query"'
     pairs = "".join(
-        f'<div{QUERY if j == scenario.query else ""}><dt>{_e(token)}</dt><dd>{format_number(w, p)}</dd></div>'
+        f'<div{mark if j == scenario.query else ""}><dt>{_e(token)}</dt><dd>{format_number(w, p)}</dd></div>'
         for j, (token, w) in enumerate(zip(scenario.tokens, step.weights, strict=True))
     )
     weights = (

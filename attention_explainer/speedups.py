@@ -649,15 +649,13 @@ class _Frames:
         """Is there an array to draw the next frame in, once ``drawn`` is lent?"""
         return self._free(drawn) is not None or len(self.arrays) < self.MOST
 
-    def lend(self, drawn: Any, view: Any = None) -> Any:
-        """A view of ``drawn`` (``view``, else a plain one) for the encoder; ``drawn`` is not drawn
-        in again while it is held."""
+    def lend(self, drawn: Any, view: Any) -> Any:
+        """``view``, a view of ``drawn``, for the encoder; ``drawn`` is not drawn in again while it is held."""
         import weakref
 
         if not any(a is drawn for a in self.arrays):
             self.arrays.append(drawn)
             self.lent.append(_nobody)
-        view = drawn.view() if view is None else view
         self.lent[next(k for k, a in enumerate(self.arrays) if a is drawn)] = weakref.ref(view, self._let_go)
         return view
 

@@ -127,53 +127,42 @@ def _lecture_seconds(manifest: dict[str, Any]) -> float:
     return float(next(f["duration"] for f in manifest["files"] if f["kind"] == "lecture"))
 
 
-def cold_render(quality: str, runs: int, scratch: Path) -> tuple[dict[str, Any], Path]:
-    """Cold renders of the default bundle; returns the medians and the last run's bundle."""
-    shims = _tex_shims(scratch)
-    reports = []
-    out = scratch
-    for run in range(runs):
-        folder = scratch / f"cold-{quality}-{run}"
-        out = folder / "bundle"
-        log = folder / "tex.log"
-        folder.mkdir(parents=True)
-        env = dict(os.environ, PATH=f"{shims}{os.pathsep}{os.environ.get('PATH', '')}", BENCH_TEX_LOG=str(log))
-        _log(f"cold render -q{quality}, run {run + 1} of {runs}")
-        report = run_measured(_render_command(out, quality), env=env)
-        manifest = _manifest(out)
-        report["video_s"] = _lecture_seconds(manifest)
-        report["clip_durations"] = [scene["duration"] for scene in manifest["scenes"]]
-        report["tex_files"] = len(list((out / ".work").rglob("*.tex")))
-        report["tex_calls"], report["tex_s"] = _tex_time(log)
-        _log(f"  {report['wall_s']:.1f} s wall for {report['video_s']:.1f} s of video")
-        reports.append(report)
-    summary: dict[str, Any] = {
-        key: _median([r[key] for r in reports])
-        for key in ("wall_s", "cpu_s", "peak_rss_mib", "video_s", "tex_files", "tex_calls", "tex_s")
-    }
-    summary["wall_per_video_s"] = summary["wall_s"] / summary["video_s"]
-    summary["runs"] = [{k: v for k, v in r.items() if k != "stderr_tail"} for r in reports]
-    summary["clip_durations"] = reports[-1]["clip_durations"]
-    return summary, out
+def _cold_run(quality: str, folder: Path, shims: Path) -> tuple[dict[str, Any], Path]:
+    """One cold render of the default bundle into ``folder``: its measures and its bundle."""
+    out = folder / "bundle"
+    log = folder / "tex.log"
+    folder.mkdir(parents=True)
+    env = dict(os.environ, PATH=f"{shims}{os.pathsep}{os.environ.get('PATH', '')}", BENCH_TEX_LOG=str(log))
+    _log(f"cold render -q{quality}")
+    report = run_measured(_render_command(out, quality), env=env)
+    manifest = _manifest(out)
+    report["video_s"] = _lecture_seconds(manifest)
+    report["clip_durations"] = [scene["duration"] for scene in manifest["scenes"]]
+    report["tex_files"] = len(list((out / ".work").rglob("*.tex")))
+    report["tex_calls"], report["tex_s"] = _tex_time(log)
+    _log(f"  {report['wall_s']:.1f} s wall for {report['video_s']:.1f} s of video")
+    return {k: v for k, v in report.items() if k != "stderr_tail"}, out
 
 
 def cold_and_floor(quality: str, runs: int, scratch: Path) -> tuple[dict[str, Any], Path]:
     """Rounds of a cold render then the floor for its clips, so that each pair meets the host in
     one state (here the floor alone took 57 s and 78 s within an hour, and this host's speed
-    drifts); the ratio is the median of the rounds' ratios, the times the medians of their own."""
+    drifts); the ratio is the median of the rounds' ratios, the times the medians of their own.
+    Returns the summary and the last round's bundle."""
+    shims = _tex_shims(scratch)
     colds, floors, out = [], [], scratch
     for run in range(runs):
         _log(f"round {run + 1} of {runs} at -q{quality}: the lecture cold, then the floor")
         folder = scratch / f"round-{quality}-{run}"
-        cold, out = cold_render(quality, 1, folder)
+        cold, out = _cold_run(quality, folder / "cold", shims)
         colds.append(cold)
-        floors.append(floor_render(quality, cold["clip_durations"], 1, folder))
+        floors.append(_floor_run(quality, cold["clip_durations"], folder / "floor"))
     summary: dict[str, Any] = {
         key: _median([c[key] for c in colds])
         for key in ("wall_s", "cpu_s", "peak_rss_mib", "video_s", "tex_files", "tex_calls", "tex_s")
     }
     summary["wall_per_video_s"] = summary["wall_s"] / summary["video_s"]
-    summary["runs"] = [r for c in colds for r in c["runs"]]
+    summary["runs"] = colds
     summary["clip_durations"] = colds[-1]["clip_durations"]
     summary["floor_wall_s"] = _median([f["wall_s"] for f in floors])
     summary["floor_video_s"] = floors[-1]["video_s"]
@@ -269,33 +258,25 @@ def _parallel(renders: list[dict[str, Any]], quality: str, folder: Path, joined:
     return run_measured([sys.executable, "-m", "bench.measure", "--parallel-renders", str(spec_file)])
 
 
-def floor_render(quality: str, durations: Sequence[float], runs: int, scratch: Path) -> dict[str, Any]:
+def _floor_run(quality: str, durations: Sequence[float], folder: Path) -> dict[str, Any]:
     """The floor: a static square for each clip's duration, rendered and joined like the bundle."""
     from attention_explainer.media import probe
 
-    reports = []
-    for run in range(runs):
-        folder = scratch / f"floor-{quality}-{run}"
-        folder.mkdir(parents=True)
-        renders = [
-            {
-                "file": str(ROOT / "bench" / "floor.py"),
-                "scene": "Floor",
-                "media_dir": str(folder / f"media-{i}"),
-                "env": {"FLOOR_SECONDS": repr(seconds)},
-            }
-            # longest first, as the bundle schedules its scenes
-            for i, seconds in enumerate(sorted(durations, reverse=True))
-        ]
-        _log(f"floor -q{quality}, run {run + 1} of {runs}")
-        report = _parallel(renders, quality, folder, folder / "floor.mp4")
-        report["video_s"] = probe(folder / "floor.mp4").duration
-        reports.append(report)
-    return {
-        "wall_s": _median([r["wall_s"] for r in reports]),
-        "cpu_s": _median([r["cpu_s"] for r in reports]),
-        "video_s": reports[-1]["video_s"],
-    }
+    folder.mkdir(parents=True)
+    renders = [
+        {
+            "file": str(ROOT / "bench" / "floor.py"),
+            "scene": "Floor",
+            "media_dir": str(folder / f"media-{i}"),
+            "env": {"FLOOR_SECONDS": repr(seconds)},
+        }
+        # longest first, as the bundle schedules its scenes
+        for i, seconds in enumerate(sorted(durations, reverse=True))
+    ]
+    _log(f"floor -q{quality}")
+    report = _parallel(renders, quality, folder, folder / "floor.mp4")
+    report["video_s"] = probe(folder / "floor.mp4").duration
+    return report
 
 
 def peer_render(quality: str, runs: int, scratch: Path) -> dict[str, Any]:
