@@ -148,13 +148,17 @@ def _numbers(plan: _Plan) -> str:
     return f'<ul class="facts">{"".join(facts)}</ul>{weights}'
 
 
-def _video(rel: str, vtt: str, video_id: str, subrip: str) -> str:
-    """A clip as ``<video>`` (``<img>`` for a gif) with its subtitles, the file's and the page's copy."""
+def _video(rel: str, vtt: str, video_id: str, subrip: str, poster: str) -> str:
+    """A clip as ``<video>`` (``<img>`` for a gif) with its subtitles, the file's and the page's copy.
+
+    Until it plays, a video shows ``poster`` (a summary still) rather than its first frame, which
+    is the scene's title alone.
+    """
     if rel.endswith(".gif"):
         return f'<img class="still" id="{video_id}" src="{_e(rel)}" alt="">'
     cues = _e(to_webvtt(subrip))
     return (
-        f'<video id="{video_id}" controls preload="metadata" src="{_e(rel)}">'
+        f'<video id="{video_id}" controls preload="metadata" src="{_e(rel)}" poster="{_e(poster)}">'
         f'<track kind="subtitles" srclang="en" label="English" default src="{_e(vtt)}" data-vtt="{cues}">'
         f'Your browser plays no video: <a href="{_e(rel)}">{_e(rel)}</a></video>'
     )
@@ -179,7 +183,7 @@ def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: flo
     still = f"stills/{spec.stem}.png"
     return (
         f'<section id="{spec.stem}"><h2>{spec.number}. {_e(_words(spec.name))}</h2>'
-        f'<div class="clip"><div>{_video(plan.clip(spec), f"{spec.stem}.vtt", video_id, subrip)}'
+        f'<div class="clip"><div>{_video(plan.clip(spec), f"{spec.stem}.vtt", video_id, subrip, still)}'
         f'<p><a href="{_e(plan.clip(spec))}">{_e(plan.clip(spec))}</a> ({duration:.1f} s) · '
         f'<a href="{spec.stem}.srt">{spec.stem}.srt</a> · <a href="{spec.stem}.vtt">{spec.stem}.vtt</a> · '
         f'<a href="{still}">still</a></p></div>{_narration(subrip, video_id)}</div>'
@@ -193,7 +197,7 @@ def _lecture_section(plan: _Plan, staging: _Staging) -> str:
     subrip = staging.current("lecture.srt").read_text(encoding="utf-8")
     return (
         '<section id="lecture"><h2>The whole lecture</h2>'
-        f'<div class="clip"><div>{_video(lecture, "lecture.vtt", "clip-lecture", subrip)}'
+        f'<div class="clip"><div>{_video(lecture, "lecture.vtt", "clip-lecture", subrip, "stills/contact-sheet.png")}'
         f'<p><a href="{lecture}">{lecture}</a> · <a href="lecture.srt">lecture.srt</a> · '
         '<a href="lecture.vtt">lecture.vtt</a> · <a href="narration.md">narration.md</a> · '
         '<a href="stills/contact-sheet.png">contact sheet</a></p></div>'

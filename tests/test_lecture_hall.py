@@ -91,7 +91,7 @@ class _Links(html.parser.HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         for name, value in attrs:
-            if name in {"href", "src", "data-background-video", "data-background-image"} and value:
+            if name in {"href", "src", "poster", "data-background-video", "data-background-image"} and value:
                 self.links.append(value)
 
 
@@ -139,7 +139,7 @@ _MEDIA = """(async () => {
   return Array.from(document.querySelectorAll("video")).map(video => {
     const element = video.querySelector("track"), track = video.textTracks[0];
     return {id: video.id, ready: video.readyState, error: video.error && video.error.code, width: video.videoWidth,
-            src: element.src.slice(0, 5), track: element.readyState,
+            src: element.src.slice(0, 5), track: element.readyState, poster: video.getAttribute("poster"),
             cues: Array.from(track.cues || []).map(cue => cue.getCueAsHTML().textContent)};
   });
 })()"""
@@ -170,6 +170,10 @@ def test_the_page_offline_shows_every_clip_with_its_subtitles_and_runs_nothing_o
         assert entry["ready"] >= 1 and entry["error"] is None and entry["width"] == 854, entry
         # a file:// page may not read its .vtt files: the page gives the track the same cues itself
         assert entry["track"] == 2 and entry["cues"] == _srt_texts(copy, stem), entry
+    # until played, each video shows a summary (its scene's last frame; the lecture's, every scene's)
+    posters = [entry["poster"] for entry in media]
+    assert posters == ["stills/contact-sheet.png", *(f"stills/{stem}.png" for stem in SCENES)]
+    assert {"contact-sheet.png"} <= {url.rsplit("/", 1)[-1] for url in requests}  # only linked: loaded as the poster
     assert tokens[:6] == [visible(token) for token in SENTENCE.split()]
     assert requests and all(url.startswith(("file:", "data:")) for url in requests), requests
 
