@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from manim import (
@@ -28,6 +29,7 @@ from manim import (
     LaggedStart,
     Line,
     Mobject,
+    MoveToTarget,
     NumberLine,
     ReplacementTransform,
     RoundedRectangle,
@@ -42,7 +44,7 @@ from scenes.base import ExplainerScene
 from scenes.facts import Fact, TokenPart, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.grids import Brackets, NumberGrid
-from scenes.kit.layout import BOTTOM, SAFE_WIDTH, TOP
+from scenes.kit.layout import BOTTOM, HALF_WIDTH, SAFE_WIDTH, TOP
 from scenes.kit.motion import fly_into
 from scenes.kit.palette import DIM, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, text
@@ -55,6 +57,8 @@ CHART_LEFT, CHART_RIGHT, CHART_TOP = 0.2, 6.65, 2.05
 TITLE_Y = 2.55
 MAX_BOARD_ROWS = 12  # more keys than this: the board shows a window of them, the chart every one
 STACK_MOST = 9  # up to this many keys the chart sits under the plane, each bar under its key's foot
+NARROW = 0.72  # a picture narrower than this share of the frame ends beside the board
+LONG_QUERY = 4.0  # a query this many times longer than the keys is drawn shorter, broken, its length written
 
 
 @dataclass
@@ -69,6 +73,8 @@ class _Picture:
     drops: VGroup  # perpendiculars and their feet (empty when not drawn)
     chart: BarRows
     title: VMobject
+    narrow: bool = False  # the picture leaves much of the width empty: the summary puts the board beside it
+    taken: list[Box] | None = None  # where the plane's arrows, lines and labels are
 
 
 @dataclass
@@ -93,6 +99,8 @@ class _Board:
 
 class Scores(ExplainerScene):
     """q_i against every key: shadows on the query's line, then products that collapse to scores."""
+
+    _query_shrink = 1.0  # the query's drawn length over its length (see _query_shrink)
 
     def construct(self) -> None:
         self.add_source("alignment", alignment(self.step), self.scenario.precision)
@@ -119,29 +127,43 @@ class Scores(ExplainerScene):
         first_row = BOTTOM + 0.05 + pitch / 2 + (n - 1) * pitch  # the zero line ends above the subtitles
         area: Box = (-6.6 + label_width + 0.35, 6.6 - room, first_row + 0.75, 2.3) if stacked else PLANE_AREA
         space, at, note = self._space(area)
-        query_arrow: Arrow = self.plot(arrow(at(0, 0), at(*self._coordinates("step", "query")), color=QUERY, width=7),
-                                       space[0], *self._facts("step", "query"), anchor="end")
+        query_axes = space[0] if self._query_shrink == 1.0 else _Shrunk(space[0], self._query_shrink)
+        query_arrow: Arrow = self.plot(arrow(at(0, 0), query_axes.c2p(*self._coordinates("step", "query")),
+                                             color=QUERY, width=7),
+                                       query_axes, *self._facts("step", "query"), anchor="end")
         query_arrow.set_z_index(1)  # over a key that points the same way
-        query_label = self.label("q{} ({})", query_number(), TokenPart(self.scenario.query_token), size=22,
-                                 color=QUERY)
+        query_label = self._query_label()
+        if self._query_shrink != 1.0:
+            space.add(_break_marks(query_arrow))
         keys = [self._key(space[0], at, j) for j in range(n)]
         drops = self._drops(space, at, keys) if d_k == 2 else VGroup()
         chart = self._stacked_chart(labels, pitch, space[0], first_row) if stacked else \
             self._side_chart(labels, pitch, room)
         for j, bar in enumerate(chart.bars):
             self.plot(bar, chart.axis(j), value("step", "scores", j), anchor=chart.end_side(j))
+        # a slide spans the frame: a narrow picture gets the board's arithmetic beside it at the end
+        narrow = stacked and VGroup(space, query_arrow, *keys, chart).width < NARROW * config.frame_width
         if stacked:
             drops.add(*self._guides(chart, drops))
-            if VGroup(space, query_arrow, *keys, chart).width < 0.72 * config.frame_width:  # a slide spans the frame
-                chart.labels.shift(RIGHT * (-6.6 - chart.labels.get_left()[0]))
         key_labels, taken = self._place_labels(area, query_arrow, query_label, keys,
                                                [*space[0].submobjects, *drops], note)
         title = self.label("scores for '{}'", TokenPart(self.scenario.query_token), size=26, color=INK)
-        if stacked:
+        if narrow:
+            pass  # placed over the board, in the summary
+        elif stacked:
             self._head_chart(title, chart, taken)
         else:
             title.move_to(((CHART_LEFT + CHART_RIGHT) / 2, TITLE_Y, 0))
-        return _Picture(space, query_arrow, query_label, keys, key_labels, drops, chart, title)
+        return _Picture(space, query_arrow, query_label, keys, key_labels, drops, chart, title, narrow, taken)
+
+    def _query_label(self) -> VMobject:
+        """"q5 (ball)"; and, for a query drawn shorter than it is, its length under it."""
+        token = TokenPart(self.scenario.query_token)
+        if self._query_shrink == 1.0:
+            return self.label("q{} ({})", query_number(), token, size=22, color=QUERY)
+        return VGroup(self.label("q{} ({}), drawn shorter:", query_number(), token, size=22, color=QUERY),
+                      self.label("|q{}| = {}", query_number(), value("alignment", "query_norm"), size=22,
+                                 color=QUERY)).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
 
     def _head_chart(self, title: VMobject, chart: BarRows, taken: list[Box]) -> None:
         """The chart's title just above its labels, where the plane leaves room (it names the
@@ -222,7 +244,9 @@ class Scores(ExplainerScene):
             note = self.label("dₖ = {}: queries and keys are numbers on a line", size("d_k"), size=20,
                               color=MUTED).next_to(line.line, DOWN, buff=1.2)
             return VGroup(line, note), line.c2p, note
-        points = np.vstack([step.keys[:, :2], step.query[None, :2], self.sources["alignment"][0].feet[:, :2]])
+        others = np.vstack([step.keys[:, :2], self.sources["alignment"][0].feet[:, :2]])
+        self._query_shrink = _query_shrink(step.query[:2], others)
+        points = np.vstack([others, step.query[None, :2] * self._query_shrink])
         area = (area[0], area[1], area[2], area[3] - (0.45 if d_k > 2 else 0.0))
         frame = QueryFrame(step.query, points, area)  # the query points right: shadows fall straight down
         if d_k > 2:
@@ -442,20 +466,51 @@ class Scores(ExplainerScene):
     # -- the summary: the picture again, with every score at its bar ----------------------------------
     def _summary(self, picture: _Picture, board: _Board) -> None:
         n, chart = self.scenario.n_tokens, picture.chart
+        seen = VGroup(picture.space, picture.query_arrow, picture.query_label, *picture.keys, picture.key_labels,
+                      picture.drops, chart)
         font = chart.font
-        numbers = [chart.number_spot(j, self.number("step", "scores", j, size=font)) for j in range(n)]
-        landed = [ReplacementTransform(board.scores[j], numbers[j]) for j in board.rows]
+        numbers = [self.number("step", "scores", j, size=font) for j in range(n)]
+        for j, number in enumerate(numbers):
+            chart.number_spot(j, number)
+        kept = self._board_beside(picture, board, VGroup(seen, *numbers)) if picture.narrow else []
+        if picture.narrow and not kept:  # no room for the board at a legible size: the chart's names span the width
+            chart.labels.shift(RIGHT * (-6.6 - chart.labels.get_left()[0]))
+            assert picture.taken is not None
+            self._head_chart(picture.title, chart, picture.taken)
+        shown = ReplacementTransform if not kept else lambda score, number: ReplacementTransform(score.copy(), number)
+        landed = [shown(board.scores[j], numbers[j]) for j in board.rows]
         rest = [FadeIn(numbers[j]) for j in range(n) if j not in board.rows]
         best = picture.chart.bars[self.sources["alignment"][0].order[0]]
-        self.play(FadeOut(board.keys, board.keys_title, board.query_line, *board.products.values(),
-                          *board.pluses.values(), *board.equals.values()),
-                  FadeIn(VGroup(picture.space, picture.query_arrow, picture.query_label, *picture.keys,
-                                picture.key_labels, picture.drops, chart)), *landed, *rest, run_time=1.4)
+        gone = [board.keys_title, board.query_line, *board.products.values(), *board.pluses.values(),
+                *board.equals.values()]
+        self.play(FadeOut(board.keys, *gone) if not kept else MoveToTarget(kept[0]), FadeIn(seen), *landed, *rest,
+                  run_time=1.4)
         self.beat(
             f"Higher score, better match between what '{self.scenario.query_token}' asks and what each token offers.",
             FadeIn(picture.title, shift=DOWN * 0.2), best.animate.set_fill(KEY, opacity=1.0).set_stroke(INK, 3),
             run_time=1.2, wait=2.5,
         )
+
+    def _board_beside(self, picture: _Picture, board: _Board, seen: VGroup) -> list[VGroup]:
+        """The picture (``seen``) moved to the right edge and the board (K, q_i, every product and score, all at
+        full ink) made to fit left of it, under the chart's title; returns the board, its target set, or nothing
+        where it would be drawn below the font floor (the picture then stays)."""
+        shift = HALF_WIDTH - 0.1 - seen.get_right()[0]
+        right = seen.get_left()[0] + shift - 0.6
+        drawn = VGroup(board.keys, board.keys_title, board.query_line, *board.products.values(),
+                       *board.pluses.values(), *board.equals.values(), *board.scores.values())
+        top = TOP - 0.15 - picture.title.height - 0.35
+        scale = min(1.25, (right + HALF_WIDTH) / drawn.width, (top - BOTTOM - 0.1) / drawn.height)
+        score = board.scores[board.rows[0]]
+        if score.height * scale < text(score.text, size=SMALLEST_SIZE).height - 1e-6:
+            return []
+        seen.shift(RIGHT * shift)
+        drawn.generate_target()
+        for part in drawn.target[3:]:  # the products, dimmed while the scores were worked out
+            part.set_opacity(1.0)
+        drawn.target.scale(scale).move_to(((right - HALF_WIDTH) / 2, (top + BOTTOM) / 2, 0))
+        picture.title.next_to(drawn.target, UP, buff=0.35).set_x(drawn.target.get_x())
+        return [drawn]
 
 
 def _boxes(mob: Mobject) -> list[Box]:
@@ -489,17 +544,37 @@ def _board_positions(board: _Board) -> list[tuple[int, int]]:
     return [(k, j) for k, j in enumerate(_with_gaps(board.rows)) if j is not None]
 
 
-def _clip(start: np.ndarray, end: np.ndarray, box: Box) -> tuple[np.ndarray, np.ndarray]:
-    """The part of the segment start-end inside ``box`` (Liang–Barsky)."""
-    direction = end - start
-    low, high = 0.0, 1.0
-    for p, q in ((-direction[0], start[0] - box[0]), (direction[0], box[1] - start[0]),
-                 (-direction[1], start[1] - box[2]), (direction[1], box[3] - start[1])):
-        if abs(p) < 1e-12:
-            continue
-        t = q / p
-        low, high = (max(low, t), high) if p < 0 else (low, min(high, t))
-    return start + low * direction, start + high * direction
+def _query_shrink(query: np.ndarray, others: np.ndarray) -> float:
+    """1, or the factor that draws a query much longer than the keys (and their shadows) a little past the
+    furthest shadow: at full length the keys would shrink to a few pixels (softmax-saturation: |q| = 710, keys
+    of length 1). The direction, all the shadows need, stays exact."""
+    length, reach = float(np.linalg.norm(query)), float(np.max(np.linalg.norm(others, axis=1), initial=0.0))
+    if reach == 0.0 or length <= LONG_QUERY * reach:
+        return 1.0
+    along = float(np.max(others @ (query / length), initial=0.0))
+    return max(1.6 * along, 0.6 * reach) / length
+
+
+class _Shrunk:
+    """Axes that draw a vector ``factor`` times its length on ``plane`` (the query, when drawn shorter)."""
+
+    def __init__(self, plane: Any, factor: float) -> None:  # a QueryFrame (space[0], typed as a VMobject)
+        self.plane, self.factor = plane, factor
+
+    def c2p(self, x: float, y: float = 0.0, *_: float) -> np.ndarray:
+        return np.asarray(self.plane.c2p(x * self.factor, y * self.factor))
+
+
+def _break_marks(shaft: Arrow) -> VGroup:
+    """Two slanted strokes across the shaft, past the furthest shadow (at most 1/1.6 of the drawn length) and
+    short of the tip: the arrow is longer than drawn."""
+    start, end = shaft.get_start(), shaft.get_end()
+    along = (end - start) / max(float(np.linalg.norm(end - start)), 1e-9)
+    across = np.array([-along[1], along[0], 0.0])
+    slant = 0.16 * (across + 0.5 * along)
+    middle = start + 0.81 * (end - start)
+    return VGroup(*(Line(middle + k * along - slant, middle + k * along + slant, color=QUERY, stroke_width=3)
+                    for k in (-0.06, 0.06)))
 
 
 class _Line1d(VGroup):

@@ -101,9 +101,12 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "twelve": lambda: drawn(TWELVE, d_in=3, d_k=4, d_v=2, seed=12, precision=2, query=8),
     "sixteen": lambda: drawn(SIXTEEN, d_in=3, d_k=2, d_v=3, seed=16, precision=4, decimals=2, low=0.0),
     "sixteen-whole": lambda: _whole(SIXTEEN, d_in=2, d_k=1, d_v=1, seed=6, query=3),
+    "saturation": lambda: preset("softmax-saturation"),  # a query 710 long, keys of length 1
+    "two": lambda: Scenario.from_sentence("Hello world", seed=4),  # a tall, thin query/key picture
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
-(1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers."""
+(1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
+keys."""
 
 LAYOUT_SCENARIOS = tuple(SCENARIOS)
 NUMBER_SCENARIOS = LAYOUT_SCENARIOS  # the numbers are checked on every build the layout tests make
@@ -132,7 +135,8 @@ rounded to 1 decimal, and 16 tokens at 4 decimals."""
 MORE_SCENARIOS: dict[str, tuple[str, ...]] = {
     "Projection": ("seven", "two-wide"),  # d_in 6 → d_k 4; d_v ≠ d_k at 4 decimals
     "Spaces": ("eight-narrow", "twelve"),  # d_k 1: a line, not a plane; d_k 4 seen in two dimensions
-    "Scores": ("five-whole", "twelve"),  # whole numbers; long tokens
+    "Scores": ("five-whole", "twelve", "two", "two-wide", "saturation"),  # whole numbers; long tokens; a narrow
+    # picture with the board beside it, and one without the room; a query drawn shorter
     "ScaleAndSoftmax": ("eight-narrow", "five-whole"),
     "WeightedSum": ("two-wide", "sixteen-whole"),  # d_v 3; d_v 1 with whole numbers
     "MatrixForm": ("twelve",),  # maps too big for numbers (and 16 tokens, as every scene)
