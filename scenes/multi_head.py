@@ -353,17 +353,14 @@ class MultiHead(ExplainerScene):
                                                       *(grid.row_labels[i] for i in others),
                                                       *(p.numbers[i] for i in others if p.fit.numbers)))]
         labels_y = TITLE_Y - 0.42
-        flat = VGroup()
-        if p.fit.upright:  # upright token labels lie down, cut to the cell's width
-            font = min(p.fit.size, 24.0)
-            limit = column_limit(self.scenario.tokens, grid.cell_w - 0.08, font)
-            flat = VGroup(*(token_text(t, limit=limit, size=font, color=KEY).move_to((label.get_x(), labels_y, 0))
-                            for t, label in zip(self.scenario.tokens, grid.column_labels, strict=True)))
+        if p.fit.upright:  # upright token labels lie down, cut to the cell's width (or staggered, to two cells')
+            flat = self._flat_labels(grid, labels_y, min(p.fit.size, 24.0))
             animations.append(ReplacementTransform(grid.column_labels, flat))
+            labels_bottom = flat.get_bottom()[1]
         else:
             animations.append(grid.column_labels.animate.shift(UP * (labels_y - grid.column_labels.get_y())))
-        labels_h = (flat if len(flat) else grid.column_labels).height
-        lift = labels_y - labels_h / 2 - 0.2 - grid.cell_h / 2 - grid.row_y(q)
+            labels_bottom = labels_y - grid.column_labels.height / 2
+        lift = labels_bottom - 0.2 - grid.cell_h / 2 - grid.row_y(q)
         kept = VGroup(grid.row(q), grid.row_labels[q], p.marks, *([p.numbers[q]] if p.fit.numbers else []))
         animations.append(kept.animate.shift(UP * lift))
         target = Brackets(grid.row(q).copy().shift(UP * lift), buff=0.06, serif=min(0.12, grid.cell_w / 3))
@@ -380,6 +377,19 @@ class MultiHead(ExplainerScene):
             beside = p.most.get_center() + UP * drop + RIGHT * (p.most.width / 2 + 0.5 + p.z.width / 2)
             animations.append(p.z.animate.move_to(beside))
         return animations
+
+    def _flat_labels(self, grid: Any, y: float, font: float) -> VGroup:
+        """The tokens lying down over their columns at ``y``, each cut to its cell's width; where that cuts one,
+        every other label a line lower, so that each may take two cells' width."""
+        tokens = self.scenario.tokens
+        limit = column_limit(tokens, grid.cell_w - 0.08, font)
+        stagger = limit < max(len(t) for t in tokens)
+        if stagger:
+            limit = column_limit(tokens, 2 * grid.cell_w - 0.2, font)
+        line = text("Xg", size=font).height + 0.08
+        return VGroup(*(token_text(t, limit=limit, size=font, color=KEY).move_to(
+            (label.get_x(), y - (line if stagger and j % 2 else 0.0), 0))
+            for j, (t, label) in enumerate(zip(tokens, grid.column_labels, strict=True))))
 
     def _joined(self, panels: list[_Panel]) -> None:
         """concat = [z of head 1 | z of head 2 | …], then concat × W_O = the output row."""
