@@ -382,10 +382,9 @@ class MultiHead(ExplainerScene):
         """The tokens lying down over their columns at ``y``, each cut to its cell's width; where that cuts one,
         every other label a line lower, so that each may take two cells' width."""
         tokens = self.scenario.tokens
-        limit = column_limit(tokens, grid.cell_w - 0.08, font)
-        stagger = limit < max(len(t) for t in tokens)
-        if stagger:
-            limit = column_limit(tokens, 2 * grid.cell_w - 0.2, font)
+        one, two = column_limit(tokens, grid.cell_w - 0.08, font), column_limit(tokens, 2 * grid.cell_w - 0.2, font)
+        stagger = two > one  # two cells' width shows more of some token
+        limit = two if stagger else one
         line = text("Xg", size=font).height + 0.08
         return VGroup(*(token_text(t, limit=limit, size=font, color=KEY).move_to(
             (label.get_x(), y - (line if stagger and j % 2 else 0.0), 0))

@@ -73,8 +73,8 @@ class _Picture:
     drops: VGroup  # perpendiculars and their feet (empty when not drawn)
     chart: BarRows
     title: VMobject
-    narrow: bool = False  # the picture leaves much of the width empty: the summary puts the board beside it
-    taken: list[Box] | None = None  # where the plane's arrows, lines and labels are
+    narrow: bool  # the picture leaves much of the width empty: the summary puts the board beside it
+    taken: list[Box]  # where the plane's arrows, lines and labels are
 
 
 @dataclass
@@ -100,7 +100,7 @@ class _Board:
 class Scores(ExplainerScene):
     """q_i against every key: shadows on the query's line, then products that collapse to scores."""
 
-    _query_shrink = 1.0  # the query's drawn length over its length (see _query_shrink)
+    _query_shrink = 1.0  # the query's drawn length over its length (set by _space, see _shrink_for)
 
     def construct(self) -> None:
         self.add_source("alignment", alignment(self.step), self.scenario.precision)
@@ -133,8 +133,9 @@ class Scores(ExplainerScene):
                                        query_axes, *self._facts("step", "query"), anchor="end")
         query_arrow.set_z_index(1)  # over a key that points the same way
         query_label = self._query_label()
-        if self._query_shrink != 1.0:
-            space.add(_break_marks(query_arrow))
+        marks = _break_marks(query_arrow) if self._query_shrink != 1.0 else VGroup()
+        if len(marks):  # (an empty group would count as a point at the origin in the arrow's size)
+            query_arrow.add(marks)  # the marks grow with the arrow
         keys = [self._key(space[0], at, j) for j in range(n)]
         drops = self._drops(space, at, keys) if d_k == 2 else VGroup()
         chart = self._stacked_chart(labels, pitch, space[0], first_row) if stacked else \
@@ -146,14 +147,12 @@ class Scores(ExplainerScene):
         if stacked:
             drops.add(*self._guides(chart, drops))
         key_labels, taken = self._place_labels(area, query_arrow, query_label, keys,
-                                               [*space[0].submobjects, *drops], note)
+                                               [*space[0].submobjects, *drops, *marks], note)
         title = self.label("scores for '{}'", TokenPart(self.scenario.query_token), size=26, color=INK)
-        if narrow:
-            pass  # placed over the board, in the summary
-        elif stacked:
-            self._head_chart(title, chart, taken)
-        else:
+        if not stacked:
             title.move_to(((CHART_LEFT + CHART_RIGHT) / 2, TITLE_Y, 0))
+        elif not narrow:  # (a narrow picture's title is placed in the summary, over the board or the chart)
+            self._head_chart(title, chart, taken)
         return _Picture(space, query_arrow, query_label, keys, key_labels, drops, chart, title, narrow, taken)
 
     def _query_label(self) -> VMobject:
@@ -245,7 +244,7 @@ class Scores(ExplainerScene):
                               color=MUTED).next_to(line.line, DOWN, buff=1.2)
             return VGroup(line, note), line.c2p, note
         others = np.vstack([step.keys[:, :2], self.sources["alignment"][0].feet[:, :2]])
-        self._query_shrink = _query_shrink(step.query[:2], others)
+        self._query_shrink = _shrink_for(step.query, others) if d_k == 2 else 1.0  # |q| is of all d_k entries
         points = np.vstack([others, step.query[None, :2] * self._query_shrink])
         area = (area[0], area[1], area[2], area[3] - (0.45 if d_k > 2 else 0.0))
         frame = QueryFrame(step.query, points, area)  # the query points right: shadows fall straight down
@@ -472,18 +471,17 @@ class Scores(ExplainerScene):
         numbers = [self.number("step", "scores", j, size=font) for j in range(n)]
         for j, number in enumerate(numbers):
             chart.number_spot(j, number)
-        kept = self._board_beside(picture, board, VGroup(seen, *numbers)) if picture.narrow else []
-        if picture.narrow and not kept:  # no room for the board at a legible size: the chart's names span the width
+        kept = self._board_beside(picture, board, VGroup(seen, *numbers)) if picture.narrow else None
+        if picture.narrow and kept is None:  # no room for the board at a legible size: the chart's names span the width
             chart.labels.shift(RIGHT * (-6.6 - chart.labels.get_left()[0]))
-            assert picture.taken is not None
             self._head_chart(picture.title, chart, picture.taken)
-        shown = ReplacementTransform if not kept else lambda score, number: ReplacementTransform(score.copy(), number)
-        landed = [shown(board.scores[j], numbers[j]) for j in board.rows]
+        landed = [ReplacementTransform(board.scores[j] if kept is None else board.scores[j].copy(), numbers[j])
+                  for j in board.rows]
         rest = [FadeIn(numbers[j]) for j in range(n) if j not in board.rows]
         best = picture.chart.bars[self.sources["alignment"][0].order[0]]
         gone = [board.keys_title, board.query_line, *board.products.values(), *board.pluses.values(),
                 *board.equals.values()]
-        self.play(FadeOut(board.keys, *gone) if not kept else MoveToTarget(kept[0]), FadeIn(seen), *landed, *rest,
+        self.play(FadeOut(board.keys, *gone) if kept is None else MoveToTarget(kept), FadeIn(seen), *landed, *rest,
                   run_time=1.4)
         self.beat(
             f"Higher score, better match between what '{self.scenario.query_token}' asks and what each token offers.",
@@ -491,26 +489,29 @@ class Scores(ExplainerScene):
             run_time=1.2, wait=2.5,
         )
 
-    def _board_beside(self, picture: _Picture, board: _Board, seen: VGroup) -> list[VGroup]:
+    def _board_beside(self, picture: _Picture, board: _Board, seen: VGroup) -> VGroup | None:
         """The picture (``seen``) moved to the right edge and the board (K, q_i, every product and score, all at
-        full ink) made to fit left of it, under the chart's title; returns the board, its target set, or nothing
-        where it would be drawn below the font floor (the picture then stays)."""
+        full ink) made to fit left of it, under the chart's title; returns the board, its target set, or None
+        where any of its texts would be drawn below the font floor (the picture then stays)."""
         shift = HALF_WIDTH - 0.1 - seen.get_right()[0]
-        right = seen.get_left()[0] + shift - 0.6
-        drawn = VGroup(board.keys, board.keys_title, board.query_line, *board.products.values(),
-                       *board.pluses.values(), *board.equals.values(), *board.scores.values())
-        top = TOP - 0.15 - picture.title.height - 0.35
-        scale = min(1.25, (right + HALF_WIDTH) / drawn.width, (top - BOTTOM - 0.1) / drawn.height)
-        score = board.scores[board.rows[0]]
-        if score.height * scale < text(score.text, size=SMALLEST_SIZE).height - 1e-6:
-            return []
-        seen.shift(RIGHT * shift)
-        drawn.generate_target()
-        for part in drawn.target[3:]:  # the products, dimmed while the scores were worked out
+        right, left = seen.get_left()[0] + shift - 0.6, -6.6
+        worked = [*board.products.values(), *board.pluses.values(), *board.equals.values(), *board.scores.values()]
+        drawn = VGroup(board.keys, board.keys_title, board.query_line, *worked)
+        target = drawn.generate_target()
+        # packed: the products closer to K than while they were worked out, q_i's entries still over them
+        gap = min(product.get_left()[0] for product in board.products.values()) - board.keys.get_right()[0]
+        target[2:].shift(LEFT * max(0.0, gap - 0.45))
+        for part in target[3:]:  # the worked rows (products, pluses, signs, scores), dimmed while worked out
             part.set_opacity(1.0)
-        drawn.target.scale(scale).move_to(((right - HALF_WIDTH) / 2, (top + BOTTOM) / 2, 0))
+        top = TOP - 0.15 - picture.title.height - 0.35
+        scale = min(1.25, (right - left) / target.width, (top - BOTTOM - 0.1) / target.height)
+        texts = [m for m in target.get_family() if isinstance(m, Text) and m.text.strip()]
+        if any(m.height * scale < text(m.text, size=SMALLEST_SIZE).height - 1e-6 for m in texts):
+            return None
+        seen.shift(RIGHT * shift)
+        target.scale(scale).move_to(((right + left) / 2, (top + BOTTOM) / 2, 0))
         picture.title.next_to(drawn.target, UP, buff=0.35).set_x(drawn.target.get_x())
-        return [drawn]
+        return drawn
 
 
 def _boxes(mob: Mobject) -> list[Box]:
@@ -544,7 +545,7 @@ def _board_positions(board: _Board) -> list[tuple[int, int]]:
     return [(k, j) for k, j in enumerate(_with_gaps(board.rows)) if j is not None]
 
 
-def _query_shrink(query: np.ndarray, others: np.ndarray) -> float:
+def _shrink_for(query: np.ndarray, others: np.ndarray) -> float:
     """1, or the factor that draws a query much longer than the keys (and their shadows) a little past the
     furthest shadow: at full length the keys would shrink to a few pixels (softmax-saturation: |q| = 710, keys
     of length 1). The direction, all the shadows need, stays exact."""

@@ -135,8 +135,8 @@ rounded to 1 decimal, and 16 tokens at 4 decimals."""
 MORE_SCENARIOS: dict[str, tuple[str, ...]] = {
     "Projection": ("seven", "two-wide"),  # d_in 6 → d_k 4; d_v ≠ d_k at 4 decimals
     "Spaces": ("eight-narrow", "twelve"),  # d_k 1: a line, not a plane; d_k 4 seen in two dimensions
-    "Scores": ("five-whole", "twelve", "two", "two-wide", "saturation"),  # whole numbers; long tokens; a narrow
-    # picture with the board beside it, and one without the room; a query drawn shorter
+    "Scores": ("five-whole", "twelve", "two", "saturation"),  # whole numbers (and a narrow picture, the board
+    # beside it); long tokens; two tokens, the board beside; a query drawn shorter (and no room for the board)
     "ScaleAndSoftmax": ("eight-narrow", "five-whole"),
     "WeightedSum": ("two-wide", "sixteen-whole"),  # d_v 3; d_v 1 with whole numbers
     "MatrixForm": ("twelve",),  # maps too big for numbers (and 16 tokens, as every scene)

@@ -54,7 +54,7 @@ def _on_screen(scene: ExplainerScene) -> set[int]:
     return {id(m) for top in scene.mobjects for m in top.get_family()}
 
 
-@pytest.mark.parametrize("name", ["saturation", "default", "two"])
+@pytest.mark.parametrize("name", ["saturation", "default", "two", "five-whole"])
 def test_keys_are_never_specks_beside_a_long_query(name: str, tmp_path: Path) -> None:
     scene = finished(name, tmp_path)
     scenario = SCENARIOS[name]()
@@ -92,3 +92,15 @@ def test_a_narrow_picture_ends_beside_the_arithmetic_of_its_scores(tmp_path: Pat
     assert max(m.get_right()[0] for m in board) < min(m.get_left()[0] for m in chart)  # the board left of the chart
     glyphs = [glyph for m in board for glyph in m.family_members_with_points()]
     assert all(glyph.get_fill_opacity() == 1.0 for glyph in glyphs)  # at full ink: a slide, not a dimmed working
+
+
+def test_without_room_for_the_board_the_chart_names_span_the_frame(tmp_path: Path) -> None:
+    """Three tokens: the board would be drawn below the font floor beside the picture, so the summary keeps
+    the picture where it was and the chart's names move to the frame's left edge."""
+    scene = finished("three", tmp_path)
+    visible = _on_screen(scene)
+    assert not [shown.text for shown in scene.shown if shown.fact.field == "products" and id(shown.mobject) in visible]
+    scenario = SCENARIOS["three"]()
+    names = [m for top in scene.mobjects for m in top.get_family()
+             if getattr(m, "text", "").startswith("k1") and len(m.text) > 2]  # "k1 attention" (Text drops spaces)
+    assert names and min(m.get_left()[0] for m in names) == pytest.approx(-6.6, abs=0.01), scenario.tokens
