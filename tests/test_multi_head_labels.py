@@ -12,17 +12,15 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
-from manim import Text, tempconfig
-from scene_helpers import DRY_RUN_SETTINGS, SCENARIOS, no_pixels, with_scenario
+from manim import Text
+from scene_helpers import SCENARIOS, dry_render, with_scenario
 
 from scenes.multi_head import MultiHead
 
 
 def test_the_query_rows_name_every_key_in_full(tmp_path: Path) -> None:
     scenario = SCENARIOS["two-heads"]()
-    with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(tmp_path)}), no_pixels():
-        scene = with_scenario(MultiHead, scenario)(skip_animations=True)
-        scene.render()
+    scene = dry_render(with_scenario(MultiHead, scenario), tmp_path)
     shown = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)]
     row_y = float(np.median([m.get_y() for m in shown if re.fullmatch(r"\d\.\d\d", m.text) and m.get_y() > 0]))
     above = [m for m in shown if m.text in scenario.tokens and m.get_y() > row_y + 0.2]  # not the rows' own names

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from manim import Arrow, Mobject, tempconfig
-from scene_helpers import DRY_RUN_SETTINGS, SCENARIOS, no_pixels, with_scenario
+from manim import Arrow, Mobject
+from scene_helpers import SCENARIOS, dry_render, with_scenario
 
 from attention_math import format_number
 from attention_math.alignment import alignment
@@ -29,11 +29,7 @@ _ENDS: dict[str, ExplainerScene] = {}
 def finished(name: str, folder: Path) -> ExplainerScene:
     """The scene after a dry run of scenario ``name`` (once per module)."""
     if name not in _ENDS:
-        tested = with_scenario(Scores, SCENARIOS[name]())
-        with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(folder)}), no_pixels():
-            scene = tested(skip_animations=True)
-            scene.render()
-        _ENDS[name] = scene
+        _ENDS[name] = dry_render(with_scenario(Scores, SCENARIOS[name]()), folder)
     return _ENDS[name]
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from manim import Rectangle, RoundedRectangle, Text, VMobject, config, tempconfig
-from scene_helpers import DRY_RUN_SETTINGS, SCENARIOS, no_pixels, with_scenario
+from manim import Rectangle, RoundedRectangle, Text, VMobject, config
+from scene_helpers import SCENARIOS, dry_render, with_scenario
 
 from scenes.base import ExplainerScene
 from scenes.kit.palette import WEIGHT
@@ -47,11 +47,7 @@ _ENDS: dict[str, ExplainerScene] = {}
 def finished(name: str, folder: Path) -> ExplainerScene:
     """The scene after a dry run of scenario ``name`` (once per module)."""
     if name not in _ENDS:
-        tested = with_scenario(ScaleAndSoftmax, SCENARIOS[name]())
-        with tempconfig({**DRY_RUN_SETTINGS, "media_dir": str(folder)}), no_pixels():
-            scene = tested(skip_animations=True)
-            scene.render()
-        _ENDS[name] = scene
+        _ENDS[name] = dry_render(with_scenario(ScaleAndSoftmax, SCENARIOS[name]()), folder)
     return _ENDS[name]
 
 
