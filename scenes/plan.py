@@ -95,23 +95,25 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "CausalMask": 1.6,
         "MultiHead": 1.1,
     },
-    # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more
+    # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (measured as the
+    # bundle renders them, two at a time)
     "h": {
-        "RawDotProducts": 1.01,
-        "Projection": 0.95,
-        "Spaces": 0.78,
+        "RawDotProducts": 0.96,
+        "Projection": 1.02,
+        "Spaces": 0.87,
         "Scores": 1.0,
-        "ScaleAndSoftmax": 0.85,
-        "WhyScale": 0.7,
-        "WeightedSum": 1.26,
-        "MatrixForm": 1.33,
-        "CausalMask": 0.83,
+        "ScaleAndSoftmax": 0.91,
+        "WhyScale": 0.94,
+        "WeightedSum": 1.46,
+        "MatrixForm": 1.51,
+        "CausalMask": 1.01,
         "MultiHead": 0.7,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
-bundle's runner): the bundle starts the longest first when it has no times of its own from an
-earlier render, so that no core idles at the end while one long scene renders on."""
+bundle's runner): when it has no times of its own from an earlier render, the bundle orders its
+renders by these so that no core idles at the end while one long scene renders on
+(``attention_explainer.schedule``)."""
 
 _STEP = {
     "index": set(),
