@@ -100,8 +100,6 @@ class _Board:
 class Scores(ExplainerScene):
     """q_i against every key: shadows on the query's line, then products that collapse to scores."""
 
-    _query_shrink = 1.0  # the query's drawn length over its length (set by _space, see _shrink_for)
-
     def construct(self) -> None:
         self.add_source("alignment", alignment(self.step), self.scenario.precision)
         self.header("Scores: the query asks every key", "query", "key")
@@ -127,13 +125,14 @@ class Scores(ExplainerScene):
         first_row = BOTTOM + 0.05 + pitch / 2 + (n - 1) * pitch  # the zero line ends above the subtitles
         area: Box = (-6.6 + label_width + 0.35, 6.6 - room, first_row + 0.75, 2.3) if stacked else PLANE_AREA
         space, at, note = self._space(area)
-        query_axes = space[0] if self._query_shrink == 1.0 else _Shrunk(space[0], self._query_shrink)
+        shrink = self._query_shrink
+        query_axes = space[0] if shrink == 1.0 else _Shrunk(space[0], shrink)
         query_arrow: Arrow = self.plot(arrow(at(0, 0), query_axes.c2p(*self._coordinates("step", "query")),
                                              color=QUERY, width=7),
                                        query_axes, *self._facts("step", "query"), anchor="end")
         query_arrow.set_z_index(1)  # over a key that points the same way
         query_label = self._query_label()
-        marks = _break_marks(query_arrow) if self._query_shrink != 1.0 else VGroup()
+        marks = _break_marks(query_arrow) if shrink != 1.0 else VGroup()
         if len(marks):  # (an empty group would count as a point at the origin in the arrow's size)
             query_arrow.add(marks)  # the marks grow with the arrow
         keys = [self._key(space[0], at, j) for j in range(n)]
@@ -154,6 +153,14 @@ class Scores(ExplainerScene):
         elif not narrow:  # (a narrow picture's title is placed in the summary, over the board or the chart)
             self._head_chart(title, chart, taken)
         return _Picture(space, query_arrow, query_label, keys, key_labels, drops, chart, title, narrow, taken)
+
+    @property
+    def _query_shrink(self) -> float:
+        """The query's drawn length over its length: 1, or less for a query far longer than its keys
+        (see :func:`_shrink_for`; only where d_k = 2, since |q| counts every entry and the plane shows two)."""
+        if self.scenario.d_k != 2:
+            return 1.0
+        return _shrink_for(self.step.query, np.vstack([self.step.keys, self.sources["alignment"][0].feet]))
 
     def _query_label(self) -> VMobject:
         """"q5 (ball)"; and, for a query drawn shorter than it is, its length under it."""
@@ -243,9 +250,8 @@ class Scores(ExplainerScene):
             note = self.label("dₖ = {}: queries and keys are numbers on a line", size("d_k"), size=20,
                               color=MUTED).next_to(line.line, DOWN, buff=1.2)
             return VGroup(line, note), line.c2p, note
-        others = np.vstack([step.keys[:, :2], self.sources["alignment"][0].feet[:, :2]])
-        self._query_shrink = _shrink_for(step.query, others) if d_k == 2 else 1.0  # |q| is of all d_k entries
-        points = np.vstack([others, step.query[None, :2] * self._query_shrink])
+        points = np.vstack([step.keys[:, :2], self.sources["alignment"][0].feet[:, :2],
+                            step.query[None, :2] * self._query_shrink])
         area = (area[0], area[1], area[2], area[3] - (0.45 if d_k > 2 else 0.0))
         frame = QueryFrame(step.query, points, area)  # the query points right: shadows fall straight down
         if d_k > 2:
@@ -510,7 +516,7 @@ class Scores(ExplainerScene):
             return None
         seen.shift(RIGHT * shift)
         target.scale(scale).move_to(((right + left) / 2, (top + BOTTOM) / 2, 0))
-        picture.title.next_to(drawn.target, UP, buff=0.35).set_x(drawn.target.get_x())
+        picture.title.next_to(target, UP, buff=0.35).set_x(target.get_x())
         return drawn
 
 

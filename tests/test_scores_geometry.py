@@ -98,5 +98,5 @@ def test_without_room_for_the_board_the_chart_names_span_the_frame(tmp_path: Pat
     assert not [shown.text for shown in scene.shown if shown.fact.field == "products" and id(shown.mobject) in visible]
     scenario = SCENARIOS["three"]()
     names = [m for top in scene.mobjects for m in top.get_family()
-             if getattr(m, "text", "").startswith("k1") and len(m.text) > 2]  # "k1 attention" (Text drops spaces)
+             if getattr(m, "text", "").startswith("k1") and len(m.text) > 2]  # "k1 the" (Text drops spaces)
     assert names and min(m.get_left()[0] for m in names) == pytest.approx(-6.6, abs=0.01), scenario.tokens
