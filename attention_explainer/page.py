@@ -48,6 +48,7 @@ h1 { font-size: 1.7rem; margin: .5rem 0 .2rem; } h2 { margin-top: 2.2rem; border
   unicode-bidi: isolate; }
 .clip { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1rem; align-items: start; }
 video, img.still { width: 100%; height: auto; background: #0f1115; border-radius: .3rem; }
+video { aspect-ratio: 16 / 9; }
 ol.narration { margin: 0; padding-left: 0; list-style: none; max-height: 28rem; overflow-y: auto; }
 ol.narration li { padding: .25rem .4rem; border-radius: .25rem; unicode-bidi: plaintext; }
 ol.narration li.now { background: #fff1c7; }

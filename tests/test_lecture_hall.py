@@ -145,6 +145,25 @@ _MEDIA = """(async () => {
 })()"""
 
 
+_UNLOADED = """(async () => {
+  // the box a video takes with its poster before its metadata (or in a browser that cannot play its
+  // format): a copy of it without its source, beside it, once the poster has loaded
+  const boxes = [];
+  for (const video of document.querySelectorAll("video")) {
+    const copy = video.cloneNode(false);
+    copy.removeAttribute("src");
+    video.parentNode.appendChild(copy);
+    const poster = new Image();
+    poster.src = video.poster;
+    await poster.decode();
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    boxes.push([copy.clientWidth, copy.clientHeight]);
+    copy.remove();
+  }
+  return boxes;
+})()"""
+
+
 def _srt_texts(out: Path, stem: str) -> list[str]:
     """The captions as the page and the deck show them (invisible characters as escapes)."""
     return [visible(cue.content) for cue in _subtitles(out, stem)]
@@ -156,6 +175,7 @@ def test_the_page_offline_shows_every_clip_with_its_subtitles_and_runs_nothing_o
     with Chromium(tmp_path / "profile") as browser:
         browser.open((copy / "index.html").as_uri())
         media = browser.evaluate(_MEDIA)
+        unloaded = browser.evaluate(_UNLOADED)
         picture = browser.screenshot()
         assert browser.evaluate("typeof window.__pwned") == "undefined"
         assert browser.evaluate("document.querySelector('h1').textContent") == visible(TITLE)
@@ -170,7 +190,9 @@ def test_the_page_offline_shows_every_clip_with_its_subtitles_and_runs_nothing_o
         assert entry["ready"] >= 1 and entry["error"] is None and entry["width"] == 854, entry
         # a file:// page may not read its .vtt files: the page gives the track the same cues itself
         assert entry["track"] == 2 and entry["cues"] == _srt_texts(copy, stem), entry
-    # until played, each video shows a summary (its scene's last frame; the lecture's, every scene's)
+    # until played, each video shows a summary (its scene's last frame; the lecture's, every scene's) in a
+    # 16:9 box, whatever the poster's shape (a one-scene contact sheet is a strip) and before any metadata
+    assert all(height > 0 and abs(width / height - 16 / 9) < 0.02 for width, height in unloaded), unloaded
     posters = [entry["poster"] for entry in media]
     assert posters == ["stills/contact-sheet.png", *(f"stills/{stem}.png" for stem in SCENES)]
     assert {"contact-sheet.png"} <= {url.rsplit("/", 1)[-1] for url in requests}  # only linked: loaded as the poster
