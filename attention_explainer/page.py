@@ -196,9 +196,11 @@ def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: flo
 def _lecture_section(plan: _Plan, staging: _Staging) -> str:
     lecture = f"lecture.{plan.settings.extension}"
     subrip = staging.current("lecture.srt").read_text(encoding="utf-8")
+    # the contact sheet once it has rows of scenes (three a row); one row is a strip that shows them small
+    poster = "stills/contact-sheet.png" if len(plan.chosen) > 3 else f"stills/{plan.chosen[-1].stem}.png"
     return (
         '<section id="lecture"><h2>The whole lecture</h2>'
-        f'<div class="clip"><div>{_video(lecture, "lecture.vtt", "clip-lecture", subrip, "stills/contact-sheet.png")}'
+        f'<div class="clip"><div>{_video(lecture, "lecture.vtt", "clip-lecture", subrip, poster)}'
         f'<p><a href="{lecture}">{lecture}</a> · <a href="lecture.srt">lecture.srt</a> · '
         '<a href="lecture.vtt">lecture.vtt</a> · <a href="narration.md">narration.md</a> · '
         '<a href="stills/contact-sheet.png">contact sheet</a></p></div>'

@@ -72,6 +72,14 @@ def test_every_promised_file_exists_and_is_not_empty(bundle: Path) -> None:
     assert not [p for p in bundle.rglob("*.tmp-*")]
 
 
+def test_the_whole_lecture_shows_the_contact_sheet_until_played(bundle: Path) -> None:
+    page = (bundle / "index.html").read_text(encoding="utf-8")
+    posters = re.findall(r'<video id="([^"]+)"[^>]* poster="([^"]+)"', page)
+    assert posters == [("clip-lecture", "stills/contact-sheet.png"),
+                       *((f"clip-{spec.stem}", f"stills/{spec.stem}.png") for spec in SCENES)]
+    assert all((bundle / poster).is_file() for _, poster in posters)
+
+
 def test_clips_and_lecture_have_the_quality_and_the_lecture_is_their_sum(bundle: Path) -> None:
     total = 0.0
     for spec in SCENES:
