@@ -18,11 +18,14 @@ import av
 import numpy as np
 import pytest
 from manim import (
+    DL,
     DOWN,
+    DR,
     LEFT,
     RIGHT,
     UL,
     UP,
+    UR,
     Animation,
     Arrow,
     Camera,
@@ -76,7 +79,17 @@ def _drawing() -> list[VMobject]:
     rings.append_points(Circle(0.4).shift(UP * 2 + RIGHT).points)  # a second subpath, split from the first
     faded = Dot((4, 2, 0), radius=0.3).set_opacity(0.35)
     graded = Square(1.0).set_fill(["#FF6F91", "#58C4DD"], 0.9).set_stroke(width=0).shift(3 * LEFT + 2 * UP)
-    return [digits, formula, arrow, framed, rings.set_stroke("#FF6F91", 4), faded, graded]
+    return [digits, formula, arrow, framed, rings.set_stroke("#FF6F91", 4), faded, graded, *_faded_out()]
+
+
+def _faded_out() -> list[VMobject]:
+    """Mobjects with a transparent fill: wholly unseen, or seen only by one of their strokes."""
+    gone = Text("gone", font="DejaVu Sans", font_size=40).shift(2 * DR).set_opacity(0)
+    outline = Square(0.8).set_fill(opacity=0).set_stroke("#FFB000", 3).shift(1.5 * DL)
+    backed = Circle(0.5).set_fill(opacity=0).set_stroke(opacity=0)
+    backed.set_stroke("#58C4DD", 6, background=True).shift(4 * LEFT + DOWN)
+    clear_backing = Circle(0.6).set_opacity(0).set_stroke("#58C4DD", 6, 0.0, background=True).shift(2 * UR)
+    return [gone, outline, backed, clear_backing]
 
 
 def _frames(mobjects: list[VMobject], centers: list[tuple[float, float]]) -> list[np.ndarray]:
@@ -108,6 +121,25 @@ def test_frames_drawn_with_the_fast_paths_are_manims_pixel_for_pixel(stock: None
     speedups.install()
     assert all(np.array_equal(a, b) for a, b in zip(_frames(mobjects, centers[:1]), moved, strict=True))
     assert not np.array_equal(moved[0], expected[0])
+
+
+def test_unseen_mobjects_are_not_drawn_and_seen_strokes_are(stock: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mobject faded out but left in the scene leaves the frame as it is: no path is made for
+    it; a transparent fill with a stroke or background stroke that shows is drawn."""
+    gone, outline, backed, clear_backing = _faded_out()
+    speedups.install()
+    camera = Camera(pixel_width=640, pixel_height=360)
+    pathed: list[VMobject] = []
+    make_path = Camera.set_cairo_context_path
+
+    def counted(self: Camera, ctx: Any, vmobject: VMobject) -> Any:
+        pathed.append(vmobject)
+        return make_path(self, ctx, vmobject)
+
+    monkeypatch.setattr(Camera, "set_cairo_context_path", counted)
+    camera.capture_mobjects([gone, outline, backed, clear_backing])
+    assert pathed == [outline, backed]
+    assert camera.pixel_array.any()
 
 
 def test_cairo_paths_are_made_with_manims_calls(stock: None, monkeypatch: pytest.MonkeyPatch) -> None:
