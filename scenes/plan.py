@@ -95,18 +95,18 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "CausalMask": 1.6,
         "MultiHead": 1.1,
     },
-    # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (measured as the
-    # bundle renders them, two at a time)
+    # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
+    # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
     "h": {
-        "RawDotProducts": 0.96,
-        "Projection": 1.02,
-        "Spaces": 0.87,
+        "RawDotProducts": 0.95,
+        "Projection": 1.0,
+        "Spaces": 0.65,
         "Scores": 1.0,
-        "ScaleAndSoftmax": 0.91,
-        "WhyScale": 0.94,
-        "WeightedSum": 1.46,
-        "MatrixForm": 1.51,
-        "CausalMask": 1.01,
+        "ScaleAndSoftmax": 0.77,
+        "WhyScale": 0.95,
+        "WeightedSum": 1.25,
+        "MatrixForm": 1.33,
+        "CausalMask": 0.89,
         "MultiHead": 0.7,
     },
 }
