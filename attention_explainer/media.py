@@ -232,12 +232,17 @@ _TAIL = 2_000_000  # two seconds, in av.time_base (microseconds)
 
 
 def contact_sheet(stills: Sequence[tuple[str, Path]], output: Path, *, columns: int = 3, width: int = 480) -> None:
-    """A grid of labelled stills, one per scene, as a PNG."""
+    """A grid of labelled stills, one per scene, as a PNG: ``columns`` stills of ``width`` pixels
+    a row; fewer stills than ``columns`` share the same width between them (no empty tiles)."""
     images = [(label, Image.open(path).convert("RGB")) for label, path in stills]
     if not images:
         raise ValueError("contact_sheet: no stills")
     ratio = images[0][1].height / images[0][1].width
-    cell_w, cell_h, caption_h, pad = width, round(width * ratio), 28, 12
+    pad = 12
+    if len(images) < columns:  # one or two scenes: larger stills across the same width
+        width = (columns * (width + pad) - pad - (len(images) - 1) * pad) // len(images)
+        columns = len(images)
+    cell_w, cell_h, caption_h = width, round(width * ratio), 28
     rows = -(-len(images) // columns)
     sheet = Image.new("RGB", (pad + columns * (cell_w + pad), pad + rows * (cell_h + caption_h + pad)), "#0F1115")
     draw = ImageDraw.Draw(sheet)
