@@ -477,6 +477,8 @@ _BAND = 16  # rows compared at a time: a macroblock's height (even, as 4:2:0 nee
 _RUN = 16  # changed rows are converted in runs of a multiple of this (each height keeps its swscale context;
 # 16 rather than 64 converts a seventh less time at -qh)
 _NEAR = 4  # rows around a change that its conversion reaches (swscale reads one past each block's two)
+_NEAR_COLUMNS = 4  # columns likewise (swscale's colour sample averages its own two, tested with none; four to be safe)
+_COLUMNS = 64  # a band's columns are converted in a multiple of this (each width keeps its swscale context)
 
 
 class _Reformatters:
@@ -556,8 +558,11 @@ class _Converter:
     converting the whole frame: swscale's colour rows read one row past their block, so the
     rows written reach ``_NEAR`` rows past the change and are converted with ``_NEAR`` more
     around them (tested against whole conversions). Where two frames say which rows were drawn
-    over their common still frame (:func:`background_rows.may_differ`), only those are compared:
-    comparing all of a -qh frame read 16 MB per frame moving."""
+    over their common still frame (:func:`background_rows.may_differ`), only those are compared
+    (comparing all of a -qh frame read 16 MB per frame moving), and of the rows that differ only
+    the columns drawn over in either frame (:func:`background_rows.columns_drawn`) are converted,
+    with ``_NEAR_COLUMNS`` columns around them as for rows (in the lecture a changed band's
+    drawings span half the frame's width: half of each band's conversion)."""
 
     def __init__(self, width: int, height: int) -> None:
         self.size = (width, height)
@@ -587,16 +592,34 @@ class _Converter:
         for changed_first, changed_end in runs:
             first, end = max(0, changed_first - _NEAR), min(height, changed_end + _NEAR)  # the rows written
             top, bottom = max(0, first - _NEAR), min(height, end + _NEAR)  # the rows converted
-            band = _REFORMATTERS.convert(av.VideoFrame.from_numpy_buffer(frame[top:bottom], format="rgba"),
-                                         width, bottom - top, "yuv420p")
-            if bottom - top == height:
+            drawn = None if within is None else background_rows.columns_drawn(previous, frame, top, bottom)
+            left, right, start, stop = _columns(drawn, width)  # written, then converted
+            band = _REFORMATTERS.convert(av.VideoFrame.from_numpy_buffer(frame[top:bottom, start:stop], format="rgba"),
+                                         stop - start, bottom - top, "yuv420p")
+            if bottom - top == height and stop - start == width:
                 self._keep(band)
                 continue
             for k, (plane, kept) in enumerate(zip(band.planes, self.planes, strict=True)):
                 rows = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
                 step = 1 if k == 0 else 2
-                kept[first // step : end // step] = rows[(first - top) // step : (end - top) // step]
+                kept[first // step : end // step, left // step : right // step] = rows[
+                    (first - top) // step : (end - top) // step, (left - start) // step : (right - start) // step]
         return self.converted
+
+
+def _columns(drawn: tuple[int, int] | None, width: int) -> tuple[int, int, int, int]:
+    """The columns of a band to write, ``left`` to ``right``, and to convert, ``start`` to
+    ``stop``, around the columns ``drawn`` over (``None`` or nothing drawn: all of them): even
+    bounds, ``_NEAR_COLUMNS`` past the drawing, then as many again, widened to a multiple of
+    ``_COLUMNS`` within the frame."""
+    if drawn is None or drawn[0] >= drawn[1] or width % 2:
+        return 0, width, 0, width
+    left = max(0, (drawn[0] - _NEAR_COLUMNS) // 2 * 2)
+    right = min(width, -(-(drawn[1] + _NEAR_COLUMNS) // 2) * 2)
+    start, stop = max(0, left - _NEAR_COLUMNS), min(width, right + _NEAR_COLUMNS)
+    length = min(width, -(-(stop - start) // _COLUMNS) * _COLUMNS)
+    start, stop = (start, start + length) if start + length <= width else (width - length, width)
+    return left, right, start, stop
 
 
 def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., Any]:

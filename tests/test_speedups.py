@@ -439,6 +439,56 @@ def test_only_changed_rows_are_converted_and_give_the_whole_frames_bytes(height:
             assert np.array_equal(mine, theirs), f"frame {index}, plane {plane} differs"
 
 
+def _lent_over(still: np.ndarray, boxes: list[tuple[int, int, int, int]], seed: int) -> background_rows.Lent:
+    """``still`` with noise drawn in each box ``(top, bottom, left, right)``, lent as a frame that says so."""
+    rng = np.random.default_rng(seed)
+    frame = still.copy()
+    view = frame.view(background_rows.Lent)
+    view.still, view.rows = still, np.zeros(still.shape[0], bool)
+    view.left, view.right = np.full(still.shape[0], still.shape[1]), np.zeros(still.shape[0], dtype=np.intp)
+    for top, bottom, left, right in boxes:
+        frame[top:bottom, left:right] = rng.integers(0, 256, (bottom - top, right - left, 4), dtype=np.uint8)
+        view.rows[top:bottom] = True
+        view.left[top:bottom] = np.minimum(view.left[top:bottom], left)
+        view.right[top:bottom] = np.maximum(view.right[top:bottom], right)
+    return view
+
+
+@pytest.mark.parametrize(("height", "width"), [(480, 854), (1080, 1920)])
+def test_only_the_columns_drawn_over_are_converted_and_give_the_whole_frames_bytes(
+    height: int, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames drawn over a still frame in narrow boxes (at either edge, one column wide, odd
+    columns, several in one band) are converted in those columns only, and the encoder is given
+    the bytes of converting each frame whole."""
+    rng = np.random.default_rng(width)
+    still = rng.integers(0, 256, (height, width, 4), dtype=np.uint8)
+    converted: list[int] = []
+    convert = speedups._REFORMATTERS.convert
+
+    def counted(frame: Any, *args: Any) -> Any:
+        converted.append(frame.width)
+        return convert(frame, *args)
+
+    monkeypatch.setattr(speedups._REFORMATTERS, "convert", counted)
+    converter = speedups._Converter(width, height)
+    layouts = [
+        [(100, 140, 301, 340)], [(0, 30, 0, 9)], [(200, 260, width - 1, width)], [(50, 51, 77, 78)],
+        [(300, 330, 10, 40), (310, 320, width - 50, width - 3)], [], [(height - 7, height, 400, 433)],
+    ]
+    frames = [still.view(background_rows.Lent)] + [_lent_over(still, boxes, k) for k, boxes in enumerate(layouts * 2)]
+    frames[0].still = None  # the first: converted whole
+    for index, frame in enumerate(frames):
+        expected = _planes(_area_converted(np.asarray(frame)))
+        got = _planes(converter.convert(frame))
+        for plane, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
+            assert np.array_equal(mine, theirs), f"frame {index}, plane {plane} differs"
+    # narrow drawings, narrow conversions; whole rows where a band holds drawings at both edges (in the
+    # frame that draws them and the next, which draws over neither)
+    # (the first two: whole frames, the first says nothing of what it holds)
+    assert converted[:2] == [width, width] and converted.count(width) == 6 and sorted(converted)[-7] <= 128, converted
+
+
 def test_changed_runs_are_whole_blocks_of_rows() -> None:
     compare = speedups._memcmp()
     before = np.zeros((1080, 96, 4), np.uint8)  # 1080 rows: the last block of 16 is 8 rows
