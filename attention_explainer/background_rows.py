@@ -113,22 +113,25 @@ def lent(camera: Any, array: Any) -> Lent:
 def may_differ(previous: Any, frame: Any) -> Any:
     """The rows in which two lent frames may differ (a mask): the rows drawn over in either, when
     both hold the same still frame; ``None`` when not known."""
-    if (isinstance(previous, Lent) and isinstance(frame, Lent) and previous.still is not None
-            and previous.still is frame.still and previous.shape == frame.shape):
-        return previous.rows | frame.rows
-    return None
+    return previous.rows | frame.rows if _same_still(previous, frame) else None
+
+
+def _same_still(previous: Any, frame: Any) -> bool:
+    """Are both lent frames known to be drawn over one still frame?"""
+    return (isinstance(previous, Lent) and isinstance(frame, Lent) and previous.still is not None
+            and previous.still is frame.still and previous.shape == frame.shape)
 
 
 def columns_drawn(previous: Any, frame: Any, first: int, end: int) -> tuple[int, int] | None:
     """The columns ``(left, right)`` (right excluded) outside which rows ``first`` to ``end`` of
-    two lent frames are the same: drawn over in neither (``(0, 0)`` where nothing was drawn
-    there), when both hold the same still frame; ``None`` when not known."""
-    if may_differ(previous, frame) is None:
+    two lent frames are the same: drawn over in neither (``left >= right`` where nothing was
+    drawn there), when both hold the same still frame; ``None`` when not known."""
+    if not _same_still(previous, frame):
         return None
     width = frame.shape[1]
     left = min(int(previous.left[first:end].min(initial=width)), int(frame.left[first:end].min(initial=width)))
     right = max(int(previous.right[first:end].max(initial=0)), int(frame.right[first:end].max(initial=0)))
-    return (left, right) if left < right else (0, 0)
+    return left, right
 
 
 def measured(camera: Any, mobjects: list[Any], their_boxes: Any) -> None:
@@ -145,11 +148,10 @@ def _extent(camera: Any, shown: list[Any], drawn: Any = None) -> tuple[Any, Any,
     if type(camera) is not Camera or not all(isinstance(m, VMobject) for m in shown):
         return None
     height, width = camera.pixel_height, camera.pixel_width
-    rows = np.zeros(height + 1, dtype=np.int32)
     left = np.full(height, width, dtype=np.intp)
     right = np.zeros(height, dtype=np.intp)
     if not shown:
-        return rows[:-1] > 0, left, right
+        return right > left, left, right
     if drawn is None:
         drawn = boxes(shown, camera.frame_width / camera.pixel_width, camera.cairo_line_width_multiple)
     per_unit = height / camera.frame_height
@@ -160,13 +162,11 @@ def _extent(camera: Any, shown: list[Any], drawn: Any = None) -> tuple[Any, Any,
     last = np.clip(np.ceil((top_row - drawn[:, 2]) * per_unit) + 1, 0, height).astype(np.intp)
     begin = np.clip(np.floor((drawn[:, 0] - left_column) * per_unit_x) - 1, 0, width).astype(np.intp)
     end = np.clip(np.ceil((drawn[:, 1] - left_column) * per_unit_x) + 1, 0, width).astype(np.intp)
-    np.add.at(rows, first, 1)
-    np.add.at(rows, last, -1)
     for top, bottom, a, b in zip(first.tolist(), last.tolist(), begin.tolist(), end.tolist(), strict=True):
         if top < bottom and a < b:
             np.minimum(left[top:bottom], a, out=left[top:bottom])
             np.maximum(right[top:bottom], b, out=right[top:bottom])
-    return np.cumsum(rows[:-1]) > 0, left, right
+    return right > left, left, right  # (a box wholly left or right of the frame changes no row)
 
 
 def _capture(self: Any, mobjects: Iterable[Any], **kwargs: Any) -> None:
