@@ -764,17 +764,23 @@ def _glows(rows: Sequence[VGroup], chosen: Sequence[int]) -> list[RoundedRectang
 
 
 def _place_near(mob: Mobject, point: np.ndarray, taken: list[Box], area: Box, reach: float = 4.0) -> bool:
-    """Put ``mob`` as near ``point`` as it is clear of ``taken`` and inside ``area`` (its box joins ``taken``)."""
+    """Put ``mob`` as near ``point`` as it is clear of ``taken`` and inside ``area`` (its box joins ``taken``).
+
+    Measured once, moved only where it lands (measuring a text at each of hundreds of tries is slow)."""
+    half_w, half_h = mob.width / 2, mob.height / 2
+    centre = point
     for gap in np.arange(0.08, reach, 0.12):
         for angle in np.radians(np.arange(0, 360, 15)):
             u = np.array([math.cos(angle), math.sin(angle), 0.0])
-            reach_u = min(mob.width / 2 / max(abs(u[0]), 1e-6), mob.height / 2 / max(abs(u[1]), 1e-6))
-            mob.move_to(point + (reach_u + gap) * u)
-            box = box_of(mob)
+            reach_u = min(half_w / max(abs(u[0]), 1e-6), half_h / max(abs(u[1]), 1e-6))
+            centre = point + (reach_u + gap) * u
+            box = (centre[0] - half_w, centre[0] + half_w, centre[1] - half_h, centre[1] + half_h)
             inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
             if inside and clear_of(box, taken):
-                taken.append(box)
+                mob.move_to(centre)
+                taken.append(box_of(mob))
                 return True
+    mob.move_to(centre)
     return False
 
 

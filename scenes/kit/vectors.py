@@ -69,18 +69,9 @@ def place_label(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: l
 
     The label stays inside ``area``; its box is added to ``taken``.
     """
-    angle = math.atan2(direction[1], direction[0]) if np.linalg.norm(direction) > 1e-6 else math.pi / 2
-    for extra in (0.1, 0.3, 0.55):
-        for turn in (0, 25, -25, 50, -50, 80, -80, 115, -115, 150, -150, 180):
-            u = np.array([math.cos(angle + math.radians(turn)), math.sin(angle + math.radians(turn)), 0.0])
-            reach = min(label.width / 2 / max(abs(u[0]), 1e-6), label.height / 2 / max(abs(u[1]), 1e-6))
-            label.move_to(tip + (reach + extra) * u)  # the box's edge, not its centre, sits ``extra`` off the tip
-            box = box_of(label)
-            inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
-            if inside and clear_of(box, taken):
-                taken.append(box)
-                return
-    taken.append(box_of(label))
+    turns = (0, 25, -25, 50, -50, 80, -80, 115, -115, 150, -150, 180)
+    if not _place(label, tip, direction, taken, area, (0.1, 0.3, 0.55), turns, None):
+        taken.append(box_of(label))
 
 
 def try_place_label(
@@ -91,17 +82,31 @@ def try_place_label(
 
     ``reaches``: how far from ``tip`` its box's edge may sit, tried in turn; ``accept``: a further test a
     place's box must pass (say, that the label is nearer its own arrow than any other)."""
+    return _place(label, tip, direction, taken, area, reaches, (0, 30, -30, 60, -60, 90, -90, 135, -135, 180), accept)
+
+
+def _place(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: list[Box], area: Box,
+           reaches: tuple[float, ...], turns: tuple[int, ...], accept: Callable[[Box], bool] | None) -> bool:
+    """Try places around ``tip`` (each reach, each turn from ``direction``); move the label to the first free one.
+
+    The label is measured once and moved only where it lands (measuring a text's box walks every glyph:
+    moving and measuring it at each try cost more than the rest of a scene's build). A label that finds no
+    place ends at the last one tried, as before."""
     angle = math.atan2(direction[1], direction[0]) if np.linalg.norm(direction) > 1e-6 else math.pi / 2
+    half_w, half_h = label.width / 2, label.height / 2
+    centre = tip
     for extra in reaches:
-        for turn in (0, 30, -30, 60, -60, 90, -90, 135, -135, 180):
+        for turn in turns:
             u = np.array([math.cos(angle + math.radians(turn)), math.sin(angle + math.radians(turn)), 0.0])
-            reach = min(label.width / 2 / max(abs(u[0]), 1e-6), label.height / 2 / max(abs(u[1]), 1e-6))
-            label.move_to(tip + (reach + extra) * u)
-            box = box_of(label)
+            reach = min(half_w / max(abs(u[0]), 1e-6), half_h / max(abs(u[1]), 1e-6))
+            centre = tip + (reach + extra) * u  # the box's edge, not its centre, sits ``extra`` off the tip
+            box = (centre[0] - half_w, centre[0] + half_w, centre[1] - half_h, centre[1] + half_h)
             inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
             if inside and clear_of(box, taken) and (accept is None or accept(box)):
-                taken.append(box)
+                label.move_to(centre)
+                taken.append(box_of(label))
                 return True
+    label.move_to(centre)
     return False
 
 
