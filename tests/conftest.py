@@ -8,6 +8,9 @@
   lowered to the Cairo in use (never raised).
 * ``scene_build`` dry-runs each (scene, scenario) once per session for the number and layout
   tests.
+* The workers of ``pytest -n`` share the Pango texts they make through one folder for the session
+  (as the bundle's processes do, :func:`scenes.kit.text.share_made_texts`): a quarter of the texts
+  one worker needs, the other made.
 * The ``render`` tests (``manim render -ql`` in a subprocess per scene) are slow; their renders
   start in the background, one at a time, as soon as collection is over, and each test waits for
   its own scene. Deselect them with ``-m "not render"``.
@@ -37,6 +40,8 @@ from scene_helpers import (
     load_scene_class,
     manim_command,
 )
+
+from scenes.kit.text import share_made_texts
 
 CONTROL_DATA = Path(__file__).resolve().parent / "control_data"
 CONTROL_DATA.mkdir(exist_ok=True)  # frames_comparison makes only the last level with --set_test
@@ -163,6 +168,13 @@ _POOL_DIR: Path | None = None
 
 
 _JOBS: list[tuple[str, str]] = []
+_TEXTS_FOLDER = "ATTENTION_TEST_TEXTS"  # set by the controlling process, read by its workers (not by renders)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        os.environ[_TEXTS_FOLDER] = tempfile.mkdtemp(prefix="attention-texts-")
+    share_made_texts(Path(os.environ[_TEXTS_FOLDER]))
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the node ids
@@ -218,6 +230,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _POOL = None
     if _POOL_DIR is not None:
         shutil.rmtree(_POOL_DIR, ignore_errors=True)
+    texts = os.environ.pop(_TEXTS_FOLDER, None)
+    if texts and "PYTEST_XDIST_WORKER" not in os.environ:
+        shutil.rmtree(texts, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

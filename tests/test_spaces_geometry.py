@@ -145,20 +145,20 @@ def looks(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], list[Look
     return get
 
 
-def _segment_hits_box(p: np.ndarray, q: np.ndarray, box: Box) -> bool:
-    """Does the segment p–q enter the box (Liang–Barsky clipping)?"""
-    t0, t1 = 0.0, 1.0
-    d = q - p
-    for delta, low, high, start in ((d[0], box[0], box[1], p[0]), (d[1], box[2], box[3], p[1])):
-        if abs(delta) < 1e-12:
-            if start < low or start > high:
-                return False
-            continue
-        a, b = (low - start) / delta, (high - start) / delta
-        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
-        if t0 > t1:
-            return False
-    return True
+def _outline_hits_box(outline: np.ndarray, box: Box) -> bool:
+    """Does any segment of the polyline ``outline`` enter the box (Liang–Barsky clipping, all segments at once)?"""
+    start, d = outline[:-1, :2], np.diff(outline[:, :2], axis=0)
+    t0, t1 = np.zeros(len(d)), np.ones(len(d))
+    hit = np.ones(len(d), dtype=bool)
+    for axis, (low, high) in enumerate(((box[0], box[1]), (box[2], box[3]))):
+        delta, begin = d[:, axis], start[:, axis]
+        parallel = np.abs(delta) < 1e-12
+        hit &= ~parallel | ((begin >= low) & (begin <= high))  # parallel to this axis: inside its band or never
+        step = np.where(parallel, 1.0, delta)
+        a, b = (low - begin) / step, (high - begin) / step
+        t0 = np.where(parallel, t0, np.maximum(t0, np.minimum(a, b)))
+        t1 = np.where(parallel, t1, np.minimum(t1, np.maximum(a, b)))
+    return bool(np.any(hit & (t0 <= t1)))
 
 
 def crossings(look: Look) -> list[str]:
@@ -167,7 +167,7 @@ def crossings(look: Look) -> list[str]:
     for said, box, _ in look.texts:
         inner = (box[0] + TOLERANCE, box[1] - TOLERANCE, box[2] + TOLERANCE, box[3] - TOLERANCE)
         for name, outline, filled in look.marks:
-            hit = any(_segment_hits_box(outline[k], outline[k + 1], inner) for k in range(len(outline) - 1))
+            hit = len(outline) > 1 and _outline_hits_box(outline, inner)
             if not hit and filled:
                 centre = outline.mean(axis=0)
                 hit = inner[0] <= centre[0] <= inner[1] and inner[2] <= centre[1] <= inner[3]

@@ -158,6 +158,8 @@ scaled = true
 }
 SCENARIO_FILES = {**REVIEWED_TOML, **SECOND_REVIEW}
 CASES = [*SCENARIO_FILES, "default", "sixteen-whole", "seven"]  # and d_v = 1 with whole numbers, d_v = 4
+# every test of one case on one worker of ``pytest -n``, which dry-runs the case once (:func:`run`)
+CASE_PARAMS = [pytest.param(name, marks=pytest.mark.xdist_group(f"weighted-sum-{name}")) for name in CASES]
 SUBTITLES = -3.2  # the lowest 0.8 units of the camera's frame are the subtitles'
 ON_BASELINE = set("abcdefhiklmnorstuvwxz")
 
@@ -313,7 +315,7 @@ def _shown(run_: Run, look: Look, field_name: str) -> dict[tuple[int, ...], list
 # -- the checks -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_every_term_shows_all_its_components_and_the_columns_stand_over_z(name, tmp_path_factory) -> None:
     r = run(name, tmp_path_factory)
     last, n, d = r.looks[-1], r.scenario.n_tokens, r.scenario.d_v
@@ -327,14 +329,14 @@ def test_every_term_shows_all_its_components_and_the_columns_stand_over_z(name, 
         assert max(edges) - min(edges) < 0.03, f"{name}: column {c + 1} of the terms does not stand over z's entry"
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_the_heads_stand_on_one_baseline(name, tmp_path_factory) -> None:
     heads = run(name, tmp_path_factory).looks[-1].heads
     assert set(heads) == {"weight", "value"}, heads
     assert abs(heads["weight"] - heads["value"]) < 0.01, f"{name}: 'weight' and 'value' on baselines {heads}"
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_a_highlight_keeps_clear_of_the_rows_around(name, tmp_path_factory) -> None:
     """A text whose middle is in a highlight is the highlighted row's; any other keeps clear of it."""
     for number, look in enumerate(run(name, tmp_path_factory).looks):
@@ -345,7 +347,7 @@ def test_a_highlight_keeps_clear_of_the_rows_around(name, tmp_path_factory) -> N
                     f"{name}, play {number + 1}: a highlight cuts through {content!r} (gap {_gap(glow, box):.3f})")
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_token_names_touch_no_arrow_axis_or_other_name(name, tmp_path_factory) -> None:
     problems = set()
     for look in run(name, tmp_path_factory).looks:
@@ -363,7 +365,7 @@ def test_token_names_touch_no_arrow_axis_or_other_name(name, tmp_path_factory) -
     assert not problems, f"{name}:\n" + "\n".join(sorted(problems))
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_the_camera_sees_nothing_in_the_subtitles_band_and_text_at_its_size(name, tmp_path_factory) -> None:
     for number, look in enumerate(run(name, tmp_path_factory).looks):
         assert look.lowest[0] >= SUBTITLES - 0.02, (
@@ -373,7 +375,7 @@ def test_the_camera_sees_nothing_in_the_subtitles_band_and_text_at_its_size(name
             assert 19.5 <= size <= most, f"{name}, play {number + 1}: {content!r} seen at size {size:.0f}"
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_up_close_every_weighted_value_is_a_visible_arrow(name, tmp_path_factory) -> None:
     r = run(name, tmp_path_factory)
     step = r.scenario.query_step()
@@ -388,7 +390,7 @@ def test_up_close_every_weighted_value_is_a_visible_arrow(name, tmp_path_factory
     assert best >= 0.6, f"{name}: up close, the shortest weighted value is {best:.2f} long"
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_z_is_seen_and_the_chain_is_drawn_over_it(name, tmp_path_factory) -> None:
     r = run(name, tmp_path_factory)
     last = r.looks[-1]
@@ -417,7 +419,7 @@ def _beat(r: Run, opening: str) -> Look:
     return next(look for look in r.looks if look.caption.startswith(opening))
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_the_query_is_always_named_and_names_shown_before_the_pull_back_stay(name, tmp_path_factory) -> None:
     """The scene is about the query's token: wherever every token's arrow is drawn, the query's is named. With six
     tokens or fewer (room for every name in the plane beside the table), a name the chain showed is shown again
@@ -435,7 +437,7 @@ def test_the_query_is_always_named_and_names_shown_before_the_pull_back_stay(nam
     assert not lost, f"{name}: the pull-back loses the names of {lost}"
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_each_name_is_nearest_its_own_arrow_and_names_keep_apart(name, tmp_path_factory) -> None:
     r = run(name, tmp_path_factory)
     problems = set()
@@ -460,7 +462,7 @@ def test_each_name_is_nearest_its_own_arrow_and_names_keep_apart(name, tmp_path_
     assert not problems, f"{name}:\n" + "\n".join(sorted(problems))
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_the_plane_keeps_a_readable_shape(name, tmp_path_factory) -> None:
     """Neither axis collapses (two tokens' values can lie almost on one line): the shorter is at least 0.45 of
     the longer, and 1 unit long."""
@@ -475,7 +477,7 @@ def test_the_plane_keeps_a_readable_shape(name, tmp_path_factory) -> None:
                 f"{name}, play {number + 1} ({look.caption[:40]!r}): axes {short:.2f} and {long:.2f} long")
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_zs_name_keeps_clear_of_axes_and_arrows(name, tmp_path_factory) -> None:
     r = run(name, tmp_path_factory)
     last = r.looks[-1]
@@ -500,7 +502,7 @@ def _contrast(a: float, b: float) -> float:
     return (max(a, b) + 0.05) / (min(a, b) + 0.05)
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_the_highlight_marks_every_top_weight_as_shown_and_keeps_its_rows_readable(name, tmp_path_factory) -> None:
     """Every row whose shown weight is the top shown weight glows (shown numbers that tie name no single winner,
     nor does the caption); on the band each text keeps 85 % of its contrast and at least 4.5 : 1."""
@@ -529,7 +531,7 @@ def test_the_highlight_marks_every_top_weight_as_shown_and_keeps_its_rows_readab
                     f"{name}: {content!r} on the highlight at contrast {on_band:.2f} (off it {off_band:.2f})")
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_z_under_the_chain_leaves_the_chain_seen(name, tmp_path_factory) -> None:
     """Where the chain runs along z (many tokens: nearly one line), z is not so much wider that it buries it."""
     r = run(name, tmp_path_factory)
