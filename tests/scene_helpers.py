@@ -276,6 +276,12 @@ def _curve_box(mob: Mobject) -> tuple[float, float, float, float] | None:
     per_curve = getattr(mob, "n_points_per_cubic_curve", 4)
     if isinstance(mob, VMobject) and per_curve == 4 and len(points) % 4 == 0:
         curves = points.reshape(-1, 4, 3)
+        anchors = curves[:, ::3, :2].reshape(-1, 2)
+        low, high = anchors.min(axis=0), anchors.max(axis=0)
+        if (points[:, :2].min(axis=0) >= low).all() and (points[:, :2].max(axis=0) <= high).all():
+            # no control point sticks out of the anchors' box: the curves (inside their control points'
+            # hull, through their anchors) span exactly that box, as the samples would find
+            return float(low[0]), float(high[0]), float(low[1]), float(high[1])
         t = np.linspace(0.0, 1.0, 9)[:, None, None]
         a, b, c, d = (curves[None, :, k, :] for k in range(4))
         samples = ((1 - t) ** 3 * a + 3 * (1 - t) ** 2 * t * b + 3 * (1 - t) * t**2 * c + t**3 * d).reshape(-1, 3)
