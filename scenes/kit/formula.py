@@ -13,6 +13,16 @@ from scenes.kit.text import drop_svg_paths
 __all__ = ["AttentionFormula", "formula_title"]
 
 _ROLE_COLORS = {"Q": QUERY, "K^{\\top}": KEY, "V": VALUE, "Z": CONTEXT}
+_MADE: dict[tuple[tuple[str, ...], float], MathTex] = {}
+
+
+def _math(parts: tuple[str, ...], font_size: float) -> MathTex:
+    """``MathTex(*parts)`` in ink, made once per process and then copied (every scene draws the corner
+    formula: parsing its SVG again cost more than a copy, in each scene of each build)."""
+    key = (parts, font_size)
+    if key not in _MADE:
+        _MADE[key] = drop_svg_paths(MathTex(*parts, font_size=font_size, color=INK))
+    return _MADE[key].copy()
 
 
 class AttentionFormula(VGroup):
@@ -24,11 +34,8 @@ class AttentionFormula(VGroup):
     PARTS = ("softmax", "query", "key", "scale", "close", "value")
 
     def __init__(self, *, font_size: float = 34) -> None:
-        tex = MathTex(
-            r"\mathrm{softmax}\Big(", "Q", r"K^{\top}", r"/\sqrt{d_k}", r"\Big)", "V",
-            font_size=font_size, color=INK,
-        )
-        super().__init__(drop_svg_paths(tex))
+        tex = _math((r"\mathrm{softmax}\Big(", "Q", r"K^{\top}", r"/\sqrt{d_k}", r"\Big)", "V"), font_size)
+        super().__init__(tex)
         self.tex = tex
         self.part = dict(zip(self.PARTS, tex, strict=True))
         self.part["query"].set_color(QUERY)
@@ -44,7 +51,7 @@ class AttentionFormula(VGroup):
 
 def formula_title(*parts: str, font_size: float = 34) -> MathTex:
     """A fixed formula over a matrix, Q, Kᵀ, V, Z in their role's colours."""
-    tex = MathTex(*parts, font_size=font_size, color=INK)
+    tex = _math(parts, font_size)
     for mob, part in zip(tex, parts, strict=True):
         mob.set_color(_ROLE_COLORS.get(part, INK))
-    return drop_svg_paths(tex)
+    return tex
