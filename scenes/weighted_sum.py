@@ -53,7 +53,7 @@ from scenes.facts import Fact, position, query_number, size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, DIM, INK, MUTED, VALUE, WEIGHT
 from scenes.kit.text import NUMBER_SIZE, SMALLEST_SIZE, text, token_text
-from scenes.kit.vectors import Box, arrow, box_of, clear_of, nice_span, shaft_boxes, try_place_label
+from scenes.kit.vectors import Box, arrow, box_of, nice_span, place_near, shaft_boxes, try_place_label
 
 __all__ = ["WeightedSum"]
 
@@ -673,7 +673,7 @@ class WeightedSum(ExplainerScene):
     def _place_readout(self, readout: VGroup, space: _Space, taken: list[Box]) -> None:
         """As near the chain's end as it is free (else at the top left of the view)."""
         assert space.dot is not None
-        if not _place_near(readout, space.dot.get_center(), taken, space.box):
+        if not place_near(readout, space.dot.get_center(), taken, space.box):
             left, _, _, top = space.box
             readout.move_to((left + readout.width / 2, top - readout.height / 2, 0))
 
@@ -712,7 +712,7 @@ class WeightedSum(ExplainerScene):
         tip, origin = view.point(self._values(self._facts("context")), n), view.point((0, 0), n)
         direction = tip - origin if not view.rows else (RIGHT if tip[0] >= origin[0] else LEFT)
         roomy = [_grown(box, TAG_ROOM) for box in taken]
-        if not try_place_label(tag, tip, direction, roomy, area) and not _place_near(tag, tip, roomy, area):
+        if not try_place_label(tag, tip, direction, roomy, area) and not place_near(tag, tip, roomy, area):
             tag.next_to(tip, UP, buff=0.12)
         taken.append(_grown(box_of(tag), LABEL_PAD))
 
@@ -763,27 +763,6 @@ def _glows(rows: Sequence[VGroup], chosen: Sequence[int]) -> list[RoundedRectang
     return glows
 
 
-def _place_near(mob: Mobject, point: np.ndarray, taken: list[Box], area: Box, reach: float = 4.0) -> bool:
-    """Put ``mob`` as near ``point`` as it is clear of ``taken`` and inside ``area`` (its box joins ``taken``).
-
-    Measured once, moved only where it lands (measuring a text at each of hundreds of tries is slow)."""
-    half_w, half_h = mob.width / 2, mob.height / 2
-    centre = point
-    for gap in np.arange(0.08, reach, 0.12):
-        for angle in np.radians(np.arange(0, 360, 15)):
-            u = np.array([math.cos(angle), math.sin(angle), 0.0])
-            reach_u = min(half_w / max(abs(u[0]), 1e-6), half_h / max(abs(u[1]), 1e-6))
-            centre = point + (reach_u + gap) * u
-            box = (centre[0] - half_w, centre[0] + half_w, centre[1] - half_h, centre[1] + half_h)
-            inside = area[0] <= box[0] and box[1] <= area[1] and area[2] <= box[2] and box[3] <= area[3]
-            if inside and clear_of(box, taken):
-                mob.move_to(centre)
-                taken.append(box_of(mob))
-                return True
-    mob.move_to(centre)
-    return False
-
-
 def _spots(tail: np.ndarray, tip: np.ndarray, centre: np.ndarray, *, rows: bool, middle: bool
            ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Where the name of the arrow ``tail``→``tip`` is tried, best first: (anchor, direction away from it).
@@ -820,7 +799,7 @@ def _place_name(label: Mobject, j: int, segments: Sequence[tuple[np.ndarray, np.
             if any(try_place_label(label, anchor, direction, taken, area, (reach,), accept=accept)
                    for anchor, direction in spots):
                 return True
-    if must and not _place_near(label, (tail + tip) / 2, taken, area):
+    if must and not place_near(label, (tail + tip) / 2, taken, area):
         label.next_to((tail + tip) / 2, spots[0][1], buff=0.1)
         taken.append(box_of(label))
     return must

@@ -20,6 +20,7 @@ __all__ = [
     "fitted_plane",
     "nice_span",
     "place_label",
+    "place_near",
     "shaft_boxes",
     "try_place_label",
 ]
@@ -83,6 +84,13 @@ def try_place_label(
     ``reaches``: how far from ``tip`` its box's edge may sit, tried in turn; ``accept``: a further test a
     place's box must pass (say, that the label is nearer its own arrow than any other)."""
     return _place(label, tip, direction, taken, area, reaches, (0, 30, -30, 60, -60, 90, -90, 135, -135, 180), accept)
+
+
+def place_near(label: Mobject, point: np.ndarray, taken: list[Box], area: Box, reach: float = 4.0) -> bool:
+    """Put ``label`` as near ``point`` as it is clear of ``taken`` and inside ``area`` (its box joins ``taken``):
+    rings 0.12 apart out to ``reach``, every 15°; False where nothing is free."""
+    gaps = tuple(float(gap) for gap in np.arange(0.08, reach, 0.12))
+    return _place(label, point, np.array([1.0, 0.0, 0.0]), taken, area, gaps, tuple(range(0, 360, 15)), None)
 
 
 def _place(label: Mobject, tip: np.ndarray, direction: np.ndarray, taken: list[Box], area: Box,
