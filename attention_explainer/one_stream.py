@@ -1,0 +1,145 @@
+"""One encoder for a whole scene: every play's frames go into one stream, one file.
+
+Manim writes each play (each animation, each wait) into a partial movie of its own, then joins
+them into the scene's clip. Each partial movie opens an encoder, starts on a keyframe, drains the
+encoder before the next play may start, and is read back to be joined: the default lecture
+makes 169 of them. Here the scene's first play opens the stream and the later plays go on
+writing into it; the stream is closed once, when the scene finishes, and manim's join copies
+that one file into the clip (with the sound, if any). The frames given to the encoder are the
+same, in the same order; the clip has x264's own keyframes (every 250 frames at most) rather
+than one at each play: at -qh a fifth smaller.
+
+Left to manim: a render with manim's cache (its cache is the partial movies), a scene that
+makes slides (manim-slides reads one partial movie per slide), a render that saves sections (a
+video per section), and a stream opened on a path someone chose. An aborted render discards the
+open stream as manim discards an aborted partial movie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["install", "installed", "uninstall"]
+
+_ORIGINALS: dict[str, Callable[..., Any]] = {}
+_ALLOWED = "_one_stream_allowed"  # set on a file writer whose scene may use one stream
+_KEPT = "_one_stream_job"  # the scene's open encode job, on its file writer, between plays
+
+
+def _makes_slides(scene: Any) -> bool:
+    """Is ``scene`` a manim-slides slide (without importing manim-slides)?"""
+    return any(kind.__module__.startswith("manim_slides") for kind in type(scene).__mro__)
+
+
+def _init_scene(original: Callable[..., Any]) -> Callable[..., Any]:
+    def init_scene(self: Any, scene: Any) -> None:
+        original(self, scene)
+        self.file_writer.__dict__[_ALLOWED] = not _makes_slides(scene)
+
+    return init_scene
+
+
+def _kept(writer: Any) -> Any:
+    return writer.__dict__.get(_KEPT)
+
+
+def _add_partial_movie_file(original: Callable[..., Any]) -> Callable[..., Any]:
+    def add_partial_movie_file(self: Any, hash_animation: str | None) -> None:
+        # once the stream is open, a play adds no file of its own (manim's mark for "none": None)
+        original(self, None if _kept(self) is not None else hash_animation)
+
+    return add_partial_movie_file
+
+
+def _open(original: Callable[..., Any]) -> Callable[..., Any]:
+    def open_partial_movie_stream(self: Any, file_path: Any = None) -> None:
+        from manim import config
+
+        # manim's cache is partial movies: a cached play writes none, so one stream needs it off
+        allowed = (self.__dict__.get(_ALLOWED, False) and file_path is None and config.disable_caching
+                   and not config.save_sections)
+        job = _kept(self)
+        if job is None or not allowed:
+            original(self, file_path)
+            if allowed:
+                self.__dict__[_KEPT] = self._current_encode_job
+            return
+        self._current_encode_job = job  # the frames of this play follow the last play's
+        self.partial_movie_file_path = job.path
+
+    return open_partial_movie_stream
+
+
+def _close(original: Callable[..., Any]) -> Callable[..., Any]:
+    def close_partial_movie_stream(self: Any) -> None:
+        job = _kept(self)
+        if job is None or self._current_encode_job is not job:
+            original(self)
+            return
+        self._current_encode_job = None  # kept open for the next play; sealed by finish
+
+    return close_partial_movie_stream
+
+
+def _finish(original: Callable[..., Any]) -> Callable[..., Any]:
+    def finish(self: Any) -> None:
+        job = self.__dict__.pop(_KEPT, None)
+        if job is not None:  # sealed as manim seals a partial movie, joined with the others
+            job.seal()
+            self._inflight_encode_jobs.append(job)
+            self._inflight_by_path[str(job.path)] = job
+        original(self)
+
+    return finish
+
+
+def _abort(original: Callable[..., Any]) -> Callable[..., Any]:
+    def abort_encode_jobs(self: Any, reraise_encoder_failures: bool = False) -> None:
+        job = self.__dict__.pop(_KEPT, None)
+        if job is not None and self._current_encode_job is None:
+            self._current_encode_job = job  # manim seals it, waits for it, deletes its file
+        original(self, reraise_encoder_failures)
+
+    return abort_encode_jobs
+
+
+_PATCHES = {
+    "add_partial_movie_file": _add_partial_movie_file,
+    "open_partial_movie_stream": _open,
+    "close_partial_movie_stream": _close,
+    "finish": _finish,
+    "abort_encode_jobs": _abort,
+}
+
+
+def installed() -> bool:
+    """Is one stream per scene in place?"""
+    return bool(_ORIGINALS)
+
+
+def install() -> None:
+    """One stream per scene (a second call changes nothing); install it after anything else
+    that wraps ``SceneFileWriter.open_partial_movie_stream``, which it calls for the first play."""
+    if _ORIGINALS:
+        return
+    from manim.renderer.cairo_renderer import CairoRenderer
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    _ORIGINALS["init_scene"] = CairoRenderer.init_scene
+    CairoRenderer.init_scene = _init_scene(CairoRenderer.init_scene)  # type: ignore[method-assign]
+    for name, wrap in _PATCHES.items():
+        _ORIGINALS[name] = getattr(SceneFileWriter, name)
+        setattr(SceneFileWriter, name, wrap(_ORIGINALS[name]))
+
+
+def uninstall() -> None:
+    """Put manim's own back."""
+    if not _ORIGINALS:
+        return
+    from manim.renderer.cairo_renderer import CairoRenderer
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    CairoRenderer.init_scene = _ORIGINALS.pop("init_scene")  # type: ignore[method-assign]
+    for name in _PATCHES:
+        setattr(SceneFileWriter, name, _ORIGINALS.pop(name))
