@@ -12,7 +12,8 @@ than one at each play: at -qh a fifth smaller.
 Left to manim: a render with manim's cache (its cache is the partial movies), a scene that
 makes slides (manim-slides reads one partial movie per slide), a render that saves sections (a
 video per section), and a stream opened on a path someone chose. An aborted render discards the
-open stream as manim discards an aborted partial movie.
+open stream as manim discards an aborted partial movie, whether ``construct`` failed or what came
+after it (``tear_down``, a hook before the clip is written).
 """
 
 from __future__ import annotations
@@ -84,24 +85,60 @@ def _close(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def _finish(original: Callable[..., Any]) -> Callable[..., Any]:
     def finish(self: Any) -> None:
-        job = self.__dict__.pop(_KEPT, None)
-        if job is not None:  # sealed as manim seals a partial movie, joined with the others
+        job = _kept(self)
+        if job is not None:  # sealed as manim seals a partial movie (before letting go of it), joined with the others
             job.seal()
             self._inflight_encode_jobs.append(job)
             self._inflight_by_path[str(job.path)] = job
+            del self.__dict__[_KEPT]
         original(self)
 
     return finish
 
 
+def _discard(writer: Any) -> None:
+    """Seal the writer's open stream, wait for its encoder and delete its file (an aborted render)."""
+    from pathlib import Path
+
+    job = _kept(writer)
+    if job is None:
+        return
+    job.seal()
+    del writer.__dict__[_KEPT]
+    job.thread.join()
+    Path(job.path).unlink(missing_ok=True)
+
+
 def _abort(original: Callable[..., Any]) -> Callable[..., Any]:
     def abort_encode_jobs(self: Any, reraise_encoder_failures: bool = False) -> None:
-        job = self.__dict__.pop(_KEPT, None)
+        job = _kept(self)
         if job is not None and self._current_encode_job is None:
             self._current_encode_job = job  # manim seals it, waits for it, deletes its file
+            del self.__dict__[_KEPT]
+        elif job is not None and self._current_encode_job is not job:
+            _discard(self)
+        else:
+            self.__dict__.pop(_KEPT, None)  # the current job: manim seals and deletes it
         original(self, reraise_encoder_failures)
 
     return abort_encode_jobs
+
+
+def _render(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Scene.render``: manim aborts the encoders when ``construct`` fails; a failure after it
+    (``tear_down``, a hook before ``finish``) would leave the open stream's encoder waiting for
+    frames, and the process waiting for it at exit."""
+
+    def render(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return original(self, *args, **kwargs)
+        except BaseException:
+            writer = getattr(getattr(self, "renderer", None), "file_writer", None)
+            if writer is not None:
+                _discard(writer)
+            raise
+
+    return render
 
 
 _PATCHES = {
@@ -123,11 +160,14 @@ def install() -> None:
     that wraps ``SceneFileWriter.open_partial_movie_stream``, which it calls for the first play."""
     if _ORIGINALS:
         return
+    from manim import Scene
     from manim.renderer.cairo_renderer import CairoRenderer
     from manim.scene.scene_file_writer import SceneFileWriter
 
     _ORIGINALS["init_scene"] = CairoRenderer.init_scene
     CairoRenderer.init_scene = _init_scene(CairoRenderer.init_scene)  # type: ignore[method-assign]
+    _ORIGINALS["render"] = Scene.render
+    Scene.render = _render(Scene.render)  # type: ignore[method-assign]
     for name, wrap in _PATCHES.items():
         _ORIGINALS[name] = getattr(SceneFileWriter, name)
         setattr(SceneFileWriter, name, wrap(_ORIGINALS[name]))
@@ -137,9 +177,11 @@ def uninstall() -> None:
     """Put manim's own back."""
     if not _ORIGINALS:
         return
+    from manim import Scene
     from manim.renderer.cairo_renderer import CairoRenderer
     from manim.scene.scene_file_writer import SceneFileWriter
 
     CairoRenderer.init_scene = _ORIGINALS.pop("init_scene")  # type: ignore[method-assign]
+    Scene.render = _ORIGINALS.pop("render")  # type: ignore[method-assign]
     for name in _PATCHES:
         setattr(SceneFileWriter, name, _ORIGINALS.pop(name))

@@ -633,6 +633,7 @@ def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., 
         context = self.stream.codec_context
         if context.pix_fmt is None or not frame.flags.c_contiguous:
             original(self, frame, num_frames)
+            _ENCODED[0] += num_frames
             return
         size = (context.width, context.height)
         if (context.pix_fmt == "yuv420p" and context.name == "libx264" and frame.shape[:2] == size[::-1]
@@ -652,8 +653,12 @@ def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., 
             given.pts = None  # numbered by the encoder, as each fresh copy was
             for packet in self.stream.encode(given):
                 self.container.mux(packet)
+            _ENCODED[0] += 1
 
     return encode_and_write
+
+
+_ENCODED = [0]  # frames this process's encoders were given (only they add): drawing waits while it grows
 
 
 class _Frames:
@@ -704,19 +709,23 @@ class _Frames:
 
     def _freed(self, like: Any) -> Any:
         """A free array like ``like``, waited for while the encoder works through the frames it
-        holds; ``None`` (and no more waiting) if it frees none for :attr:`PATIENCE` seconds."""
+        holds; ``None`` (and no more waiting) if for :attr:`PATIENCE` seconds it frees none and
+        encodes no frame (a long wait's frame, encoded again and again, is held all along)."""
         import time
 
-        deadline = time.monotonic() + self.PATIENCE
+        deadline, encoded = time.monotonic() + self.PATIENCE, _ENCODED[0]
         while True:
             self.released.clear()  # before looking: a view let go after this wakes the wait
             spare = self._free(like)
             if spare is not None:
                 return spare
             left = deadline - time.monotonic()
-            if left <= 0 or not self.released.wait(left):
+            if left > 0 and self.released.wait(left):
+                continue
+            if _ENCODED[0] == encoded:
                 self.patient = False
                 return None
+            deadline, encoded = time.monotonic() + self.PATIENCE, _ENCODED[0]  # the encoder is at work
 
     def is_lent(self, array: Any) -> bool:
         return any(a is array and view() is not None for a, view in zip(self.arrays, self.lent, strict=True))

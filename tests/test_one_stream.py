@@ -4,8 +4,10 @@ A scene of several plays and waits is rendered with one stream and with manim's 
 per play: the clip holds the same number of frames, lasts as long and comes from one partial
 file, starting on its only forced keyframe; the pictures the encoder is given are those of
 manim's plays (the speedups' own tests compare them with manim's pixel for pixel, with one
-stream in place). A render that fails halfway discards the open stream and leaves no encoder
-waiting; manim's cache and manim-slides' slides keep a partial movie per play.
+stream in place), and each is the whole frame's conversion, across the plays' boundaries too.
+A render that fails halfway, or after ``construct``, discards the open stream and leaves no
+encoder waiting; drawing that runs ahead of an encoder still at a long wait takes no more
+arrays; manim's cache and manim-slides' slides keep a partial movie per play.
 """
 
 from __future__ import annotations
@@ -93,6 +95,38 @@ def test_a_scene_is_one_stream_with_manims_frames_and_length(fast: None, tmp_pat
     assert keyframes == 1 and their_keyframes == 6  # a keyframe at each play's start, with manim's
 
 
+def test_the_encoder_is_given_each_frame_whole_across_plays(
+    fast: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Converted only where it changed since the frame before, across the plays' boundaries
+    too (a new still frame, a wait, a fade): each picture is the whole frame's conversion."""
+    import numpy as np
+    from manim.scene import scene_file_writer
+
+    shown: list[tuple[np.ndarray, int]] = []
+    pictures: list[list[np.ndarray]] = []
+    encode, convert = scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame, speedups._Converter.convert
+
+    def seen(job: Any, frame: np.ndarray, num_frames: int) -> None:
+        shown.append((np.array(frame, copy=True), num_frames))
+        encode(job, frame, num_frames)
+
+    def recorded(converter: speedups._Converter, frame: Any) -> Any:
+        picture = convert(converter, frame)
+        pictures.append([np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, : p.width].copy()
+                         for p in picture.planes])
+        return picture
+
+    monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "_encode_and_write_frame", seen)
+    monkeypatch.setattr(speedups._Converter, "convert", recorded)
+    _render(_Plays, tmp_path)
+    assert len(pictures) == len(shown) > 20
+    for index, ((frame, _), picture) in enumerate(zip(shown, pictures, strict=True)):
+        whole = av.VideoFrame.from_ndarray(frame, format="rgba").reformat(format="yuv420p", interpolation="AREA")
+        planes = [np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, : p.width] for p in whole.planes]
+        assert all(np.array_equal(a, b) for a, b in zip(picture, planes, strict=True)), f"picture {index} differs"
+
+
 def test_a_render_that_fails_discards_the_stream_and_leaves_no_encoder(fast: None, tmp_path: Path) -> None:
     import threading
 
@@ -102,13 +136,69 @@ def test_a_render_that_fails_discards_the_stream_and_leaves_no_encoder(fast: Non
     assert not [t for t in threading.enumerate() if t.name.startswith("partial-movie-encoder")]
 
 
+class _FailsAfterConstruct(_Plays):
+    def tear_down(self) -> None:
+        raise RuntimeError("after construct")
+
+
+def test_a_failure_after_construct_also_discards_the_stream(fast: None, tmp_path: Path) -> None:
+    import threading
+
+    with pytest.raises(RuntimeError, match="after construct"):
+        _render(_FailsAfterConstruct, tmp_path)
+    assert not list(tmp_path.rglob("partial_movie_files/**/*.mp4"))
+    assert not [t for t in threading.enumerate() if t.name.startswith("partial-movie-encoder")]
+
+
+class _WaitThenMove(Scene):
+    """A long wait, then a move: the encoder is still at the wait when the move is drawn."""
+
+    def construct(self) -> None:
+        square = Square(1.0).set_fill("#58C4DD", 0.5)
+        self.add(square)
+        self.wait(1.0)
+        self.play(square.animate.shift(2 * RIGHT), run_time=1.0)
+
+
+def test_drawing_waits_for_an_encoder_still_at_a_long_wait(
+    fast: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames drawn ahead of the encoder across plays take no more arrays than within a play:
+    drawing waits while the encoder works through a wait longer than the patience."""
+    import time
+
+    from manim.scene import scene_file_writer
+
+    pools: list[speedups._Frames] = []
+    made = speedups._Frames.__init__
+
+    def kept(frames: speedups._Frames) -> None:
+        made(frames)
+        pools.append(frames)
+
+    encode = scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame
+
+    def slowly(job: Any, frame: Any, num_frames: int) -> None:
+        for _ in range(num_frames):  # the wait's 15 frames take 3 s, longer than the patience (2 s)
+            time.sleep(0.2)
+            encode(job, frame, 1)
+
+    monkeypatch.setattr(speedups._Frames, "__init__", kept)
+    monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "_encode_and_write_frame", slowly)
+    scene = _render(_WaitThenMove, tmp_path)
+    assert _frames_and_keyframes(_clip(scene))[0] == 30
+    assert len(pools) == 1 and pools[0].patient and len(pools[0].arrays) <= speedups._Frames.FEW
+
+
 def test_manims_cache_keeps_a_partial_movie_per_play(fast: None, tmp_path: Path) -> None:
     scene = _render(_Plays, tmp_path, disable_caching=False)
     assert len([f for f in scene.renderer.file_writer.partial_movie_files if f is not None]) == 6
 
 
-def test_slides_keep_a_partial_movie_per_play(fast: None, tmp_path: Path) -> None:
+def test_slides_keep_a_partial_movie_per_play(fast: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from manim_slides import Slide
+
+    monkeypatch.chdir(tmp_path)  # manim-slides writes its slides into ./slides
 
     class Slides(Slide):
         def construct(self) -> None:
