@@ -5,7 +5,8 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
 1. a cold render of the whole default lecture bundle at each quality: wall and CPU time, peak
    memory, seconds of video, wall seconds per video second;
 2. the floor: one static shape rendered for the same clips' durations, at the same quality and
-   parallelism, joined the same way, and the ratio lecture / floor;
+   parallelism, joined the same way, and the ratio lecture / floor (the target's, in wall time;
+   beside it the same ratio in CPU time, which a shared host's busy moments move less);
 3. a warm re-render with nothing changed, and after changing one number of the scenario
    (which scenes re-rendered);
 4. TeX: the .tex files a cold render makes, the latex/dvisvgm calls and the time they take;
@@ -168,6 +169,11 @@ def cold_and_floor(quality: str, runs: int, scratch: Path) -> tuple[dict[str, An
     summary["floor_video_s"] = floors[-1]["video_s"]
     summary["floor_ratios"] = [c["wall_s"] / f["wall_s"] for c, f in zip(colds, floors, strict=True)]
     summary["floor_ratio"] = _median(summary["floor_ratios"])
+    # beside the target's wall ratio: CPU time, which the host's busy moments move less (on
+    # 2026-12-03 the floor's wall time went from 80 s to 118 s within 20 minutes)
+    summary["floor_cpu_s"] = _median([f["cpu_s"] for f in floors])
+    summary["floor_cpu_ratios"] = [c["cpu_s"] / f["cpu_s"] for c, f in zip(colds, floors, strict=True)]
+    summary["floor_cpu_ratio"] = _median(summary["floor_cpu_ratios"])
     return summary, out
 
 
@@ -411,6 +417,8 @@ _COLD_ROWS = (
     ("wall s per video s", "wall_per_video_s", "{:.2f}"),
     ("floor: static shape, same frames (s)", "floor_wall_s", "{:.1f}"),
     ("lecture / floor (median of rounds)", "floor_ratio", "{:.2f}"),
+    ("floor's CPU time (s)", "floor_cpu_s", "{:.1f}"),
+    ("lecture / floor in CPU time (median of rounds)", "floor_cpu_ratio", "{:.2f}"),
     ("TeX files made", "tex_files", "{:.0f}"),
     ("latex + dvisvgm calls", "tex_calls", "{:.0f}"),
     ("time in TeX (s, summed over processes)", "tex_s", "{:.1f}"),

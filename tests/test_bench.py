@@ -15,7 +15,8 @@ from bench.__main__ import README_END, README_START, _one_liner, markdown, math_
 def _results(peer: dict | None = None) -> dict:
     cold = {
         "wall_s": 40.0, "cpu_s": 75.0, "peak_rss_mib": 300.0, "video_s": 160.0, "wall_per_video_s": 0.25,
-        "floor_wall_s": 20.0, "floor_ratio": 2.0, "tex_files": 20, "tex_calls": 40, "tex_s": 9.5,
+        "floor_wall_s": 20.0, "floor_ratio": 2.0, "floor_cpu_s": 38.0, "floor_cpu_ratio": 1.97,
+        "tex_files": 20, "tex_calls": 40, "tex_s": 9.5,
     }
     return {
         "machine": {
@@ -39,6 +40,7 @@ def test_the_table_reports_every_measure_and_marks_each_target() -> None:
     for expected in (
         "| wall time (s) | 40.0 | 500.0 |",
         "| lecture / floor (median of rounds) | 2.00 | 2.50 |",
+        "| lecture / floor in CPU time (median of rounds) | 1.97 | 1.97 |",
         "| nothing changed | 1.2 | none |",
         "| one number changed (W_V[1][1] + 0.1) | 20.0 | Projection, WeightedSum |",
         "| trace with every intermediate | 4096 | 110.000 | 100.000 | 1.10 |",
