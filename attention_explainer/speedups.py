@@ -66,7 +66,7 @@ every mobject of every frame; they return exactly what manim's own do:
 ``SceneFileWriter``'s partial movies
     a scene's plays go into one stream, one file, rather than a partial movie per play (a
     keyframe, an encoder opened and drained, a file joined for each of the default lecture's
-    169 plays): :mod:`attention_explainer.one_stream`. The same frames; clips a fifth smaller.
+    169 plays): :mod:`attention_explainer.one_stream`. The same frames; clips 18 % smaller at -qh.
 ``CairoRenderer.render``
     each frame drawn was copied for the encoder (``get_frame``, 8 MB at 1080p) and the next
     drawn into the same array. Here the drawn array goes to the encoder as it is; it stays the
