@@ -20,6 +20,7 @@ after it (``tear_down``, a hook before the clip is written).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["install", "installed", "uninstall"]
@@ -98,9 +99,7 @@ def _finish(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _discard(writer: Any) -> None:
-    """Seal the writer's open stream, wait for its encoder and delete its file (an aborted render)."""
-    from pathlib import Path
-
+    """Seal the writer's open stream, if any, wait for its encoder and delete its file (an aborted render)."""
     job = _kept(writer)
     if job is None:
         return
@@ -113,13 +112,10 @@ def _discard(writer: Any) -> None:
 def _abort(original: Callable[..., Any]) -> Callable[..., Any]:
     def abort_encode_jobs(self: Any, reraise_encoder_failures: bool = False) -> None:
         job = _kept(self)
-        if job is not None and self._current_encode_job is None:
+        if job is not None and self._current_encode_job in (None, job):
             self._current_encode_job = job  # manim seals it, waits for it, deletes its file
             del self.__dict__[_KEPT]
-        elif job is not None and self._current_encode_job is not job:
-            _discard(self)
-        else:
-            self.__dict__.pop(_KEPT, None)  # the current job: manim seals and deletes it
+        _discard(self)  # kept beside another open stream (never, as opened here): sealed here
         original(self, reraise_encoder_failures)
 
     return abort_encode_jobs
