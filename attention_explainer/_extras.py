@@ -30,14 +30,21 @@ INSTALL_VIDEO = "pip install 'attention-explainer[video]'"
 INSTALL_VOICE = "pip install 'attention-explainer[voice]'"
 
 
+def _missing(names: tuple[str, ...]) -> list[str]:
+    """Those of ``names`` that cannot be imported here (found, not imported). A module already
+    imported is there: manim-slides replaces its module with one that has no ``__spec__``,
+    on which ``find_spec`` raises."""
+    return [name for name in names if name not in sys.modules and importlib.util.find_spec(name) is None]
+
+
 def missing_video_modules() -> list[str]:
     """The modules of the ``video`` extra that cannot be imported here (found, not imported)."""
-    return [name for name in VIDEO_MODULES if importlib.util.find_spec(name) is None]
+    return _missing(VIDEO_MODULES)
 
 
 def missing_voice_modules() -> list[str]:
     """The modules of the ``voice`` extra that cannot be imported here (found, not imported)."""
-    return [name for name in VOICE_MODULES if importlib.util.find_spec(name) is None]
+    return _missing(VOICE_MODULES)
 
 
 def require_video_extra(prog: str = "attention-explainer") -> None:

@@ -36,6 +36,14 @@ def test_the_guard_knows_an_import_name_for_every_package_of_the_extra() -> None
     _extras.require_video_extra()  # everything is installed here: it returns
 
 
+def test_the_guard_holds_once_manim_slides_is_imported() -> None:
+    # manim-slides replaces its module with one without __spec__: find_spec raised on it
+    from manim_slides import Slide
+
+    assert Slide is not None and sys.modules["manim_slides"].__spec__ is None
+    assert _extras.missing_video_modules() == []
+
+
 def test_without_the_extra_the_command_stops_in_one_line_with_exit_two(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
