@@ -37,7 +37,7 @@ from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
 from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
-from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold
+from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold, still_path
 from .schedule import start_order
 
 __all__ = [
@@ -332,7 +332,7 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     With slides the scene renders as its slide variant (``scenes/slides.py``), which writes the
     same clip and, in ``work/slides``, its slides: one render serves the clip and the deck.
     """
-    hooks = ["--progress", "--tex-dir", str(work / "tex"), "--text-dir", str(work / TEXTS)]
+    hooks = ["--progress", "--last-still", "--tex-dir", str(work / "tex"), "--text-dir", str(work / TEXTS)]
     if settings.voice:
         hooks += ["--voice", str(work / "voice")]
     if settings.captions == "burn":
@@ -414,7 +414,7 @@ def _run_process(
 
 def _still_of(clip: Path) -> Path:
     """Where the clip's last frame is saved beside it as it is rendered (the bundle's still)."""
-    return clip.with_name(f"{clip.stem}.last.png")
+    return still_path(clip)
 
 
 def _render_scene(
@@ -441,7 +441,8 @@ def _render_scene(
         job.status = "failed"
         on_change()
         raise BundleError(f"scene {spec.name}: manim-slides wrote no slides", 1)
-    last_frame(clips[0], _still_of(clips[0]))  # here, while other scenes still render
+    if not _still_of(clips[0]).is_file():  # the runner saves it as drawn; else decoded here
+        last_frame(clips[0], _still_of(clips[0]))
     (media / ".finished").touch()
     job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m attention_explainer.runner [--progress] [--tex-dir DIR] [--text-dir DIR]
+    python -m attention_explainer.runner [--progress] [--last-still] [--tex-dir DIR] [--text-dir DIR]
                                          [--hold-after N --hold-file PATH] -- MANIM-RENDER-ARGS
 
 installs its hooks into this process, then runs manim's own command line in it
@@ -31,6 +31,12 @@ installs its hooks into this process, then runs manim's own command line in it
 ``--slide-notes``
     Each slide of a slide variant carries its beat's caption as speaker notes, escaped so that
     the deck shows it literally (:func:`attention_explainer.escape.speaker_notes`).
+``--last-still``
+    Save the last frame written to each movie beside it, as ``<movie name>.last.png``
+    (:func:`still_path`): the picture as drawn, lossless, for the bundle's stills and the
+    lecturer's slides, with no decoding of the clip afterwards (which, with one stream per scene,
+    decoded up to six seconds of 1080p video per scene: 1 to 2.5 s each). An opaque frame is
+    saved as RGB, a transparent one as RGBA.
 ``--stock-manim``
     Leave manim's hot paths as manim has them. Without it the runner installs
     :mod:`attention_explainer.speedups` (the same frames, a quicker render; a test compares).
@@ -60,11 +66,13 @@ __all__ = [
     "hold",
     "install_forward_slides",
     "install_hold",
+    "install_last_still",
     "install_narration",
     "install_progress",
     "install_slide_notes",
     "main",
     "share_tex_cache",
+    "still_path",
 ]
 
 PROGRESS = "ATTENTION-PROGRESS"
@@ -243,6 +251,55 @@ def install_progress() -> None:
     _add_hook("progress", report_progress)
 
 
+def still_path(movie: Path) -> Path:
+    """Where ``--last-still`` saves ``movie``'s last frame: beside it, ``<name>.last.png``."""
+    return movie.with_name(f"{movie.stem}.last.png")
+
+
+def install_last_still() -> None:
+    """Save the last frame each movie is given beside it (:func:`still_path`) once it is finished.
+
+    Installed before the caption hook, so the frame kept is the one the encoder got, captions
+    burnt in. Only a reference is kept: the frame is read after the movie is finished, when
+    nothing is drawn any more.
+    """
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    write, finish = SceneFileWriter.write_frame, SceneFileWriter.finish
+    if getattr(write, _MARK, None) == "still":
+        return
+
+    def write_frame(self: SceneFileWriter, frame: Any, num_frames: int = 1) -> None:
+        write(self, frame, num_frames)
+        if getattr(frame, "ndim", 0) == 3 and num_frames > 0:
+            self.__dict__[_LAST_FRAME] = frame
+
+    def finished(self: SceneFileWriter) -> None:
+        finish(self)
+        frame = self.__dict__.pop(_LAST_FRAME, None)
+        movie = Path(self.movie_file_path) if getattr(self, "movie_file_path", None) else None
+        if frame is not None and movie is not None and movie.is_file():
+            _save_still(frame, still_path(movie))
+
+    setattr(write_frame, _MARK, "still")
+    SceneFileWriter.write_frame = write_frame  # type: ignore[method-assign,assignment]
+    SceneFileWriter.finish = finished  # type: ignore[method-assign]
+
+
+_LAST_FRAME = "_attention_last_frame"
+
+
+def _save_still(frame: Any, png: Path) -> None:
+    """``frame`` (RGBA rows) as a PNG at ``png``: RGB where it is opaque throughout; written
+    beside and renamed, so a stopped render leaves no half a picture."""
+    from PIL import Image
+
+    image = Image.fromarray(frame[..., :3] if frame.shape[2] == 4 and frame[..., 3].min() == 255 else frame)
+    partial = png.with_name(f".{png.name}.partial")
+    image.save(partial, format="PNG")
+    partial.replace(png)
+
+
 def install_hold(after: int, marker: Path) -> None:
     """Hold the render once ``after`` plays are done (tests only; see :func:`hold`).
 
@@ -310,6 +367,7 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--burn-captions", action="store_true", help="draw every caption into the frames")
     parser.add_argument("--forward-slides", action="store_true", help="slide variants write no reversed slides")
     parser.add_argument("--slide-notes", action="store_true", help="each slide's speaker notes are its caption")
+    parser.add_argument("--last-still", action="store_true", help="save each movie's last frame beside it")
     parser.add_argument("--stock-manim", action="store_true", help="leave manim's hot paths as they are")
     parser.add_argument("--hold-after", metavar="N", type=int, help="tests only: hold the render after play N")
     parser.add_argument("--hold-file", metavar="PATH", type=Path, help="tests only: the hold's marker file")
@@ -333,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from attention_explainer import speedups
 
         speedups.install()
+    if options.last_still:  # before the captions' hook, which then gives it the frames with captions
+        install_last_still()
     if options.progress:
         install_progress()
     if options.tex_dir is not None:

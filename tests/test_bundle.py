@@ -16,6 +16,7 @@ import av
 import numpy as np
 import pytest
 import srt
+from scene_helpers import clean_environment
 
 from attention_explainer.bundle import SCENES, BundleSettings, bundle_is_current
 from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
@@ -274,13 +275,34 @@ def test_render_help_gives_every_default() -> None:
     assert "mp4 is written as .mov" in help_text
 
 
-def test_each_still_is_its_clips_last_frame(bundle: Path) -> None:
-    # last_frame seeks to the last keyframe before the end; a full decode must agree
+def test_each_still_is_its_clips_last_frame_as_drawn(bundle: Path, tmp_path: Path) -> None:
+    # the renders save each clip's last frame as they draw it: the picture the clip ends on
+    # (as close to the decoded frame as the video's compression allows), without its losses
     from PIL import Image
+
+    from attention_explainer.media import last_frame
 
     for spec in SCENES:
         with av.open(str(bundle / f"{spec.stem}.mp4")) as container:
             *_, last = container.decode(video=0)
-            expected = np.asarray(last.to_image())
-        still = np.asarray(Image.open(bundle / "stills" / f"{spec.stem}.png").convert("RGB"))
-        np.testing.assert_array_equal(still, expected, err_msg=spec.name)
+            decoded = np.asarray(last.to_image(), dtype=float)
+        still = Image.open(bundle / "stills" / f"{spec.stem}.png")
+        assert still.mode == "RGB", spec.name  # opaque: no alpha channel to carry
+        error = np.mean((np.asarray(still, dtype=float) - decoded) ** 2)
+        assert 10 * np.log10(255**2 / error) > 30, spec.name  # dB: the same picture, through the codec
+    # lossless: Scores' still is, byte for byte, the last frame manim draws (-s) for the bundle's scenario
+    env = dict(clean_environment(), ATTENTION_SCENARIO=str(bundle / ".work" / "scenario.toml"))
+    command = [sys.executable, "-m", "manim", "render", "-s", "-ql", "--media_dir", str(tmp_path / "media"),
+               "-v", "WARNING", "--progress_bar", "none", "scenes/scores.py", "Scores"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    (drawn,) = (tmp_path / "media" / "images").rglob("Scores*.png")
+    scores = next(spec for spec in SCENES if spec.name == "Scores")
+    np.testing.assert_array_equal(np.asarray(Image.open(bundle / "stills" / f"{scores.stem}.png")),
+                                  np.asarray(Image.open(drawn).convert("RGB")))
+    # the fallback for a clip with no still beside it: it seeks to the last keyframe before the
+    # end, and a full decode must agree
+    last_frame(bundle / f"{scores.stem}.mp4", tmp_path / "decoded.png")
+    with av.open(str(bundle / f"{scores.stem}.mp4")) as container:
+        *_, last = container.decode(video=0)
+    np.testing.assert_array_equal(np.asarray(Image.open(tmp_path / "decoded.png")), np.asarray(last.to_image()))

@@ -17,6 +17,7 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from PIL import Image
 from scene_helpers import clean_environment
 
 from attention_explainer.bundle import FORMATS
@@ -120,5 +121,9 @@ def test_every_format_renders_and_plays(bundles: dict[str, tuple[Path, str, int]
         else:
             image = np.asarray(frames[-1].to_image().convert("RGB"))
             assert image.std() > 5, rel  # a picture, not a blank frame
-    assert (out / "stills" / f"{SCORES}.png").stat().st_size > 0
+    with Image.open(out / "stills" / f"{SCORES}.png") as still:  # the last frame as drawn, alpha and all
+        assert still.mode == ("RGBA" if case.alpha else "RGB") and still.size == (854, 480)
+        if case.alpha:
+            alpha = np.asarray(still)[..., 3]
+            assert alpha.min() == 0 and alpha.max() == 255
     assert (out / f"{SCORES}.srt").read_text(encoding="utf-8").strip()
