@@ -175,6 +175,36 @@ def test_cairo_paths_are_made_with_manims_calls(stock: None, monkeypatch: pytest
     assert paths() == expected
 
 
+def test_cairo_paths_of_any_points_are_manims_made_and_moved(stock: None) -> None:
+    """Points that meet exactly, within manim's tolerance, or not at all, in any count (the
+    pattern of subpaths kept from one mobject serving another, and the same points moved)."""
+    rng = np.random.default_rng(12)
+    mobjects = []
+    for _ in range(400):
+        n = int(rng.integers(0, 41))
+        scale = float(rng.choice([1.0, 0.5, 1e-6, 1e-9]))  # 1e-6, 1e-9: within the tolerance
+        mob = VMobject()
+        mob.points = rng.integers(0, 3, size=(n, 3)).astype(float) * scale
+        mobjects.append(mob)
+    for text in (Text("gap 0.48"), MathTex(r"\sqrt{d_k}")):
+        mobjects += text.family_members_with_points()
+    originals = [mob.points.copy() for mob in mobjects]
+    camera = Camera(pixel_width=320, pixel_height=180)
+    context = camera.get_cairo_context(camera.pixel_array)
+
+    def paths(shift: float) -> list[list[tuple[object, ...]]]:
+        made = []
+        for mob, points in zip(mobjects, originals, strict=True):
+            mob.points = points + shift
+            camera.set_cairo_context_path(context, mob)
+            made.append(list(context.copy_path()))
+        return made
+
+    expected = [paths(0.0), paths(0.37), paths(-1234.5)]
+    speedups.install()
+    assert [paths(0.0), paths(0.37), paths(-1234.5)] == expected
+
+
 def test_families_are_manims_for_trees_and_shared_members(stock: None) -> None:
     a, b, c, d = Square(), Circle(), Dot(), Square()
     shared = VGroup(c, d)
