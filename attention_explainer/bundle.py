@@ -412,11 +412,6 @@ def _run_process(
     return status, tail
 
 
-def _still_of(clip: Path) -> Path:
-    """Where the clip's last frame is saved beside it as it is rendered (the bundle's still)."""
-    return still_path(clip)
-
-
 def _render_scene(
     job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None],
     server: ForkServer | None = None,
@@ -441,8 +436,8 @@ def _render_scene(
         job.status = "failed"
         on_change()
         raise BundleError(f"scene {spec.name}: manim-slides wrote no slides", 1)
-    if not _still_of(clips[0]).is_file():  # the runner saves it as drawn; else decoded here
-        last_frame(clips[0], _still_of(clips[0]))
+    if not still_path(clips[0]).is_file():  # the runner saves it as drawn; else decoded here
+        last_frame(clips[0], still_path(clips[0]))
     (media / ".finished").touch()
     job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()
@@ -729,8 +724,8 @@ def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> d
     for spec in chosen:
         durations[spec.name] = probe(staging.current(plan.clip(spec))).duration
         still = f"stills/{spec.stem}.png"
-        if spec.name in rendered and _still_of(rendered[spec.name]).is_file():
-            shutil.copyfile(_still_of(rendered[spec.name]), staging.stage(still))
+        if spec.name in rendered and still_path(rendered[spec.name]).is_file():
+            shutil.copyfile(still_path(rendered[spec.name]), staging.stage(still))
         elif spec.name in rendered or not (out / still).exists():
             last_frame(staging.current(plan.clip(spec)), staging.stage(still))
     lecture = f"lecture.{plan.settings.extension}"

@@ -291,7 +291,6 @@ def _cairo_appender() -> Callable[[Any, int, int], None] | None:
 
 def _remembered_paths() -> Callable[..., Any]:
     import cairo
-    import numpy as np
     from manim import Camera
 
     shown_as_they_are = Camera.transform_points_pre_display  # points, or a point if any is not finite
@@ -409,8 +408,6 @@ class _Interpolation:
     a new array of them with manim's own loop."""
 
     def __init__(self, family: list[Any], fields: list[tuple[Any, str, int, int, Any]], start: Any, end: Any) -> None:
-        import numpy as np
-
         self.family, self.start, self.end = family, start, end
         self.now, self.part = np.empty_like(start), np.empty_like(start)
         self.arrays = [(sub, name, self.now[lo:hi].reshape(shape)) for sub, name, lo, hi, shape in fields
@@ -421,7 +418,6 @@ class _Interpolation:
     @classmethod
     def of(cls, animation: Any) -> _Interpolation | None:
         """The batch of ``animation``'s families, or None where manim's own loop must run."""
-        import numpy as np
         from manim import Mobject, VMobject
         from manim.animation.animation import Animation
         from manim.animation.transform import Transform
@@ -459,8 +455,6 @@ class _Interpolation:
         return cls(family, fields, np.concatenate(starts).astype(float), np.concatenate(ends).astype(float))
 
     def apply(self, alpha: float) -> None:
-        import numpy as np
-
         np.multiply(1 - alpha, self.start, out=self.now)
         np.multiply(alpha, self.end, out=self.part)
         np.add(self.now, self.part, out=self.now)
@@ -570,7 +564,6 @@ def changed_runs(
     ``(first, end)``: compared ``_BAND`` rows at a time (only blocks that hold a row of the mask
     ``within``, if given: the others are known to be equal), each run widened to a multiple of
     ``_RUN`` rows (within the frame), overlapping runs merged. Even bounds for an even height."""
-    import numpy as np
 
     height, row = frame.shape[0], frame.strides[0]
     old, new = previous.ctypes.data, frame.ctypes.data
@@ -618,15 +611,12 @@ class _Converter:
         self.planes: list[Any] = []
 
     def _keep(self, converted: Any) -> None:
-        import numpy as np
-
         self.converted = converted
         self.planes = [np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
                        for plane in converted.planes]
 
     def convert(self, frame: Any) -> Any:
         import av
-        import numpy as np
 
         width, height = self.size
         previous, self.previous = self.previous, frame  # kept as it is: manim hands over a fresh copy each time
@@ -774,7 +764,6 @@ class _Frames:
 
     def spare(self, lent: Any) -> Any:
         """A free array like ``lent`` to draw in instead: waited for once :attr:`FEW` are made, else made."""
-        import numpy as np
 
         spare = self._free(lent)
         if spare is None and self.patient and len(self.arrays) >= self.FEW:
@@ -795,7 +784,6 @@ def _frames_handed_over() -> Callable[..., Any]:
     ``get_frame`` copied it (8 MB at 1080p). The camera keeps it as its frame (whoever reads the
     frame after a play reads it), but draws the next frame into another array
     (:func:`_drawn_elsewhere_while_lent`)."""
-    import numpy as np
 
     def render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> None:
         self.update_frame(scene, moving_mobjects)
