@@ -17,7 +17,19 @@ import numpy.typing as npt
 
 from ._errors import ScenarioError
 
-__all__ = ["AttentionTrace", "FloatArray", "QueryStep", "self_attention", "softmax"]
+__all__ = [
+    "AttentionTrace",
+    "FloatArray",
+    "QueryStep",
+    "as_array",
+    "as_matrix",
+    "checked_attention",
+    "checked_matrices",
+    "frozen",
+    "owned",
+    "self_attention",
+    "softmax",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -25,25 +37,25 @@ FloatArray = npt.NDArray[np.float64]
 _TOO_LARGE = "embeddings: numbers too large, {} (keep embeddings and weights far below 1e100)"
 
 
-def _owned(array: FloatArray) -> FloatArray:
+def owned(array: FloatArray) -> FloatArray:
     """Mark an array this module made (and shares with nobody) read-only, without a copy."""
     array.setflags(write=False)
     return array
 
 
-def _frozen(array: npt.ArrayLike) -> FloatArray:
+def frozen(array: npt.ArrayLike) -> FloatArray:
     """A read-only float64 copy, so a trace can never be changed after the fact."""
     copy = np.array(array, dtype=np.float64, copy=True)
     copy.setflags(write=False)
     return copy
 
 
-def _as_matrix(name: str, value: Any) -> FloatArray:
+def as_matrix(name: str, value: Any) -> FloatArray:
     """``value`` as a float64 copy of a non-empty 2-d matrix of finite numbers, or a ScenarioError."""
-    return _as_array(name, value, 2)
+    return as_array(name, value, 2)
 
 
-def _as_array(name: str, value: Any, ndim: int) -> FloatArray:
+def as_array(name: str, value: Any, ndim: int) -> FloatArray:
     """``value`` as a float64 copy with ``ndim`` dimensions, none empty, every entry finite."""
     try:
         raw = np.array(value, copy=True)
@@ -295,17 +307,17 @@ class AttentionTrace:
         row = int(i) % n
         return QueryStep(
             index=row,
-            embedding=_frozen(self.embeddings[row]),
+            embedding=frozen(self.embeddings[row]),
             w_query=self.w_query,
-            query_terms=_owned(self.embeddings[row][:, np.newaxis] * self.w_query),
-            query=_frozen(self.queries[row]),
+            query_terms=owned(self.embeddings[row][:, np.newaxis] * self.w_query),
+            query=frozen(self.queries[row]),
             keys=self.keys,
-            products=_owned(self.queries[row][np.newaxis, :] * self.keys),
-            scores=_frozen(self.scores[row]),
+            products=owned(self.queries[row][np.newaxis, :] * self.keys),
+            scores=frozen(self.scores[row]),
             d_k=self.d_k,
             sqrt_d_k=self.sqrt_d_k,
             values=self.values,
-            context=_frozen(self.context[row]),
+            context=frozen(self.context[row]),
             **_softmax_pieces(self.scaled_scores[row], self.weights[row], self.values, self.context[row]),
         )
 
@@ -320,14 +332,14 @@ def _softmax_pieces(
     running_context = np.cumsum(weighted_values, axis=0)
     running_context[-1] = context  # the chain ends at z_i exactly
     return {
-        "scaled_scores": _frozen(scaled_scores),
+        "scaled_scores": frozen(scaled_scores),
         "max_score": max_score,
-        "exps": _owned(exps),
+        "exps": owned(exps),
         "exp_sum": float(np.sum(exps)),
-        "weights": _frozen(weights),
-        "weighted_values": _owned(weighted_values),
-        "running_weights": _owned(np.cumsum(weights)),
-        "running_context": _owned(running_context),
+        "weights": frozen(weights),
+        "weighted_values": owned(weighted_values),
+        "running_weights": owned(np.cumsum(weights)),
+        "running_context": owned(running_context),
         "top_key": int(np.argmax(weights)),
     }
 
@@ -380,11 +392,11 @@ def self_attention(
     array([[1.  , 0.  ],
            [0.33, 0.67]])
     """
-    x, wq, wk, wv = _checked_matrices(embeddings, w_query, w_key, w_value)
-    return _attention(x, wq, wk, wv, scaled=scaled, causal=causal)
+    x, wq, wk, wv = checked_matrices(embeddings, w_query, w_key, w_value)
+    return checked_attention(x, wq, wk, wv, scaled=scaled, causal=causal)
 
 
-def _attention(
+def checked_attention(
     x: FloatArray, wq: FloatArray, wk: FloatArray, wv: FloatArray, *, scaled: bool, causal: bool
 ) -> AttentionTrace:
     """The trace of checked matrices (float64 copies that nobody else holds)."""
@@ -401,31 +413,31 @@ def _attention(
     scaled_scores = scores / math.sqrt(d_k) if scaled else scores.copy()
     weights = _masked_softmax_in_place(scaled_scores, causal)
     return AttentionTrace(
-        embeddings=_owned(x),
-        w_query=_owned(wq),
-        w_key=_owned(wk),
-        w_value=_owned(wv),
-        queries=_owned(queries),
-        keys=_owned(keys),
-        values=_owned(values),
-        scores=_owned(scores),
-        scaled_scores=_owned(scaled_scores),
-        weights=_owned(weights),
-        context=_owned(weights @ values),
+        embeddings=owned(x),
+        w_query=owned(wq),
+        w_key=owned(wk),
+        w_value=owned(wv),
+        queries=owned(queries),
+        keys=owned(keys),
+        values=owned(values),
+        scores=owned(scores),
+        scaled_scores=owned(scaled_scores),
+        weights=owned(weights),
+        context=owned(weights @ values),
         d_k=d_k,
         scaled=scaled,
         causal=causal,
     )
 
 
-def _checked_matrices(
+def checked_matrices(
     embeddings: npt.ArrayLike, w_query: npt.ArrayLike, w_key: npt.ArrayLike, w_value: npt.ArrayLike
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """``X, W_Q, W_K, W_V`` as float64 copies, each checked, and their shapes against each other."""
-    x = _as_matrix("embeddings", embeddings)
-    wq = _as_matrix("w_query", w_query)
-    wk = _as_matrix("w_key", w_key)
-    wv = _as_matrix("w_value", w_value)
+    x = as_matrix("embeddings", embeddings)
+    wq = as_matrix("w_query", w_query)
+    wk = as_matrix("w_key", w_key)
+    wv = as_matrix("w_value", w_value)
     d_in = x.shape[1]
     for name, matrix in (("w_query", wq), ("w_key", wk), ("w_value", wv)):
         if matrix.shape[0] != d_in:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._core import AttentionTrace, FloatArray, _as_array, _as_matrix, _attention, _owned
+from ._core import AttentionTrace, FloatArray, as_array, as_matrix, checked_attention, owned
 from ._errors import ScenarioError
 
 __all__ = ["MultiHeadTrace", "multi_head_attention"]
@@ -102,20 +102,20 @@ def multi_head_attention(
     """
     x, wq, wk, wv, wo = _checked(embeddings, w_query, w_key, w_value, w_out)
     heads = tuple(
-        _attention(x.copy(), wq[h].copy(), wk[h].copy(), wv[h].copy(), scaled=bool(scaled), causal=bool(causal))
+        checked_attention(x.copy(), wq[h].copy(), wk[h].copy(), wv[h].copy(), scaled=bool(scaled), causal=bool(causal))
         for h in range(wq.shape[0])
     )
-    return _combine_heads(heads, wo)
+    return combine_heads(heads, wo)
 
 
-def _combine_heads(heads: tuple[AttentionTrace, ...], w_out: FloatArray) -> MultiHeadTrace:
+def combine_heads(heads: tuple[AttentionTrace, ...], w_out: FloatArray) -> MultiHeadTrace:
     """The multi-head trace of computed heads: their ``z`` side by side, times ``w_out`` (checked)."""
     concat = np.concatenate([head.context for head in heads], axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ w_out
     if not np.all(np.isfinite(output)):
         raise ScenarioError("w_out: numbers too large, the output overflows float64 (keep weights far below 1e100)")
-    return MultiHeadTrace(heads=heads, concat=_owned(concat), w_out=_owned(w_out.copy()), output=_owned(output))
+    return MultiHeadTrace(heads=heads, concat=owned(concat), w_out=owned(w_out.copy()), output=owned(output))
 
 
 def _checked(
@@ -126,11 +126,11 @@ def _checked(
     w_out: npt.ArrayLike,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """Float64 copies of the inputs, each checked, and their shapes against each other."""
-    x = _as_matrix("embeddings", embeddings)
-    wq, wk, wv = (_as_array(name, value, 3) for name, value in (
+    x = as_matrix("embeddings", embeddings)
+    wq, wk, wv = (as_array(name, value, 3) for name, value in (
         ("w_query", w_query), ("w_key", w_key), ("w_value", w_value)
     ))
-    wo = _as_matrix("w_out", w_out)
+    wo = as_matrix("w_out", w_out)
     h, d_in = wq.shape[0], x.shape[1]
     for name, stack in (("w_key", wk), ("w_value", wv)):
         if stack.shape[0] != h:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._core import FloatArray, _owned, softmax
+from ._core import FloatArray, owned, softmax
 from ._errors import ScenarioError
 
 __all__ = ["DEFAULT_DIMS", "ScalingSpread", "scaling_spread"]
@@ -65,7 +65,7 @@ class ScalingSpread:
     @property
     def sqrt_dims(self) -> FloatArray:
         """``√d`` for each of ``dims``: the spread ``q · k`` should have."""
-        return _owned(np.sqrt(np.array(self.dims, dtype=np.float64)))
+        return owned(np.sqrt(np.array(self.dims, dtype=np.float64)))
 
     @property
     def row_scaled_scores(self) -> FloatArray:
@@ -74,7 +74,7 @@ class ScalingSpread:
         >>> scaling_spread((1, 256), samples=100, seed=1).row_scaled_scores.round(2)[:3]
         array([-0.58, -0.73,  1.01])
         """
-        return _owned(self.row_scores / math.sqrt(self.row_dim))
+        return owned(self.row_scores / math.sqrt(self.row_dim))
 
     @property
     def top_key(self) -> int:
@@ -141,11 +141,11 @@ def scaling_spread(
     raw, clouds = _spreads(rng, checked, samples, kept)
     query = rng.standard_normal(row_dim := max(checked))  # the example row: the query first, then its keys
     row_scores = rng.standard_normal((keys, row_dim)) @ query
-    return ScalingSpread(dims=checked, samples=samples, seed=seed, raw_std=_owned(raw),
-                         scaled_std=_owned(raw / np.sqrt(np.array(checked, dtype=np.float64))),
-                         kept_products=_owned(clouds), row_dim=row_dim, row_scores=_owned(row_scores),
-                         unscaled_weights=_owned(softmax(row_scores)),
-                         scaled_weights=_owned(softmax(row_scores / math.sqrt(row_dim))))
+    return ScalingSpread(dims=checked, samples=samples, seed=seed, raw_std=owned(raw),
+                         scaled_std=owned(raw / np.sqrt(np.array(checked, dtype=np.float64))),
+                         kept_products=owned(clouds), row_dim=row_dim, row_scores=owned(row_scores),
+                         unscaled_weights=owned(softmax(row_scores)),
+                         scaled_weights=owned(softmax(row_scores / math.sqrt(row_dim))))
 
 
 def _spreads(rng: np.random.Generator, dims: tuple[int, ...], samples: int, kept: int) -> tuple[FloatArray, FloatArray]:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from ._core import AttentionTrace, FloatArray, QueryStep, self_attention
 from ._errors import ScenarioError
-from .multi_head import MultiHeadTrace, _combine_heads, multi_head_attention
+from .multi_head import MultiHeadTrace, combine_heads, multi_head_attention
 
 __all__ = [
     "MAX_RANDOM_SIZE",
@@ -337,7 +337,7 @@ class Scenario:
             set_(self, name, matrix)
         heads = () if out is None else self._each_head()
         set_(self, "_heads", heads)
-        set_(self, "_multi", None if out is None else _combine_heads(tuple(h._trace for h in heads), out))
+        set_(self, "_multi", None if out is None else combine_heads(tuple(h._trace for h in heads), out))
 
     def _each_head(self) -> tuple[Scenario, ...]:
         """Head ``h`` as a one-head scenario titled "…: head h": the same tokens, ``X``, query and precision."""
