@@ -63,17 +63,10 @@ QUALITY ?= m
 render: setup
 	$(VENV)/bin/attention-explainer render --quality $(QUALITY)
 
-# The last frame of every scene at 480p, for the README (docs/stills/): each lecture's scenes with
-# its own preset (MultiHead: two-heads, its lecture's).
+# The last frame of every scene of every lecture at 480p, for the README (docs/stills/<lecture>/),
+# each lecture's scenes with its own preset (tools/stills.py reads scenes.plan.LECTURES).
 stills: setup
-	@mkdir -p docs/stills
-	@for entry in raw_dot_products:RawDotProducts projection:Projection spaces:Spaces scores:Scores \
-		softmax:ScaleAndSoftmax why_scale:WhyScale weighted_sum:WeightedSum matrix_form:MatrixForm \
-		causal_mask:CausalMask multi_head:MultiHead; do \
-		file=$${entry%%:*}; scene=$${entry##*:}; \
-		$(VENV)/bin/manim render -ql -s --media_dir media/stills scenes/$$file.py $$scene -v WARNING || exit 1; \
-		cp media/stills/images/$$file/$${scene}_ManimCE_*.png docs/stills/$$file.png; \
-	done
+	$(PYTHON) tools/stills.py
 
 numbers: setup
 	$(PYTHON) -m attention_math

@@ -84,13 +84,12 @@ class SceneSpec:
 
     number: int
     name: str  # the class name
-    module: str  # e.g. "scenes.scores"
+    module: str  # e.g. "scenes.self_attention.scores"
     uses_scenario: bool = True  # scene 1 always shows its own preset
 
     @property
     def file(self) -> Path:
-        package = Path(sys.modules["scenes"].__file__ or "").parent if "scenes" in sys.modules else _scenes_dir()
-        return package / (self.module.rsplit(".", 1)[1] + ".py")
+        return _scenes_dir().parent.joinpath(*self.module.split(".")).with_suffix(".py")
 
     @property
     def stem(self) -> str:
@@ -100,6 +99,7 @@ class SceneSpec:
 
 
 def _scenes_dir() -> Path:
+    """The folder of the ``scenes`` package (its ``__init__`` defines nothing: a cheap import)."""
     import scenes
 
     return Path(scenes.__file__ or "").parent
@@ -340,7 +340,7 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     script = spec.file
     if settings.slides:
         hooks += ["--forward-slides", "--slide-notes"]
-        script = spec.file.with_name("slides.py")
+        script = _scenes_dir() / "slides.py"  # every lecture's slide variants
     at = os.environ.get(HOLD_AT, "")
     marker = _hold_requested(at) if at.startswith("play:") else None
     if marker is not None:

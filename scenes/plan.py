@@ -29,19 +29,19 @@ __all__ = [
 ]
 
 LECTURE: tuple[tuple[str, str], ...] = (
-    ("scenes.raw_dot_products", "RawDotProducts"),
-    ("scenes.projection", "Projection"),
-    ("scenes.spaces", "Spaces"),
-    ("scenes.scores", "Scores"),
-    ("scenes.softmax", "ScaleAndSoftmax"),
-    ("scenes.why_scale", "WhyScale"),
-    ("scenes.weighted_sum", "WeightedSum"),
-    ("scenes.matrix_form", "MatrixForm"),
-    ("scenes.causal_mask", "CausalMask"),
+    ("scenes.self_attention.raw_dot_products", "RawDotProducts"),
+    ("scenes.self_attention.projection", "Projection"),
+    ("scenes.self_attention.spaces", "Spaces"),
+    ("scenes.self_attention.scores", "Scores"),
+    ("scenes.self_attention.softmax", "ScaleAndSoftmax"),
+    ("scenes.self_attention.why_scale", "WhyScale"),
+    ("scenes.self_attention.weighted_sum", "WeightedSum"),
+    ("scenes.self_attention.matrix_form", "MatrixForm"),
+    ("scenes.self_attention.causal_mask", "CausalMask"),
 )
 """``(module, class)`` of every scene of the default lecture, self-attention, in order."""
 
-MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head", "MultiHead"),)
+MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
 """The next lecture's scenes: several heads side by side, joined by W_O."""
 
 DEFAULT_LECTURE = "self-attention"

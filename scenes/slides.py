@@ -10,7 +10,7 @@ present with, for example::
 
 A render that writes no movie (``manim render -s scenes/slides.py Scores``, a last frame, or a
 dry run) makes no slides: manim-slides cuts its slides from the movie's pieces. It renders as
-the plain scene does instead, so ``-s`` writes the same last frame as ``scenes/scores.py``.
+the plain scene does instead, so ``-s`` writes the same last frame as ``scenes/self_attention/scores.py``.
 
 The same scenario settings apply (``ATTENTION_SCENARIO``, ``ATTENTION_QUERY``, manim.cfg).
 """

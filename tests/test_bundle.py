@@ -122,7 +122,7 @@ def _shown_numbers(scenario: Scenario) -> set[str]:
             step = trace.query_step(i)
             values += step.products.ravel().tolist() + step.exps.tolist() + step.weighted_values.ravel().tolist()
             values += [step.sqrt_d_k, step.exp_sum, step.max_score, float(np.sum(step.weights))]
-    spread = scaling_spread(seed=0)  # WhyScale's sampler, seed 0 (scenes/why_scale.py)
+    spread = scaling_spread(seed=0)  # WhyScale's sampler, seed 0 (scenes/self_attention/why_scale.py)
     for name in ("raw_std", "scaled_std", "sqrt_dims", "row_scores", "row_scaled_scores", "unscaled_weights",
                  "scaled_weights"):
         values += np.asarray(getattr(spread, name)).ravel().tolist()
@@ -293,7 +293,7 @@ def test_each_still_is_its_clips_last_frame_as_drawn(bundle: Path, tmp_path: Pat
     # lossless: Scores' still is, byte for byte, the last frame manim draws (-s) for the bundle's scenario
     env = dict(clean_environment(), ATTENTION_SCENARIO=str(bundle / ".work" / "scenario.toml"))
     command = [sys.executable, "-m", "manim", "render", "-s", "-ql", "--media_dir", str(tmp_path / "media"),
-               "-v", "WARNING", "--progress_bar", "none", "scenes/scores.py", "Scores"]
+               "-v", "WARNING", "--progress_bar", "none", "scenes/self_attention/scores.py", "Scores"]
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     (drawn,) = (tmp_path / "media" / "images").rglob("Scores*.png")

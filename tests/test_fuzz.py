@@ -47,7 +47,7 @@ from attention_math import Scenario, ScenarioError, load_scenario, scenario_from
 from attention_math.scenario import _toml_value
 from scenes.base import AFTER_PLAY_HOOKS, SCENE_LIMITS, ExplainerScene, check_scene_limits
 from scenes.kit.text import BLANK_CHARACTERS, shorten_token, token_text
-from scenes.softmax import ScaleAndSoftmax
+from scenes.self_attention.softmax import ScaleAndSoftmax
 
 SUITE_EXAMPLES = 60
 """Examples per fuzz test in the ordinary test suite (``FUZZ_EXAMPLES`` overrides)."""

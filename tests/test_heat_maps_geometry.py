@@ -38,7 +38,7 @@ from scene_helpers import text_of as said_by
 
 from attention_math import Scenario, format_number
 from attention_math.scenario import scenario_from_mapping
-from scenes.causal_mask import free_block
+from scenes.self_attention.causal_mask import free_block
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import text as pango_text
 
@@ -76,13 +76,13 @@ OWN: dict[str, Callable[[], Scenario]] = {
 }
 
 CASES = [
-    ("scenes.matrix_form", "MatrixForm", "owls"),
-    ("scenes.matrix_form", "MatrixForm", "foxes"),
-    ("scenes.matrix_form", "MatrixForm", "sixteen"),
-    ("scenes.matrix_form", "MatrixForm", "default"),
-    ("scenes.causal_mask", "CausalMask", "foxes"),
-    ("scenes.causal_mask", "CausalMask", "engineers"),
-    ("scenes.causal_mask", "CausalMask", "default"),
+    ("scenes.self_attention.matrix_form", "MatrixForm", "owls"),
+    ("scenes.self_attention.matrix_form", "MatrixForm", "foxes"),
+    ("scenes.self_attention.matrix_form", "MatrixForm", "sixteen"),
+    ("scenes.self_attention.matrix_form", "MatrixForm", "default"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "foxes"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "engineers"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "default"),
 ]
 
 SAME_NUMBER_FILL = 0.06  # the most two cells that print the same number may differ in fill opacity

@@ -25,7 +25,7 @@ from scene_helpers import DRY_RUN_SETTINGS, REPO, clean_environment, manim_comma
 from attention_math import load_scenario
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import shorten_token
-from scenes.scores import Scores
+from scenes.self_attention.scores import Scores
 
 TIMEOUT = 600
 
@@ -161,7 +161,7 @@ def test_a_still_of_hostile_tokens_shows_them_literally_and_runs_nothing(tmp_pat
     background = np.array([int(BACKGROUND[k : k + 2], 16) for k in (1, 3, 5)])
     frame_w, frame_h = 14.222222222222221, 8.0
     for token in tokens:
-        # Scores shortens a label further when it does not fit its column (scenes.scores.token_labels)
+        # Scores shortens a label further when it does not fit its column (scenes.self_attention.scores.token_labels)
         shown = {shorten_token(token, limit) for limit in range(3, 11)}
         labels = [mob for mob in texts  # the token alone, or inside a label such as "k2 \\write1…"
                   if text_of(mob) in shown or any(part in shown for part in getattr(mob, "token_parts", []))]

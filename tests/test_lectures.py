@@ -22,11 +22,11 @@ from attention_explainer import bundle
 from attention_explainer.bundle import BundleError, default_out_dir, lecture_specs, select_scenes
 from attention_explainer.cli import main
 from attention_math import PRESETS, Scenario, ScenarioError, preset
-from scenes.multi_head import MAX_HEADS, MultiHead
+from scenes.multi_head.multi_head import MAX_HEADS, MultiHead
 from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, OWN_PRESET, lecture_of
 
-WHY_SCALE = ("scenes.why_scale", "WhyScale")
-MULTI_HEAD = ("scenes.multi_head", "MultiHead")
+WHY_SCALE = ("scenes.self_attention.why_scale", "WhyScale")
+MULTI_HEAD = ("scenes.multi_head.multi_head", "MultiHead")
 
 
 def test_why_scale_follows_scale_and_softmax_in_the_default_lecture() -> None:

@@ -39,13 +39,13 @@ COLUMN_GAP = 0.15  # between two numbers over neighbouring columns: about 9 px a
 TITLE_GAP = 0.12  # between the comparison's title and its column heads
 
 CASES = [
-    ("scenes.causal_mask", "CausalMask", "rivers"),
-    ("scenes.causal_mask", "CausalMask", "lighthouse"),
-    ("scenes.causal_mask", "CausalMask", "engineers"),
-    ("scenes.causal_mask", "CausalMask", "sixteen"),
-    ("scenes.causal_mask", "CausalMask", "default"),
-    ("scenes.matrix_form", "MatrixForm", "rivers"),
-    ("scenes.matrix_form", "MatrixForm", "engineers"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "rivers"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "lighthouse"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "engineers"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "sixteen"),
+    ("scenes.self_attention.causal_mask", "CausalMask", "default"),
+    ("scenes.self_attention.matrix_form", "MatrixForm", "rivers"),
+    ("scenes.self_attention.matrix_form", "MatrixForm", "engineers"),
 ]
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from manim import Text
 from scene_helpers import SCENARIOS, dry_render, with_scenario
 
-from scenes.multi_head import MultiHead
+from scenes.multi_head.multi_head import MultiHead
 
 
 def test_the_query_rows_name_every_key_in_full(tmp_path: Path) -> None:

@@ -113,7 +113,7 @@ def _stale_caption(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _another_seed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(importlib.import_module("scenes.why_scale"), "SEED", 1)
+    monkeypatch.setattr(importlib.import_module("scenes.self_attention.why_scale"), "SEED", 1)
 
 
 def _plotted_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -136,20 +136,20 @@ def _swapped_heads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
-    "wrong source": (("scenes.causal_mask", "CausalMask"), _wrong_source),
-    "doubled product": (("scenes.projection", "Projection"), _changed_value("query_terms", lambda s, f, v: 2 * v)),
+    "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
+    "doubled product": (("scenes.self_attention.projection", "Projection"), _changed_value("query_terms", lambda s, f, v: 2 * v)),
     "shifted total": (
-        ("scenes.softmax", "ScaleAndSoftmax"),
+        ("scenes.self_attention.softmax", "ScaleAndSoftmax"),
         _changed_value("running_weights", lambda s, f, v: v - float(s.step.weights[f.index])),
     ),
-    "typed number": (("scenes.softmax", "ScaleAndSoftmax"), _typed_number),
-    "wrong precision": (("scenes.scores", "Scores"), _wrong_precision),
-    "wrong query row": (("scenes.scores", "Scores"), _wrong_query_row),
-    "stale caption": (("scenes.scores", "Scores"), _stale_caption),
-    "another seed": (("scenes.why_scale", "WhyScale"), _another_seed),
-    "plotted elsewhere": (("scenes.why_scale", "WhyScale"), _plotted_elsewhere),
-    "swapped heads": (("scenes.multi_head", "MultiHead"), _swapped_heads),
-    "flipped output": (("scenes.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
+    "typed number": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _typed_number),
+    "wrong precision": (("scenes.self_attention.scores", "Scores"), _wrong_precision),
+    "wrong query row": (("scenes.self_attention.scores", "Scores"), _wrong_query_row),
+    "stale caption": (("scenes.self_attention.scores", "Scores"), _stale_caption),
+    "another seed": (("scenes.self_attention.why_scale", "WhyScale"), _another_seed),
+    "plotted elsewhere": (("scenes.self_attention.why_scale", "WhyScale"), _plotted_elsewhere),
+    "swapped heads": (("scenes.multi_head.multi_head", "MultiHead"), _swapped_heads),
+    "flipped output": (("scenes.multi_head.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
 }
 
 

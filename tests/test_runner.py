@@ -77,7 +77,7 @@ def test_without_flags_the_runner_installs_no_hook(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(tex_mobject, "tex_to_svg_file", original)  # put back after the test
     monkeypatch.setattr("manim.__main__.main", lambda *args, **kwargs: None)
     monkeypatch.setenv("shell_escape", "t")  # put back after the test
-    assert runner.main(["--", "scenes/scores.py", "Scores"]) == 0
+    assert runner.main(["--", "scenes/self_attention/scores.py", "Scores"]) == 0
     assert hooks == []
     assert tex_mobject.tex_to_svg_file is original
     assert os.environ["shell_escape"] == "f"  # the latex processes manim starts run no programs

@@ -241,7 +241,7 @@ def test_render_of_a_too_big_scenario_fails_in_one_line(tmp_path: Path) -> None:
     env = clean_environment()
     env["ATTENTION_SCENARIO"] = str(scenario)
     result = subprocess.run(
-        manim_command("-ql", "--media_dir", str(media), "scenes/scores.py", "Scores"),
+        manim_command("-ql", "--media_dir", str(media), "scenes/self_attention/scores.py", "Scores"),
         cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
     )
     output = result.stdout + result.stderr

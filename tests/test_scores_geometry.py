@@ -19,7 +19,7 @@ from scene_helpers import SCENARIOS, dry_render, with_scenario
 from attention_math import format_number
 from attention_math.alignment import alignment
 from scenes.base import ExplainerScene
-from scenes.scores import LONG_QUERY, Scores
+from scenes.self_attention.scores import LONG_QUERY, Scores
 
 pytestmark = pytest.mark.xdist_group("scores-geometry")  # one worker builds each scenario once
 

@@ -18,7 +18,7 @@ from scene_helpers import SCENARIOS, dry_render, with_scenario
 
 from scenes.base import ExplainerScene
 from scenes.kit.palette import WEIGHT
-from scenes.softmax import FIELDS, ScaleAndSoftmax
+from scenes.self_attention.softmax import FIELDS, ScaleAndSoftmax
 
 pytestmark = pytest.mark.xdist_group("softmax-geometry")  # one worker builds each scenario once
 

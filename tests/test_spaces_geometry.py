@@ -118,7 +118,7 @@ def _look(scene: ExplainerScene) -> Look:
 
 
 def _build(scenario: Scenario, media_dir: Path) -> list[Look]:
-    cls = with_scenario(load_scene_class("scenes.spaces", "Spaces"), scenario)
+    cls = with_scenario(load_scene_class("scenes.self_attention.spaces", "Spaces"), scenario)
     looks: list[Look] = []
 
     def hook(scene: ExplainerScene) -> None:

@@ -52,7 +52,7 @@ from scene_helpers import (
 
 from attention_math import Scenario, load_scenario
 from scenes.kit.palette import BACKGROUND, INK, MUTED
-from scenes.weighted_sum import WeightedSum
+from scenes.self_attention.weighted_sum import WeightedSum
 
 Box = tuple[float, float, float, float]
 

@@ -26,7 +26,7 @@ from scene_helpers import (
 
 from scenes.kit.layout import BOTTOM, SAFE_WIDTH, TOP
 from scenes.kit.palette import WEIGHT
-from scenes.why_scale import WhyScale
+from scenes.self_attention.why_scale import WhyScale
 
 pytestmark = pytest.mark.xdist_group("why-scale-geometry")
 
