@@ -20,9 +20,9 @@ TIMEOUT = 600
 
 def test_a_slide_scenes_last_frame_is_the_plain_scenes(tmp_path: Path) -> None:
     runs = {}
-    for script in ("slides", "scores"):
+    for script, path in (("slides", "scenes/slides.py"), ("scores", "scenes/self_attention/scores.py")):
         media = tmp_path / script
-        command = manim_command("-s", "-ql", "--media_dir", str(media), f"scenes/{script}.py", "Scores")
+        command = manim_command("-s", "-ql", "--media_dir", str(media), path, "Scores")
         process = subprocess.Popen(
             command, cwd=REPO, env=clean_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
