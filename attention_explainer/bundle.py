@@ -53,7 +53,9 @@ __all__ = [
     "build_bundle",
     "bundle_is_current",
     "default_out_dir",
+    "expected_cost",
     "lecture_specs",
+    "read_manifest",
     "select_scenes",
     "slug",
     "start_renders_early",
@@ -559,7 +561,7 @@ class _Plan:
 def bundle_is_current(scenario: Scenario, out: Path, settings: BundleSettings, scenes: Sequence[SceneSpec]) -> bool:
     """Would :func:`build_bundle` render nothing: is every clip in ``out``, made from this
     scenario, these settings and this code? (Reads only; a few tens of milliseconds.)"""
-    old = _read_manifest(out)
+    old = read_manifest(out)
     if not old:
         return False
     code = code_version()
@@ -577,7 +579,7 @@ def _build(
     """The stages of a build: plan, render what changed, stage the new files, vouch, swap in."""
     code = code_version()  # once per build: it hashes sources and asks fontconfig and TeX
     keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in chosen}
-    plan = _Plan(scenario, out, settings, chosen, code, _read_manifest(out), keys)
+    plan = _Plan(scenario, out, settings, chosen, code, read_manifest(out), keys)
     plan.work.mkdir(exist_ok=True)
     jobs = [_Job(spec) for spec in chosen]
     rendered = _render_changed(plan, jobs, progress)
@@ -625,7 +627,7 @@ def _render_changed(plan: _Plan, jobs: list[_Job], progress: ProgressCallback | 
     tex_complete.unlink(missing_ok=True)
     # In the order that ends soonest by the expected costs, so no core idles at the end while one long scene
     # runs on (see schedule.py).
-    costs = [_expected_cost(job.spec, plan.old_scenes, plan.settings) for job in pending]
+    costs = [expected_cost(job.spec, plan.old_scenes, plan.settings) for job in pending]
     pending = [pending[i] for i in start_order(costs, plan.settings.jobs)]
     rendered = _run_jobs(pending, plan, scenario_file, changed)
     tex_complete.touch()
@@ -873,7 +875,7 @@ def _signals_deferred() -> Iterator[None]:
         signal.raise_signal(number)
 
 
-def _expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:
+def expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:
     """Seconds the scene's render will take: its last render at this quality, else a rough
     order measured here (at -ql MatrixForm takes 2.4 times Scores, at -qh 1.5 times)."""
     old = old_scenes.get(spec.name, {})
@@ -884,7 +886,7 @@ def _expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: Bundle
     return RENDER_COST["l" if settings.quality == "l" else "h"].get(spec.name, 1.0)
 
 
-def _read_manifest(out: Path) -> dict[str, Any]:
+def read_manifest(out: Path) -> dict[str, Any]:
     """The previous run's manifest; anything unreadable or malformed counts as none (re-render)."""
     try:
         data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))

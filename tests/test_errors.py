@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from attention_explainer import cli
-from attention_explainer.bundle import _read_manifest
+from attention_explainer.bundle import read_manifest
 
 PROG = "attention-explainer"
 
@@ -225,9 +225,9 @@ def test_a_malformed_manifest_in_the_out_folder_counts_as_none(tmp_path: Path) -
     manifest = tmp_path / "manifest.json"
     for content in ('{"scenes": [1, {"name": 3}, {"key": "k"}], "files": 2}', '{"scenes": "all"}', "[1, 2]", "{"):
         manifest.write_text(content, encoding="utf-8")
-        assert _read_manifest(tmp_path).get("scenes", []) == []
+        assert read_manifest(tmp_path).get("scenes", []) == []
     manifest.write_text('{"scenes": [{"name": "Scores", "key": "k"}, 7]}', encoding="utf-8")
-    assert _read_manifest(tmp_path)["scenes"] == [{"name": "Scores", "key": "k"}]
+    assert read_manifest(tmp_path)["scenes"] == [{"name": "Scores", "key": "k"}]
 
 
 # -- an internal failure -----------------------------------------------------------------------

@@ -138,13 +138,13 @@ def test_a_bundle_rerenders_only_the_scenes_that_show_a_changed_number(tmp_path)
 def test_every_scene_has_a_render_cost_at_each_quality() -> None:
     """The bundle starts the longest renders first by these tables; a scene missing from one
     would start as if it cost as much as Scores."""
-    from attention_explainer.bundle import _expected_cost
+    from attention_explainer.bundle import expected_cost
     from scenes.plan import LECTURES, RENDER_COST
 
     names = {name for scenes in LECTURES.values() for _, name in scenes}
     for quality, table in RENDER_COST.items():
         assert set(table) == names, f"-q{quality}: {sorted(names ^ set(table))}"
     spec = next(s for s in SCENES if s.name == "WeightedSum")
-    costs = {q: _expected_cost(spec, {}, dataclasses.replace(BundleSettings(), quality=q)) for q in "lmh"}
+    costs = {q: expected_cost(spec, {}, dataclasses.replace(BundleSettings(), quality=q)) for q in "lmh"}
     assert costs == {"l": RENDER_COST["l"]["WeightedSum"], "m": RENDER_COST["h"]["WeightedSum"],
                      "h": RENDER_COST["h"]["WeightedSum"]}
