@@ -35,7 +35,8 @@ from .handout import HANDOUT_MATRICES, matrix_labels
 from .subtitles import to_webvtt
 
 if TYPE_CHECKING:
-    from .bundle import SceneSpec, _Plan, _Staging
+    from .plan import BundlePlan, SceneSpec
+    from .staging import Staging
 
 __all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary"]
 
@@ -178,7 +179,7 @@ def _narration(subrip: str, video_id: str) -> str:
     return f'<ol class="narration" data-video="{video_id}">{"".join(items)}</ol>'
 
 
-def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: float) -> str:
+def _clip_section(plan: BundlePlan, staging: Staging, spec: SceneSpec, duration: float) -> str:
     subrip = staging.current(f"{spec.stem}.srt").read_text(encoding="utf-8")
     video_id = f"clip-{spec.stem}"
     still = f"stills/{spec.stem}.png"
@@ -193,7 +194,7 @@ def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: flo
     )
 
 
-def _lecture_section(plan: _Plan, staging: _Staging) -> str:
+def _lecture_section(plan: BundlePlan, staging: Staging) -> str:
     lecture = f"lecture.{plan.settings.extension}"
     subrip = staging.current("lecture.srt").read_text(encoding="utf-8")
     # the contact sheet once it has rows of scenes (three a row); one row is a strip that shows them small
@@ -249,7 +250,9 @@ def _files_section(files: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def lecture_page(plan: _Plan, staging: _Staging, files: Sequence[dict[str, Any]], durations: dict[str, float]) -> str:
+def lecture_page(
+    plan: BundlePlan, staging: Staging, files: Sequence[dict[str, Any]], durations: dict[str, float]
+) -> str:
     """The lecture page of the bundle being staged.
 
     Parameters

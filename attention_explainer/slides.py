@@ -24,13 +24,14 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .bundle import SLIDES, BundleError
 from .escape import visible
+from .plan import BundleError, json_hash
 
 if TYPE_CHECKING:
-    from .bundle import _Plan, _Staging
+    from .plan import BundlePlan
+    from .staging import Staging
 
-__all__ = ["ASSETS", "DECK", "LIBRARY", "REVEAL_ENV", "REVEAL_VERSION", "reveal_package", "stage_deck"]
+__all__ = ["ASSETS", "DECK", "LIBRARY", "REVEAL_ENV", "REVEAL_VERSION", "deck_key", "reveal_package", "stage_deck"]
 
 REVEAL_VERSION = "6.0.1"
 """The reveal.js manim-slides 5.7's template is written for."""
@@ -61,7 +62,13 @@ def reveal_package() -> Path:
     return folder
 
 
-def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> None:
+def deck_key(plan: BundlePlan) -> str:
+    """What the deck is made of: every clip (its key), in order, the title, reveal.js's version."""
+    clips = [plan.keys[spec.name] for spec in plan.chosen]
+    return json_hash({"clips": clips, "title": plan.scenario.title, "reveal.js": REVEAL_VERSION})
+
+
+def stage_deck(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) -> None:
     """Stage the deck, or keep or remove the previous one; its files go to ``staging.deck``.
 
     Parameters
@@ -78,7 +85,7 @@ def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> Non
     BundleError
         When a scene's slides or reveal.js are missing.
     """
-    out, key = plan.out, plan.deck_key()
+    out, key = plan.out, deck_key(plan)
     old_files = [entry for entry in plan.old.get("files", []) if isinstance(entry, dict)]
     kept = [(str(e["path"]), str(e["kind"])) for e in old_files if e.get("kind") in _KINDS]
     whole = bool(kept) and all((out / rel).is_file() for rel, _ in kept)
@@ -88,37 +95,35 @@ def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> Non
         return
     if not plan.settings.slides:
         if kept or (out / DECK).exists():
-            staging.removed |= {DECK, ASSETS, LIBRARY}
+            staging.remove(DECK, ASSETS, LIBRARY)
         return
-    _convert(plan, staging)
+    _convert(plan, staging.stage(DECK))  # slides_assets/ beside it
     _copy_reveal(staging)
     staging.stage_tree(ASSETS)
     staging.stage_tree(LIBRARY)
-    staging.staged[DECK] = staging.folder / DECK
     files = sorted(rel for rel in staging.staged if rel.startswith((f"{ASSETS}/", f"{LIBRARY}/")))
     kinds = [(rel, "deck-asset" if rel.startswith(ASSETS) else "deck-library") for rel in files]
     staging.deck = [(DECK, "deck"), *kinds]
 
 
-def _convert(plan: _Plan, staging: _Staging) -> None:
-    """manim-slides' reveal.js converter: ``slides.html`` and ``slides_assets/`` in the staging folder."""
+def _convert(plan: BundlePlan, deck: Path) -> None:
+    """manim-slides' reveal.js converter: the page ``deck`` and ``slides_assets/`` beside it."""
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import RevealJS
 
     configs = []
     for spec in plan.chosen:
-        slides = plan.work / SLIDES / f"{spec.name}.json"
+        slides = plan.slides_of(spec)
         if not slides.is_file():
             raise BundleError(f"slides: no slides of {spec.name} in {slides.parent}", 1)
         configs.append(PresentationConfig.from_file(slides))
     # the template writes the title into the page as it is: it gets the title as HTML text
     title = html.escape(visible(plan.scenario.title))
     options = {"presentation_configs": configs, "cdn_url": LIBRARY, "title": title}
-    deck = RevealJS.model_validate(options)
-    deck.convert_to(staging.folder / DECK)
+    RevealJS.model_validate(options).convert_to(deck)
 
 
-def _copy_reveal(staging: _Staging) -> None:
+def _copy_reveal(staging: Staging) -> None:
     """reveal.js's ``dist/`` and its licence, beside the deck."""
     package = reveal_package()
     target = staging.folder / LIBRARY
