@@ -34,16 +34,16 @@ from attention_math import Scenario, scenario_to_toml
 
 from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
-from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
-from .notebook import notebook_json
-from .page import lecture_page
+from .outputs.handout import handout_files
+from .outputs.notebook import notebook_json
+from .outputs.page import lecture_page
+from .outputs.slides import deck_key, reveal_package, stage_deck
+from .outputs.subtitles import to_webvtt
 from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec, json_hash, scenes_folder
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold, still_path
 from .schedule import start_order
-from .slides import deck_key, reveal_package, stage_deck
 from .staging import Staging
-from .subtitles import to_webvtt
 
 __all__ = [
     "CAPTIONS",

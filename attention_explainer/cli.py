@@ -128,7 +128,7 @@ def _check_render_request(args: argparse.Namespace) -> None:
             "--slides: a deck plays its slides in a browser: choose --format mp4 or webm (--transparent: webm)", 2
         )
     if args.slides:
-        from .slides import reveal_package
+        from .outputs.slides import reveal_package
 
         reveal_package()
 

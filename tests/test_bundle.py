@@ -19,8 +19,8 @@ import srt
 from scene_helpers import clean_environment
 
 from attention_explainer.bundle import SCENES, BundleSettings, bundle_is_current
-from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_explainer.media import probe
+from attention_explainer.outputs.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_math import PRESETS, Scenario, preset, scaling_spread
 
 pytestmark = pytest.mark.render

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from browser import CHROMIUM, Chromium
 
-from attention_explainer.page import STYLE, scenario_summary
+from attention_explainer.outputs.page import STYLE, scenario_summary
 from attention_math import Scenario, format_number
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="make setup installs Debian's chromium")

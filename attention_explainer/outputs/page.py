@@ -30,13 +30,13 @@ import srt
 
 from attention_math import Scenario, format_number
 
-from .escape import visible
+from ..escape import visible
 from .handout import HANDOUT_MATRICES, matrix_labels
 from .subtitles import to_webvtt
 
 if TYPE_CHECKING:
-    from .plan import BundlePlan, SceneSpec
-    from .staging import Staging
+    from ..plan import BundlePlan, SceneSpec
+    from ..staging import Staging
 
 __all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary"]
 

@@ -24,12 +24,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .escape import visible
-from .plan import BundleError, json_hash
+from ..escape import visible
+from ..plan import BundleError, json_hash
 
 if TYPE_CHECKING:
-    from .plan import BundlePlan
-    from .staging import Staging
+    from ..plan import BundlePlan
+    from ..staging import Staging
 
 __all__ = ["ASSETS", "DECK", "LIBRARY", "REVEAL_ENV", "REVEAL_VERSION", "deck_key", "reveal_package", "stage_deck"]
 
@@ -51,7 +51,7 @@ def reveal_package() -> Path:
     BundleError
         With status 2, naming where it looked and how to get it, when it is not there.
     """
-    project = Path(__file__).resolve().parent.parent
+    project = Path(__file__).resolve().parents[2]
     folder = Path(os.environ.get(REVEAL_ENV) or project / ".cache" / f"reveal.js-{REVEAL_VERSION}")
     if not (folder / "dist" / "reveal.js").is_file():
         raise BundleError(
