@@ -7,6 +7,10 @@ stages: plan, render what changed, stage the new files, write the manifest, swap
 Every file is written under a temporary name and renamed into place, so an interrupted run
 never leaves a truncated file under a final name, and the previous bundle stays whole until
 each of its files is replaced.
+
+The bundle's folder holds what its manifest lists and nothing else: manim's media, the slides,
+the caches, the staged files and the lock are in its work folder beside it,
+``<parent>/.cache/<name>/`` (:func:`attention_explainer.plan.work_folder`).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from .outputs.notebook import notebook_json
 from .outputs.page import lecture_page
 from .outputs.slides import deck_key, reveal_package, stage_deck
 from .outputs.subtitles import to_webvtt
-from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec, json_hash, scenes_folder
+from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec, json_hash, scenes_folder, work_folder
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold, still_path
 from .schedule import start_order
 from .staging import Staging
@@ -73,6 +77,7 @@ MANIFEST = "manifest.json"
 PAGE = "index.html"
 _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
 TEXTS, TEXTS_KEPT = "texts", 5000  # the texts the renders share (a few MB a scenario), and how many are kept
+OLD_WORK, OLD_LOCK = ".work", ".lock"  # what versions before the work folder kept in the bundle
 RUNNER = "attention_explainer.runner"  # the module every manim process of the bundle runs
 _RUNNING: set[subprocess.Popen[str] | ForkedRender] = set()  # manim processes to stop if we are interrupted
 _RUNNING_LOCK = threading.Lock()
@@ -182,25 +187,32 @@ def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, cod
 
 @contextmanager
 def _lock(out: Path) -> Iterator[None]:
+    """Hold the bundle's lock (in its work folder) while the build writes, and the lock an older
+    version kept in the bundle itself (``.lock``) where there is one, so neither writes over the other."""
     import fcntl
 
-    handle = open(out / ".lock", "w")
+    locks = [work_folder(out) / "lock", *([out / OLD_LOCK] if (out / OLD_LOCK).is_file() else [])]
+    handles = []
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BundleError(
-                f"--out: another render is writing into {out} (it holds {out / '.lock'}); "
-                "wait for it to finish or choose another folder",
-                2,
-            ) from None
+        for lock in locks:
+            handles.append(open(lock, "w"))
+            try:
+                fcntl.flock(handles[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise BundleError(
+                    f"--out: another render is writing into {out} (it holds {lock}); "
+                    "wait for it to finish or choose another folder",
+                    2,
+                ) from None
         yield
     finally:
-        handle.close()
+        for handle in handles:
+            handle.close()
 
 
 def prepare_out_dir(out: Path) -> Path:
-    """Create the bundle folder, or say in one line why it cannot be used."""
+    """Create the bundle folder and its work folder beside it (:func:`work_folder`), or say in
+    one line why they cannot be used."""
     if out.exists() and not out.is_dir():
         raise BundleError(f"--out: {out} is a file, expected a folder", 2)
     try:
@@ -210,7 +222,30 @@ def prepare_out_dir(out: Path) -> Path:
         probe_file.unlink()
     except OSError as error:
         raise BundleError(f"--out: cannot write into {out} ({error.strerror or error})", 2) from None
+    work = work_folder(out)
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        apart = os.stat(work).st_dev != os.stat(out).st_dev
+    except OSError as error:
+        raise BundleError(
+            f"--out: cannot make the render's work folder {work} beside {out} ({error.strerror or error}); "
+            "choose a folder inside one you can write to",
+            2,
+        ) from None
+    if apart:  # a mount point: the finished files could not be renamed into the bundle
+        raise BundleError(
+            f"--out: {out} is on another file system than the folder it is in, where the render keeps its work "
+            f"({work}); choose a folder inside it",
+            2,
+        )
     return out
+
+
+def _forget_old_work(out: Path) -> None:
+    """Remove what an older version kept inside the bundle (``.work/``, ``.lock``): its work
+    folder is beside the bundle now."""
+    shutil.rmtree(out / OLD_WORK, ignore_errors=True)
+    (out / OLD_LOCK).unlink(missing_ok=True)
 
 
 @dataclass
@@ -424,7 +459,7 @@ def build_bundle(
     chosen = list(scenes or SCENES)
     if settings.slides:
         reveal_package()  # refuse before rendering anything
-    # absolute: the manim processes run inside out/.work and are given paths below it
+    # absolute: the manim processes run inside the work folder and are given paths of the bundle
     out = prepare_out_dir(out).absolute()
     with _lock(out):
         manifest = _build(scenario, out, settings, chosen, progress)
@@ -445,7 +480,7 @@ def plan_bundle(scenario: Scenario, out: Path, settings: BundleSettings, scenes:
     """The plan of a build of ``scenes`` into ``out``: the previous manifest and every clip's key."""
     code = code_version()  # once per build: it hashes sources and asks fontconfig and TeX
     keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in scenes}
-    return BundlePlan(scenario, out, settings, tuple(scenes), code, read_manifest(out), keys, out / ".work")
+    return BundlePlan(scenario, out, settings, tuple(scenes), code, read_manifest(out), keys, work_folder(out))
 
 
 def _build(
@@ -457,7 +492,7 @@ def _build(
 ) -> dict[str, Any]:
     """The stages of a build: plan, render what changed, stage the new files, vouch, swap in."""
     plan = plan_bundle(scenario, out, settings, chosen)
-    plan.work.mkdir(exist_ok=True)
+    plan.work.mkdir(parents=True, exist_ok=True)
     jobs = [_Job(spec) for spec in chosen]
     rendered = _render_changed(plan, jobs, progress)
     staging = Staging(out, plan.work / "next")
@@ -471,6 +506,7 @@ def _build(
     manifest = _manifest(plan, rendered, durations, jobs, files)
     staging.stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     _swap_in(staging)
+    _forget_old_work(out)
     return manifest
 
 
@@ -638,7 +674,7 @@ def _manifest(
     old_scenes = plan.old_scenes
 
     def slides(spec: SceneSpec) -> str | None:
-        """The clip key the scene's slides in ``.work`` were made with, if they are this clip's."""
+        """The clip key the scene's slides in the work folder were made with, if they are this clip's."""
         made = plan.settings.slides if spec.name in rendered else plan.has_slides(spec)
         return plan.keys[spec.name] if made else None
 

@@ -28,6 +28,7 @@ __all__ = [
     "SceneSpec",
     "json_hash",
     "scenes_folder",
+    "work_folder",
 ]
 
 SLIDES = "slides"
@@ -41,6 +42,21 @@ class BundleError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.status = status
+
+
+def work_folder(out: Path) -> Path:
+    """Where the build of the bundle ``out`` keeps its work: ``<parent>/.cache/<name>/``, beside it.
+
+    Manim's media, the slides, the TeX, text and voice caches, the staged files and the lock live
+    there, never in the bundle, which holds only what its manifest lists. Beside the bundle, so
+    on its file system: the staged files move in by renames. The path is the bundle's real one
+    (links resolved), so two spellings of one folder share one work folder and one lock.
+
+    >>> work_folder(Path("/talks/media/the-dog-chased-the-ball")).as_posix()
+    '/talks/media/.cache/the-dog-chased-the-ball'
+    """
+    folder = out.resolve()
+    return folder.parent / ".cache" / (folder.name or "root")
 
 
 def scenes_folder() -> Path:

@@ -139,7 +139,9 @@ def _cold_run(quality: str, folder: Path, shims: Path) -> tuple[dict[str, Any], 
     manifest = _manifest(out)
     report["video_s"] = _lecture_seconds(manifest)
     report["clip_durations"] = [scene["duration"] for scene in manifest["scenes"]]
-    report["tex_files"] = len(list((out / ".work").rglob("*.tex")))
+    from attention_explainer.plan import work_folder
+
+    report["tex_files"] = len(list(work_folder(out).rglob("*.tex")))
     report["tex_calls"], report["tex_s"] = _tex_time(log)
     _log(f"  {report['wall_s']:.1f} s wall for {report['video_s']:.1f} s of video")
     return {k: v for k, v in report.items() if k != "stderr_tail"}, out

@@ -1,8 +1,9 @@
 """The bundle's slide deck: one HTML page that runs offline, from any folder.
 
 ``render --slides`` renders every scene as its slide variant (``scenes/slides.py``, a
-``manim_slides.Slide``): one render writes the clip and, in ``.work/slides``, the scene's slides,
-one per beat, each with its caption as speaker notes. This module converts them into
+``manim_slides.Slide``): one render writes the clip and, in the bundle's work folder
+(:func:`attention_explainer.plan.work_folder`), the scene's slides, one per beat, each with its
+caption as speaker notes. This module converts them into
 ``slides.html`` with manim-slides' reveal.js converter, its videos in ``slides_assets/`` and
 reveal.js itself (the npm package ``reveal.js`` 6.0.1, MIT, that manim-slides 5.7 expects) copied
 into ``reveal.js/`` beside it and named by a relative path: nothing loads from the network.
@@ -74,7 +75,7 @@ def stage_deck(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) ->
     Parameters
     ----------
     plan
-        The build: with ``settings.slides`` a deck is made from the scenes' slides in ``.work``.
+        The build: with ``settings.slides`` a deck is made from the scenes' slides in its work folder.
     staging
         Where the new files are written; the deck's files, and their kinds, are listed in ``deck``.
     rendered
