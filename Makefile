@@ -20,7 +20,7 @@ APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core 
 # with `npm pack` (Debian's npm where there is none) into the git-ignored .cache/ and checked
 # against its published sha512 (the registry's integrity sha512-9eacArNIgq…HG/tg==, in hex);
 # `render --slides` copies its dist/ into every bundle, so the deck loads nothing from the network.
-# attention_explainer.slides looks for it here.
+# attention_explainer.outputs.slides looks for it here.
 REVEAL_VERSION := 6.0.1
 REVEAL_SHA512 := f5e69c02b34882a3b61c658e2bef77809367fa0bdd18355b4aafa2daedc96bd923887a6cd1734ba606136536232911fdd6e5f2ddc9468a67868b0e2e9871bfb6
 REVEAL := .cache/reveal.js-$(REVEAL_VERSION)

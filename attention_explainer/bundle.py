@@ -7,11 +7,14 @@ stages: plan, render what changed, stage the new files, write the manifest, swap
 Every file is written under a temporary name and renamed into place, so an interrupted run
 never leaves a truncated file under a final name, and the previous bundle stays whole until
 each of its files is replaced.
+
+The bundle's folder holds what its manifest lists and nothing else: manim's media, the slides,
+the caches, the staged files and the lock are in its work folder beside it,
+``<parent>/.cache/<name>/`` (:func:`attention_explainer.plan.work_folder`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -25,7 +28,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +38,16 @@ from attention_math import Scenario, scenario_to_toml
 
 from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
-from .handout import handout_files
 from .media import contact_sheet, join_videos, last_frame, probe
+from .outputs.handout import handout_files
+from .outputs.notebook import notebook_json
+from .outputs.page import lecture_page
+from .outputs.slides import deck_key, reveal_package, stage_deck
+from .outputs.subtitles import to_webvtt
+from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec, json_hash, scenes_folder, work_folder
 from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold, still_path
 from .schedule import start_order
+from .staging import Staging
 
 __all__ = [
     "CAPTIONS",
@@ -53,7 +62,10 @@ __all__ = [
     "build_bundle",
     "bundle_is_current",
     "default_out_dir",
+    "expected_cost",
     "lecture_specs",
+    "plan_bundle",
+    "read_manifest",
     "select_scenes",
     "slug",
     "start_renders_early",
@@ -65,44 +77,10 @@ MANIFEST = "manifest.json"
 PAGE = "index.html"
 _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
 TEXTS, TEXTS_KEPT = "texts", 5000  # the texts the renders share (a few MB a scenario), and how many are kept
+OLD_WORK, OLD_LOCK = ".work", ".lock"  # what versions before the work folder kept in the bundle
 RUNNER = "attention_explainer.runner"  # the module every manim process of the bundle runs
 _RUNNING: set[subprocess.Popen[str] | ForkedRender] = set()  # manim processes to stop if we are interrupted
 _RUNNING_LOCK = threading.Lock()
-
-
-class BundleError(Exception):
-    """A failure to report in one line; ``status`` is the exit code (2 bad input, 1 internal)."""
-
-    def __init__(self, message: str, status: int = 1) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass(frozen=True)
-class SceneSpec:
-    """One scene of the lecture, as the bundle names and renders it."""
-
-    number: int
-    name: str  # the class name
-    module: str  # e.g. "scenes.self_attention.scores"
-    uses_scenario: bool = True  # scene 1 always shows its own preset
-
-    @property
-    def file(self) -> Path:
-        return _scenes_dir().parent.joinpath(*self.module.split(".")).with_suffix(".py")
-
-    @property
-    def stem(self) -> str:
-        """``NN-kebab-name``, the file name of its clip without extension."""
-        words = re.sub(r"(?<!^)(?=[A-Z])", "-", self.name).lower()
-        return f"{self.number:02d}-{words}"
-
-
-def _scenes_dir() -> Path:
-    """The folder of the ``scenes`` package (its ``__init__`` defines nothing: a cheap import)."""
-    import scenes
-
-    return Path(scenes.__file__ or "").parent
 
 
 def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
@@ -171,44 +149,6 @@ CAPTIONS = ("soft", "burn")
 """``soft``: subtitle files beside the clips (players show them); ``burn``: drawn into the frames too."""
 
 
-@dataclass(frozen=True)
-class BundleSettings:
-    """How to render: quality flag, container format, transparency, parallel jobs, slides, voice, captions."""
-
-    quality: str = "l"
-    fps: int | None = None  # frames per second; None: the quality's
-    fmt: str = "mp4"
-    transparent: bool = False
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
-    slides: bool = False
-    voice: bool = False  # speak every caption (Piper, the voice extra)
-    captions: str = "soft"  # one of CAPTIONS
-
-    @property
-    def extension(self) -> str:
-        # manim writes transparent mp4 as .mov (QuickTime Animation keeps alpha)
-        return "mov" if self.transparent and self.fmt == "mp4" else self.fmt
-
-    def key(self) -> dict[str, Any]:
-        """What of the settings shapes a clip (the voice by its Piper and voice versions).
-
-        Slides are not in it: a scene rendered as a slide deck writes the same clip.
-        """
-        key: dict[str, Any] = {
-            "quality": self.quality,
-            "fps": self.fps,
-            "format": self.fmt,
-            "transparent": self.transparent,
-        }
-        if self.voice:
-            from .voice import voice_id
-
-            key["voice"] = voice_id()
-        if self.captions != "soft":
-            key["captions"] = self.captions
-        return key
-
-
 @contextmanager
 def atomic_write(path: Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it into place only on success."""
@@ -227,10 +167,6 @@ def _write_text(path: Path, content: str) -> None:
         tmp.write_text(content, encoding="utf-8")
 
 
-def _hash(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
-
-
 def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, code: str) -> str:
     """What a clip depends on: the scene, what it shows of the scenario, settings and code.
 
@@ -239,7 +175,7 @@ def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, cod
     """
     from scenes.plan import scene_view
 
-    return _hash(
+    return json_hash(
         {
             "scene": spec.name,
             "view": scene_view(spec.name, scenario),
@@ -251,25 +187,32 @@ def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, cod
 
 @contextmanager
 def _lock(out: Path) -> Iterator[None]:
+    """Hold the bundle's lock (in its work folder) while the build writes, and the lock an older
+    version kept in the bundle itself (``.lock``) where there is one, so neither writes over the other."""
     import fcntl
 
-    handle = open(out / ".lock", "w")
+    locks = [work_folder(out) / "lock", *([out / OLD_LOCK] if (out / OLD_LOCK).is_file() else [])]
+    handles = []
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BundleError(
-                f"--out: another render is writing into {out} (it holds {out / '.lock'}); "
-                "wait for it to finish or choose another folder",
-                2,
-            ) from None
+        for lock in locks:
+            handles.append(open(lock, "w"))
+            try:
+                fcntl.flock(handles[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise BundleError(
+                    f"--out: another render is writing into {out} (it holds {lock}); "
+                    "wait for it to finish or choose another folder",
+                    2,
+                ) from None
         yield
     finally:
-        handle.close()
+        for handle in handles:
+            handle.close()
 
 
 def prepare_out_dir(out: Path) -> Path:
-    """Create the bundle folder, or say in one line why it cannot be used."""
+    """Create the bundle folder and its work folder beside it (:func:`work_folder`), or say in
+    one line why they cannot be used."""
     if out.exists() and not out.is_dir():
         raise BundleError(f"--out: {out} is a file, expected a folder", 2)
     try:
@@ -279,7 +222,30 @@ def prepare_out_dir(out: Path) -> Path:
         probe_file.unlink()
     except OSError as error:
         raise BundleError(f"--out: cannot write into {out} ({error.strerror or error})", 2) from None
+    work = work_folder(out)
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        apart = os.stat(work).st_dev != os.stat(out).st_dev
+    except OSError as error:
+        raise BundleError(
+            f"--out: cannot make the render's work folder {work} beside {out} ({error.strerror or error}); "
+            "choose a folder inside one you can write to",
+            2,
+        ) from None
+    if apart:  # a mount point: the finished files could not be renamed into the bundle
+        raise BundleError(
+            f"--out: {out} is on another file system than the folder it is in, where the render keeps its work "
+            f"({work}); choose a folder inside it",
+            2,
+        )
     return out
+
+
+def _forget_old_work(out: Path) -> None:
+    """Remove what an older version kept inside the bundle (``.work/``, ``.lock``): its work
+    folder is beside the bundle now."""
+    shutil.rmtree(out / OLD_WORK, ignore_errors=True)
+    (out / OLD_LOCK).unlink(missing_ok=True)
 
 
 @dataclass
@@ -293,10 +259,6 @@ class _Job:
 
 
 ProgressCallback = Callable[[list[_Job]], None]
-
-
-SLIDES = "slides"
-"""The folder of ``.work`` where manim-slides writes each scene's slides (``<Scene>.json``, ``files/<Scene>/``)."""
 
 
 def _fresh_media(spec: SceneSpec, work: Path) -> Path:
@@ -340,7 +302,7 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     script = spec.file
     if settings.slides:
         hooks += ["--forward-slides", "--slide-notes"]
-        script = _scenes_dir() / "slides.py"  # every lecture's slide variants
+        script = scenes_folder() / "slides.py"  # every lecture's slide variants
     at = os.environ.get(HOLD_AT, "")
     marker = _hold_requested(at) if at.startswith("play:") else None
     if marker is not None:
@@ -496,10 +458,8 @@ def build_bundle(
     """
     chosen = list(scenes or SCENES)
     if settings.slides:
-        from .slides import reveal_package
-
         reveal_package()  # refuse before rendering anything
-    # absolute: the manim processes run inside out/.work and are given paths below it
+    # absolute: the manim processes run inside the work folder and are given paths of the bundle
     out = prepare_out_dir(out).absolute()
     with _lock(out):
         manifest = _build(scenario, out, settings, chosen, progress)
@@ -508,63 +468,19 @@ def build_bundle(
         return manifest
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """What one build works from: the request, the previous manifest and every clip's key."""
-
-    scenario: Scenario
-    out: Path
-    settings: BundleSettings
-    chosen: list[SceneSpec]
-    code: str
-    old: dict[str, Any]
-    keys: dict[str, str]
-
-    @property
-    def work(self) -> Path:
-        return self.out / ".work"
-
-    @property
-    def old_scenes(self) -> dict[str, Any]:
-        return {entry["name"]: entry for entry in self.old.get("scenes", [])}
-
-    def clip(self, spec: SceneSpec) -> str:
-        """The clip's path in the bundle, relative to it."""
-        return f"{spec.stem}.{self.settings.extension}"
-
-    def deck_key(self) -> str:
-        """What the deck is made of: every clip (its key), in order, the title, reveal.js's version."""
-        from .slides import REVEAL_VERSION
-
-        clips = [self.keys[spec.name] for spec in self.chosen]
-        return _hash({"clips": clips, "title": self.scenario.title, "reveal.js": REVEAL_VERSION})
-
-    def has_slides(self, spec: SceneSpec) -> bool:
-        """Whether ``.work`` holds the slides of the scene's current clip (made with its key)."""
-        made_with = self.old_scenes.get(spec.name, {}).get("slides")
-        return made_with == self.keys[spec.name] and (self.work / SLIDES / f"{spec.name}.json").is_file()
-
-    def changed(self) -> list[SceneSpec]:
-        """The scenes whose clip is missing or was made from something else (or, for a deck, lacks slides)."""
-        old_scenes = self.old_scenes
-        return [
-            spec
-            for spec in self.chosen
-            if old_scenes.get(spec.name, {}).get("key") != self.keys[spec.name]
-            or not (self.out / self.clip(spec)).exists()
-            or (self.settings.slides and not self.has_slides(spec))
-        ]
-
-
 def bundle_is_current(scenario: Scenario, out: Path, settings: BundleSettings, scenes: Sequence[SceneSpec]) -> bool:
     """Would :func:`build_bundle` render nothing: is every clip in ``out``, made from this
     scenario, these settings and this code? (Reads only; a few tens of milliseconds.)"""
-    old = _read_manifest(out)
-    if not old:
+    if not read_manifest(out):
         return False
-    code = code_version()
+    return not plan_bundle(scenario, out.absolute(), settings, scenes).changed()
+
+
+def plan_bundle(scenario: Scenario, out: Path, settings: BundleSettings, scenes: Sequence[SceneSpec]) -> BundlePlan:
+    """The plan of a build of ``scenes`` into ``out``: the previous manifest and every clip's key."""
+    code = code_version()  # once per build: it hashes sources and asks fontconfig and TeX
     keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in scenes}
-    return not _Plan(scenario, out.absolute(), settings, list(scenes), code, old, keys).changed()
+    return BundlePlan(scenario, out, settings, tuple(scenes), code, read_manifest(out), keys, work_folder(out))
 
 
 def _build(
@@ -575,17 +491,13 @@ def _build(
     progress: ProgressCallback | None,
 ) -> dict[str, Any]:
     """The stages of a build: plan, render what changed, stage the new files, vouch, swap in."""
-    code = code_version()  # once per build: it hashes sources and asks fontconfig and TeX
-    keys = {spec.name: scene_key(spec, scenario, settings, code) for spec in chosen}
-    plan = _Plan(scenario, out, settings, chosen, code, _read_manifest(out), keys)
-    plan.work.mkdir(exist_ok=True)
+    plan = plan_bundle(scenario, out, settings, chosen)
+    plan.work.mkdir(parents=True, exist_ok=True)
     jobs = [_Job(spec) for spec in chosen]
     rendered = _render_changed(plan, jobs, progress)
-    staging = _Staging(out, plan.work / "next")
+    staging = Staging(out, plan.work / "next")
     durations = _stage_files(plan, staging, rendered)
     files = _file_entries(plan, staging)
-    from .page import lecture_page
-
     staging.stage(PAGE).write_text(lecture_page(plan, staging, files, durations), encoding="utf-8")
     files.append(_file_entry(staging, PAGE, "page"))
     marker = _hold_requested("staged")
@@ -594,10 +506,11 @@ def _build(
     manifest = _manifest(plan, rendered, durations, jobs, files)
     staging.stage(MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     _swap_in(staging)
+    _forget_old_work(out)
     return manifest
 
 
-def _render_changed(plan: _Plan, jobs: list[_Job], progress: ProgressCallback | None) -> dict[str, Path]:
+def _render_changed(plan: BundlePlan, jobs: list[_Job], progress: ProgressCallback | None) -> dict[str, Path]:
     """Render the scenes that changed, in parallel, in the order that ends soonest; return their clips."""
     scenario_file = plan.work / "scenario.toml"
     _write_text(scenario_file, scenario_to_toml(plan.scenario))
@@ -625,7 +538,7 @@ def _render_changed(plan: _Plan, jobs: list[_Job], progress: ProgressCallback | 
     tex_complete.unlink(missing_ok=True)
     # In the order that ends soonest by the expected costs, so no core idles at the end while one long scene
     # runs on (see schedule.py).
-    costs = [_expected_cost(job.spec, plan.old_scenes, plan.settings) for job in pending]
+    costs = [expected_cost(job.spec, plan.old_scenes, plan.settings) for job in pending]
     pending = [pending[i] for i in start_order(costs, plan.settings.jobs)]
     rendered = _run_jobs(pending, plan, scenario_file, changed)
     tex_complete.touch()
@@ -638,7 +551,9 @@ def _prune_texts(folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Callable[[], None]) -> dict[str, Path]:
+def _run_jobs(
+    pending: list[_Job], plan: BundlePlan, scenario_file: Path, changed: Callable[[], None]
+) -> dict[str, Path]:
     """Run the renders on ``settings.jobs`` threads; on any failure or interrupt stop them all."""
     pool = ThreadPoolExecutor(max_workers=max(1, plan.settings.jobs))
     # one warm process imports manim once; each render is a fork of it (see forkserver)
@@ -669,46 +584,7 @@ def _run_jobs(pending: list[_Job], plan: _Plan, scenario_file: Path, changed: Ca
             server.close(wait=False)  # it exits while the bundle is assembled
 
 
-@dataclass
-class _Staging:
-    """New files are written under ``folder``; the previous bundle stays untouched until the swap.
-
-    ``whole`` names folders of the bundle that the staged files replace as a whole (the deck's
-    assets): at the swap, their files that were not staged go. ``removed`` are files and folders
-    of the previous bundle that go at the swap (a deck of other clips).
-    """
-
-    out: Path
-    folder: Path
-    staged: dict[str, Path] = field(default_factory=dict)
-    whole: set[str] = field(default_factory=set)
-    removed: set[str] = field(default_factory=set)
-    deck: list[tuple[str, str]] = field(default_factory=list)  # the deck's files in the new bundle, and kinds
-
-    def __post_init__(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
-        self.folder.mkdir()
-
-    def stage(self, rel: str) -> Path:
-        """Where to write the new file ``rel``."""
-        path = self.folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.staged[rel] = path
-        return path
-
-    def stage_tree(self, rel: str) -> None:
-        """Take every file written under the staged folder ``rel`` as new; the folder is replaced whole."""
-        for path in sorted((self.folder / rel).rglob("*")):
-            if path.is_file():
-                self.staged[path.relative_to(self.folder).as_posix()] = path
-        self.whole.add(rel)
-
-    def current(self, rel: str) -> Path:
-        """The file ``rel`` as the new bundle will have it: staged, else the previous one."""
-        return self.staged.get(rel, self.out / rel)
-
-
-def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> dict[str, float]:
+def _stage_files(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) -> dict[str, float]:
     """Stage every new file (clips, subtitles, stills, lecture, texts, handout, deck); return each clip's duration."""
     out, chosen = plan.out, plan.chosen
     for spec in chosen:
@@ -734,17 +610,12 @@ def _stage_files(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> d
         stills = [(f"{s.number}. {s.name}", staging.current(f"stills/{s.stem}.png")) for s in chosen]
         contact_sheet(stills, staging.stage("stills/contact-sheet.png"))
     _stage_texts(plan, staging, durations)
-    from .slides import stage_deck
-
     stage_deck(plan, staging, rendered)
     return durations
 
 
-def _stage_texts(plan: _Plan, staging: _Staging, durations: dict[str, float]) -> None:
+def _stage_texts(plan: BundlePlan, staging: Staging, durations: dict[str, float]) -> None:
     """The subtitles (SubRip and WebVTT), the narration, the handout and its notebook, the scenario."""
-    from .notebook import notebook_json
-    from .subtitles import to_webvtt
-
     offsets, total = {}, 0.0
     for spec in plan.chosen:
         offsets[spec.name] = total
@@ -764,7 +635,7 @@ def _stage_texts(plan: _Plan, staging: _Staging, durations: dict[str, float]) ->
     staging.stage("scenario.toml").write_text(scenario_to_toml(plan.scenario), encoding="utf-8")
 
 
-def _file_entry(staging: _Staging, rel: str, kind: str, scene: str | None = None) -> dict[str, Any]:
+def _file_entry(staging: Staging, rel: str, kind: str, scene: str | None = None) -> dict[str, Any]:
     """One file of the manifest: path, kind, scene, size, and for videos their shape and sound."""
     path = staging.current(rel)
     entry: dict[str, Any] = {"path": rel, "kind": kind, "scene": scene}
@@ -776,7 +647,7 @@ def _file_entry(staging: _Staging, rel: str, kind: str, scene: str | None = None
     return entry
 
 
-def _file_entries(plan: _Plan, staging: _Staging) -> list[dict[str, Any]]:
+def _file_entries(plan: BundlePlan, staging: Staging) -> list[dict[str, Any]]:
     """The manifest's list of files (but the page and the manifest itself), in the page's order."""
     listed: list[tuple[str, str, str | None]] = []
     for spec in plan.chosen:
@@ -792,14 +663,18 @@ def _file_entries(plan: _Plan, staging: _Staging) -> list[dict[str, Any]]:
 
 
 def _manifest(
-    plan: _Plan, rendered: dict[str, Path], durations: dict[str, float], jobs: list[_Job], files: list[dict[str, Any]]
+    plan: BundlePlan,
+    rendered: dict[str, Path],
+    durations: dict[str, float],
+    jobs: list[_Job],
+    files: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The manifest: it vouches for every file of the new bundle, and is moved into place last."""
     seconds = {job.spec.name: job.seconds for job in jobs}
     old_scenes = plan.old_scenes
 
     def slides(spec: SceneSpec) -> str | None:
-        """The clip key the scene's slides in ``.work`` were made with, if they are this clip's."""
+        """The clip key the scene's slides in the work folder were made with, if they are this clip's."""
         made = plan.settings.slides if spec.name in rendered else plan.has_slides(spec)
         return plan.keys[spec.name] if made else None
 
@@ -818,19 +693,19 @@ def _manifest(
     ]
     return {
         "tool": "attention-explainer",
-        "scenario": {"title": plan.scenario.title, "hash": _hash(plan.scenario.to_dict())},
+        "scenario": {"title": plan.scenario.title, "hash": json_hash(plan.scenario.to_dict())},
         "settings": plan.settings.key(),
-        "settings_hash": _hash(plan.settings.key()),
+        "settings_hash": json_hash(plan.settings.key()),
         "code": plan.code,
         "scenes_in_lecture": [s.name for s in plan.chosen],
         "rendered": sorted(rendered),
-        "deck": plan.deck_key() if any(entry["kind"] == "deck" for entry in files) else None,
+        "deck": deck_key(plan) if any(entry["kind"] == "deck" for entry in files) else None,
         "scenes": scenes,
         "files": files,
     }
 
 
-def _swap_in(staging: _Staging) -> None:
+def _swap_in(staging: Staging) -> None:
     """Move every staged file into place, the manifest last; the renames take milliseconds.
 
     Then the files of replaced folders that the new bundle no longer has, and what it removes, go.
@@ -873,7 +748,7 @@ def _signals_deferred() -> Iterator[None]:
         signal.raise_signal(number)
 
 
-def _expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:
+def expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:
     """Seconds the scene's render will take: its last render at this quality, else a rough
     order measured here (at -ql MatrixForm takes 2.4 times Scores, at -qh 1.5 times)."""
     old = old_scenes.get(spec.name, {})
@@ -884,7 +759,7 @@ def _expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: Bundle
     return RENDER_COST["l" if settings.quality == "l" else "h"].get(spec.name, 1.0)
 
 
-def _read_manifest(out: Path) -> dict[str, Any]:
+def read_manifest(out: Path) -> dict[str, Any]:
     """The previous run's manifest; anything unreadable or malformed counts as none (re-render)."""
     try:
         data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))

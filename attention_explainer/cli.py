@@ -105,8 +105,8 @@ def _cmd_numbers(args: argparse.Namespace) -> int:
 
 def _check_render_request(args: argparse.Namespace) -> None:
     """Refuse, in one line (exit 2), what cannot be rendered as asked, before anything renders."""
-    from ._extras import INSTALL_VOICE, missing_voice_modules
     from .bundle import BundleError
+    from .extras import INSTALL_VOICE, missing_voice_modules
 
     if args.jobs < 1:
         raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
@@ -128,7 +128,7 @@ def _check_render_request(args: argparse.Namespace) -> None:
             "--slides: a deck plays its slides in a browser: choose --format mp4 or webm (--transparent: webm)", 2
         )
     if args.slides:
-        from .slides import reveal_package
+        from .outputs.slides import reveal_package
 
         reveal_package()
 
@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry_point() -> None:
     """The console script: refuses in one line (exit 2) when the ``video`` extra is missing."""
-    from ._extras import require_video_extra
+    from .extras import require_video_extra
 
     require_video_extra()
     sys.exit(main())

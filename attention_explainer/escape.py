@@ -7,7 +7,7 @@ Each place gets the text in the form that shows it literally and runs nothing th
   :func:`markdown_literal`, every ASCII punctuation character backslash-escaped, so no
   character starts markup, a tag, an entity or a link, and then HTML-escaped where the
   Markdown itself sits inside an HTML document (:func:`speaker_notes`).
-* Python source (the notebook): :func:`repr` literals only (see :mod:`attention_explainer.notebook`).
+* Python source (the notebook): :func:`repr` literals only (see :mod:`attention_explainer.outputs.notebook`).
 * The voice: plain text (:func:`attention_explainer.voice.spoken`).
 """
 

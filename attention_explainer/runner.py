@@ -24,7 +24,7 @@ installs its hooks into this process, then runs manim's own command line in it
     video (silence after the last sentence).
 ``--burn-captions``
     Draw each beat's caption into the frames, in the quiet band at the bottom
-    (:mod:`attention_explainer.captions`), while its subtitle shows.
+    (:mod:`attention_explainer.outputs.captions`), while its subtitle shows.
 ``--forward-slides``
     A slide variant (``scenes/slides.py``) writes no reversed copies of its slides: the HTML
     deck only plays forward, and reversing every slide cost more than the render.
@@ -193,7 +193,7 @@ def _burn_captions(narration: _Narration) -> None:
     """Draw the narrated caption into each frame as it goes to the encoder."""
     from manim.scene.scene_file_writer import SceneFileWriter
 
-    from .captions import burn
+    from .outputs.captions import burn
 
     write = SceneFileWriter.write_frame
     if getattr(write, _MARK, None) == "burn":

@@ -32,6 +32,7 @@ __all__ = [
     "resolve_query",
     "scenario_from_mapping",
     "scenario_to_toml",
+    "toml_value",
 ]
 
 MAX_RANDOM_SIZE = 64
@@ -640,7 +641,25 @@ def _distinct_rows(embeddings: np.ndarray, seed: int) -> np.ndarray:
 _REDRAWS = 1000
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    r"""One value of a scenario file as TOML: a boolean, number, string or (nested) list.
+
+    Strings are TOML basic strings with every quote, backslash and control character escaped,
+    so :mod:`tomllib` reads back the same text whatever it holds; floats are written with
+    ``repr`` and read back to the same float64.
+
+    Examples
+    --------
+    >>> print(toml_value('say "hi"\tthere'))
+    "say \"hi\"\u0009there"
+    >>> print(toml_value([[0.1, -2.0], [3.0, 1e-300]]))
+    [
+      [0.1, -2.0],
+      [3.0, 1e-300],
+    ]
+    >>> tomllib.loads("x = " + toml_value("a\\b\x7f"))["x"] == "a\\b\x7f"
+    True
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -660,8 +679,8 @@ def _toml_value(value: Any) -> str:
         return '"' + "".join(out) + '"'
     if isinstance(value, list):
         if value and isinstance(value[0], list):
-            return "[\n" + "".join(f"  {_toml_value(row)},\n" for row in value) + "]"
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+            return "[\n" + "".join(f"  {toml_value(row)},\n" for row in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} as TOML")
 
 
@@ -682,10 +701,10 @@ def scenario_to_toml(scenario: Scenario) -> str:
     """
     data = scenario.to_dict()
     tables = data.pop("heads", [])
-    lines = [f"{key} = {_toml_value(value)}\n" for key, value in data.items()]
+    lines = [f"{key} = {toml_value(value)}\n" for key, value in data.items()]
     for table in tables:
         lines.append("\n[[heads]]\n")
-        lines.extend(f"{key} = {_toml_value(value)}\n" for key, value in table.items())
+        lines.extend(f"{key} = {toml_value(value)}\n" for key, value in table.items())
     return "".join(lines)
 
 

@@ -139,7 +139,9 @@ def _cold_run(quality: str, folder: Path, shims: Path) -> tuple[dict[str, Any], 
     manifest = _manifest(out)
     report["video_s"] = _lecture_seconds(manifest)
     report["clip_durations"] = [scene["duration"] for scene in manifest["scenes"]]
-    report["tex_files"] = len(list((out / ".work").rglob("*.tex")))
+    from attention_explainer.plan import work_folder
+
+    report["tex_files"] = len(list(work_folder(out).rglob("*.tex")))
     report["tex_calls"], report["tex_s"] = _tex_time(log)
     _log(f"  {report['wall_s']:.1f} s wall for {report['video_s']:.1f} s of video")
     return {k: v for k, v in report.items() if k != "stderr_tail"}, out
@@ -315,7 +317,8 @@ def peer_render(quality: str, runs: int, scratch: Path) -> dict[str, Any]:
 
 
 # -- 5: the math core against the one-liner ------------------------------------------------
-def _one_liner(x: Any, w_q: Any, w_k: Any, w_v: Any) -> Any:
+def numpy_one_liner(x: Any, w_q: Any, w_k: Any, w_v: Any) -> Any:
+    """Scaled dot-product attention as plain numpy in three lines: what the math core is timed against."""
     s = (x @ w_q) @ (x @ w_k).T / math.sqrt(w_k.shape[1])
     e = np.exp(s - s.max(axis=1, keepdims=True))
     return (e / e.sum(axis=1, keepdims=True)) @ (x @ w_v)
@@ -339,13 +342,13 @@ def math_core(sizes: Sequence[int], runs: int, d: int = 64) -> list[dict[str, An
     for n in sizes:
         x = rng.standard_normal((n, d))
         weights = [rng.standard_normal((d, d)) / math.sqrt(d) for _ in range(3)]
-        assert np.allclose(self_attention(x, *weights).context, _one_liner(x, *weights))
+        assert np.allclose(self_attention(x, *weights).context, numpy_one_liner(x, *weights))
         _log(f"attention_math n = {n}")
         budget = 0.5 if n <= 512 else 0.0
         ours, numpy_line = [], []
         for _ in range(max(runs, 3)):  # interleaved, so a busy moment hits both alike
             ours.append(_time_call(lambda: self_attention(x, *weights), 3, budget))  # noqa: B023
-            numpy_line.append(_time_call(lambda: _one_liner(x, *weights), 3, budget))  # noqa: B023
+            numpy_line.append(_time_call(lambda: numpy_one_liner(x, *weights), 3, budget))  # noqa: B023
         rows.append(
             {
                 "n": n,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from attention_math import self_attention
-from bench.__main__ import README_END, README_START, _one_liner, markdown, math_core, update_readme
+from bench.__main__ import README_END, README_START, markdown, math_core, numpy_one_liner, update_readme
 
 
 def _results(peer: dict | None = None) -> dict:
@@ -110,7 +110,7 @@ def test_the_readme_block_is_replaced_and_nothing_else(tmp_path: Path) -> None:
 def test_the_math_rows_compare_equal_results() -> None:
     rng = np.random.default_rng(0)
     x, *w = (rng.standard_normal(shape) for shape in ((6, 4), (4, 3), (4, 3), (4, 5)))
-    np.testing.assert_allclose(self_attention(x, *w).context, _one_liner(x, *w))
+    np.testing.assert_allclose(self_attention(x, *w).context, numpy_one_liner(x, *w))
     rows = math_core([4, 16], runs=1, d=8)
     assert [row["n"] for row in rows] == [4, 16]
     assert all(row["ratio"] > 0 for row in rows)

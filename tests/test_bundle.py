@@ -19,8 +19,9 @@ import srt
 from scene_helpers import clean_environment
 
 from attention_explainer.bundle import SCENES, BundleSettings, bundle_is_current
-from attention_explainer.handout import HANDOUT_MATRICES, read_matrix_csv
 from attention_explainer.media import probe
+from attention_explainer.outputs.handout import HANDOUT_MATRICES, read_matrix_csv
+from attention_explainer.plan import work_folder
 from attention_math import PRESETS, Scenario, preset, scaling_spread
 
 pytestmark = pytest.mark.render
@@ -291,7 +292,7 @@ def test_each_still_is_its_clips_last_frame_as_drawn(bundle: Path, tmp_path: Pat
         error = np.mean((np.asarray(still, dtype=float) - decoded) ** 2)
         assert 10 * np.log10(255**2 / error) > 30, spec.name  # dB: the same picture, through the codec
     # lossless: Scores' still is, byte for byte, the last frame manim draws (-s) for the bundle's scenario
-    env = dict(clean_environment(), ATTENTION_SCENARIO=str(bundle / ".work" / "scenario.toml"))
+    env = dict(clean_environment(), ATTENTION_SCENARIO=str(work_folder(bundle) / "scenario.toml"))
     command = [sys.executable, "-m", "manim", "render", "-s", "-ql", "--media_dir", str(tmp_path / "media"),
                "-v", "WARNING", "--progress_bar", "none", "scenes/self_attention/scores.py", "Scores"]
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

@@ -5,7 +5,11 @@
   a final name, and the next render into the folder succeeds (even when the kill cut one of
   manim's cached text pictures short).
 * Two renders at once: into two folders both succeed; into one folder the second refuses in one
-  line, naming the lock, and the first is unharmed.
+  line, naming the lock, and the first is unharmed (a lock an older version left in the bundle,
+  held, refuses the same way).
+* The bundle's folder holds exactly what its manifest lists, hidden files included: the render's
+  work, caches and lock are in the work folder beside it; what an older version kept inside the
+  bundle (``.work/``, ``.lock``) goes once a render succeeds.
 * Long and hostile tokens are whole in the handout and the subtitles (shortened only on screen),
   and the handout's LaTeX prints them literally.
 
@@ -17,6 +21,7 @@ until it is removed, so no test races a render.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -32,7 +37,8 @@ import pytest
 from scene_helpers import clean_environment
 
 from attention_explainer.bundle import SCENES as BUNDLE_SCENES
-from attention_explainer.handout import latex_escape, read_matrix_csv
+from attention_explainer.outputs.handout import latex_escape, read_matrix_csv
+from attention_explainer.plan import work_folder
 from attention_math import Scenario, load_scenario
 
 SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
@@ -44,7 +50,7 @@ SENTENCE = " ".join(TOKENS)  # tokens are the whitespace-separated words
 QUERY = "2"  # the long token
 PROG = "attention-explainer"
 TIMEOUT = 600
-TEXT_PICTURES = ".work/media/Scores/texts/*.svg"
+TEXT_PICTURES = "media/Scores/texts/*.svg"  # in the work folder
 HOLD_AFTER_PLAY = 3  # some of the new scene's pictures are written by then, far from all
 
 
@@ -88,13 +94,12 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _final_files(out: Path) -> dict[str, str]:
-    """Every file under a final name (not the lock, not the work folder) and its hash."""
-    files = {}
-    for path in sorted(out.rglob("*")):
-        rel = path.relative_to(out).as_posix()
-        if path.is_file() and rel != ".lock" and not rel.startswith(".work/"):
-            files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return files
+    """Every file in the bundle's folder, hidden ones too, and its hash."""
+    return {
+        path.relative_to(out).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(out.rglob("*"))
+        if path.is_file()
+    }
 
 
 def _manifest(out: Path) -> dict:
@@ -102,7 +107,7 @@ def _manifest(out: Path) -> dict:
 
 
 def _assert_manifest_holds(out: Path) -> None:
-    """The manifest lists every file of the bundle, each there at its listed size."""
+    """The manifest lists every file of the bundle's folder (hidden ones too), each at its listed size."""
     listed = {entry["path"]: entry["bytes"] for entry in _manifest(out)["files"]}
     for rel, size in listed.items():
         assert (out / rel).is_file() and (out / rel).stat().st_size == size, rel
@@ -157,9 +162,9 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
         try:
             _wait_for(marker, process, log)
             if moment == "rendering":  # manim has written some of the new scene's pictures
-                assert _written_since(out, TEXT_PICTURES, started)
+                assert _written_since(work_folder(out), TEXT_PICTURES, started)
             else:  # the new files are staged, none swapped in yet
-                assert any(path.is_file() for path in (out / ".work" / "next").rglob("*"))
+                assert any(path.is_file() for path in (work_folder(out) / "next").rglob("*"))
             if signame == "SIGTERM":
                 os.kill(process.pid, signal.SIGTERM)  # as a service manager would: the CLI alone
             else:
@@ -193,7 +198,7 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
     if moment == "rendering":
         # A kill can land while manim writes a text's SVG, which manim reuses by name as it is:
         # make sure one the stopped render wrote is cut short, as it then is.
-        newest = _written_since(out, TEXT_PICTURES, started)[-1]
+        newest = _written_since(work_folder(out), TEXT_PICTURES, started)[-1]
         newest.write_bytes(newest.read_bytes()[: newest.stat().st_size // 2])
     result = _render(out, 5, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -203,7 +208,7 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
     _assert_manifest_holds(out)
     assert _frames(out / f"{SCORES}.mp4") == _frames(base / f"{SCORES}.mp4")  # every frame of the scene
     assert not [path for path in out.rglob("*.tmp-*")]
-    assert not [path for path in (out / ".work" / "next").rglob("*") if path.is_file()]
+    assert not [path for path in (work_folder(out) / "next").rglob("*") if path.is_file()]
 
 
 # -- two at once -----------------------------------------------------------------------------
@@ -235,7 +240,7 @@ def test_two_renders_at_once_into_two_folders_both_succeed_into_one_the_second_r
                     process.wait()
     assert refused.returncode == 2
     assert refused.stderr.splitlines() == [
-        f"{PROG}: error: --out: another render is writing into {first} (it holds {first / '.lock'}); "
+        f"{PROG}: error: --out: another render is writing into {first} (it holds {work_folder(first) / 'lock'}); "
         "wait for it to finish or choose another folder"
     ]
     for out, seed in ((first, 5), (other, 6)):
@@ -243,6 +248,48 @@ def test_two_renders_at_once_into_two_folders_both_succeed_into_one_the_second_r
         assert load_scenario(out / "scenario.toml").to_dict() == Scenario.from_sentence(
             SENTENCE, seed=seed, query=QUERY
         ).to_dict()
+
+
+# -- the bundle holds what it delivers -----------------------------------------------------------
+
+
+def test_the_bundle_folder_holds_exactly_what_its_manifest_lists(base: Path) -> None:
+    listed = {entry["path"] for entry in _manifest(base)["files"]}
+    files = {path.relative_to(base).as_posix() for path in base.rglob("*") if path.is_file()}  # hidden too
+    assert files == listed | {"manifest.json"}
+    folders = {path.relative_to(base).as_posix() for path in base.rglob("*") if path.is_dir()}
+    assert folders == {folder.as_posix() for rel in listed for folder in Path(rel).parents} - {"."}  # none empty
+    work = base.parent / ".cache" / base.name  # the work folder, beside the bundle
+    assert work_folder(base) == work.resolve()
+    assert (work / "lock").is_file() and list(work.glob("media/Scores/videos/*/*/Scores.mp4"))
+
+
+def test_what_an_older_version_kept_in_the_bundle_goes_after_a_render(base: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bundle"
+    shutil.copytree(base, out)
+    (out / ".work" / "media" / "Scores").mkdir(parents=True)
+    (out / ".work" / "media" / "Scores" / "Scores.mp4").write_bytes(b"an old clip")
+    (out / ".lock").write_bytes(b"")
+    result = _render(out, 4, cwd=tmp_path)  # the same scenario: nothing to render
+    assert result.returncode == 0, result.stderr
+    assert _manifest(out)["rendered"] == []
+    assert not (out / ".work").exists() and not (out / ".lock").exists()
+    _assert_manifest_holds(out)
+
+
+def test_a_lock_an_older_version_holds_in_the_bundle_refuses_a_render(base: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bundle"
+    shutil.copytree(base, out)
+    before = _final_files(out)
+    with (out / ".lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as an older version's render holds it
+        refused = _render(out, 5, cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"{PROG}: error: --out: another render is writing into {out} (it holds {out / '.lock'}); "
+        "wait for it to finish or choose another folder"
+    ]
+    assert _final_files(out) == {**before, ".lock": hashlib.sha256(b"").hexdigest()}
 
 
 # -- long and hostile tokens ---------------------------------------------------------------------

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from attention_explainer import cli
-from attention_explainer.bundle import _read_manifest
+from attention_explainer.bundle import read_manifest
+from attention_explainer.plan import work_folder
 
 PROG = "attention-explainer"
 
@@ -221,13 +222,27 @@ def test_an_out_folder_not_even_root_may_write(tmp_path: Path, capsys: pytest.Ca
     _assert_one_line(stderr, f"--out: cannot write into {locked}", "Permission denied")
 
 
+def test_an_out_folder_whose_work_folder_cannot_be_made_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "talks" / "lecture"
+    out.mkdir(parents=True)
+    (tmp_path / "talks" / ".cache").write_text("a file where the work folders would go", encoding="utf-8")
+    status, _, stderr = _main(capsys, "render", "--scenes", "scores", "--out", str(out))
+    assert status == 2
+    work = tmp_path.resolve() / "talks" / ".cache" / "lecture"
+    assert work_folder(out) == work
+    _assert_one_line(stderr, f"--out: cannot make the render's work folder {work} beside {out}", "Not a directory")
+    assert list(out.iterdir()) == []  # nothing was made in the bundle's folder
+
+
 def test_a_malformed_manifest_in_the_out_folder_counts_as_none(tmp_path: Path) -> None:
     manifest = tmp_path / "manifest.json"
     for content in ('{"scenes": [1, {"name": 3}, {"key": "k"}], "files": 2}', '{"scenes": "all"}', "[1, 2]", "{"):
         manifest.write_text(content, encoding="utf-8")
-        assert _read_manifest(tmp_path).get("scenes", []) == []
+        assert read_manifest(tmp_path).get("scenes", []) == []
     manifest.write_text('{"scenes": [{"name": "Scores", "key": "k"}, 7]}', encoding="utf-8")
-    assert _read_manifest(tmp_path)["scenes"] == [{"name": "Scores", "key": "k"}]
+    assert read_manifest(tmp_path)["scenes"] == [{"name": "Scores", "key": "k"}]
 
 
 # -- an internal failure -----------------------------------------------------------------------

@@ -44,7 +44,7 @@ from manim import tempconfig
 from scene_helpers import DRY_RUN_SETTINGS, text_of, with_scenario
 
 from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping
-from attention_math.scenario import _toml_value
+from attention_math.scenario import toml_value
 from scenes.base import AFTER_PLAY_HOOKS, SCENE_LIMITS, ExplainerScene, check_scene_limits
 from scenes.kit.text import BLANK_CHARACTERS, shorten_token, token_text
 from scenes.self_attention.softmax import ScaleAndSoftmax
@@ -128,7 +128,7 @@ def toml_float(value: float) -> str:
 
 def toml_string(value: str) -> str:
     """A TOML basic string holding ``value`` exactly (as scenario files are written)."""
-    return _toml_value(value)
+    return toml_value(value)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from test_narration import check_cues_follow_speech
 
 from attention_explainer.escape import visible
 from attention_explainer.media import probe
+from attention_explainer.plan import work_folder
 from attention_math import Scenario, format_number, load_scenario, scenario_to_toml
 
 pytestmark = [
@@ -70,9 +71,9 @@ def scenario(hall: Path) -> Scenario:
 
 @pytest.fixture(scope="module")
 def copy(hall: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundle as a lecturer's USB stick has it: another folder, without the render's work files."""
+    """The bundle as a lecturer's USB stick has it: the folder copied whole (the render's work is beside it)."""
     target = tmp_path_factory.mktemp("usb-stick") / "lecture"
-    shutil.copytree(hall, target, ignore=shutil.ignore_patterns(".work", ".lock"))
+    shutil.copytree(hall, target)
     return target
 
 
@@ -108,7 +109,7 @@ def test_one_render_serves_clips_and_deck(hall: Path) -> None:
     assert manifest["rendered"] == ["Spaces"]
     assert all(scene["slides"] == scene["key"] for scene in manifest["scenes"])
     assert manifest["deck"]
-    assert not list((hall / ".work").rglob("*_reversed*"))  # forward slides only
+    assert not list(work_folder(hall).rglob("*_reversed*"))  # forward slides only
     cues = sum(len(_subtitles(hall, stem)) for stem in SCENES)
     assert len(re.findall(r"<section\b", (hall / "slides.html").read_text(encoding="utf-8"))) == cues
 
@@ -249,7 +250,7 @@ def test_the_deck_offline_moves_on_a_key_press_and_shows_its_notes_literally(cop
 
 
 def test_every_clip_and_the_lecture_speak_and_their_subtitles_follow_the_speech(hall: Path) -> None:
-    voice = hall / ".work" / "voice"
+    voice = work_folder(hall) / "voice"
     for stem in [*SCENES, "lecture"]:
         clip = hall / f"{stem}.mp4"
         info = probe(clip)
@@ -277,7 +278,7 @@ def test_the_notebook_runs_and_prints_the_traces_z(copy: Path, scenario: Scenari
 
 
 def test_a_second_render_renders_and_says_nothing_and_keeps_the_deck(hall: Path) -> None:
-    voice = hall / ".work" / "voice"
+    voice = work_folder(hall) / "voice"
     sentences = {path.name: path.stat().st_mtime_ns for path in voice.iterdir()}
     deck = (hall / "slides.html").stat().st_mtime_ns
     for flags in (["--slides", "--voice"], ["--voice"]):  # without --slides the deck of these clips stays

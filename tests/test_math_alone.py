@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_explainer import _extras
+from attention_explainer import extras
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,10 +30,10 @@ def test_numpy_is_the_only_dependency_and_the_video_extra_has_the_rest() -> None
 
 def test_the_guard_knows_an_import_name_for_every_package_of_the_extra() -> None:
     # pillow is imported as PIL and manim-slides as manim_slides
-    assert set(_extras.VIDEO_MODULES) == {"manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat"}
-    assert _extras.missing_video_modules() == []
-    assert _extras.missing_voice_modules() == []  # make setup installs the voice extra (dev holds it)
-    _extras.require_video_extra()  # everything is installed here: it returns
+    assert set(extras.VIDEO_MODULES) == {"manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat"}
+    assert extras.missing_video_modules() == []
+    assert extras.missing_voice_modules() == []  # make setup installs the voice extra (dev holds it)
+    extras.require_video_extra()  # everything is installed here: it returns
 
 
 def test_the_guard_holds_once_manim_slides_is_imported() -> None:
@@ -41,15 +41,15 @@ def test_the_guard_holds_once_manim_slides_is_imported() -> None:
     from manim_slides import Slide
 
     assert Slide is not None and sys.modules["manim_slides"].__spec__ is None
-    assert _extras.missing_video_modules() == []
+    assert extras.missing_video_modules() == []
 
 
 def test_without_the_extra_the_command_stops_in_one_line_with_exit_two(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(_extras, "VIDEO_MODULES", ("manim", "no_such_module_xyz", "PIL", "srt_missing_too"))
+    monkeypatch.setattr(extras, "VIDEO_MODULES", ("manim", "no_such_module_xyz", "PIL", "srt_missing_too"))
     with pytest.raises(SystemExit) as stop:
-        _extras.require_video_extra()
+        extras.require_video_extra()
     assert stop.value.code == 2
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -232,9 +232,9 @@ def test_bad_voice_slides_and_captions_requests_are_one_line_and_exit_2(
 def test_without_the_voice_extra_render_voice_stops_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from attention_explainer import _extras
+    from attention_explainer import extras
 
-    monkeypatch.setattr(_extras, "VOICE_MODULES", ("piper", "no_such_voice_module_xyz"))
+    monkeypatch.setattr(extras, "VOICE_MODULES", ("piper", "no_such_voice_module_xyz"))
     status = cli.main(["render", "--voice", "--scenes", "scores", "--out", str(tmp_path / "out")])
     lines = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(lines) == 1

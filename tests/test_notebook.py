@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from attention_explainer.handout import HANDOUT_MATRICES, handout_files
-from attention_explainer.notebook import STEPS, notebook_json
+from attention_explainer.outputs.handout import HANDOUT_MATRICES, handout_files
+from attention_explainer.outputs.notebook import STEPS, notebook_json
 from attention_math import Scenario, format_number, preset
 
 HOSTILE_TITLE = '"); import os # {{ x }} \'\'\' """ \\ \u202eevil\u200b <script>x</script>'

@@ -5,13 +5,12 @@ ran off an 800-pixel page)."""
 from __future__ import annotations
 
 import html
-import types
 from pathlib import Path
 
 import pytest
 from browser import CHROMIUM, Chromium
 
-from attention_explainer.page import STYLE, _numbers
+from attention_explainer.outputs.page import STYLE, scenario_summary
 from attention_math import Scenario, format_number
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="make setup installs Debian's chromium")
@@ -33,11 +32,10 @@ _CELLS = """Array.from(document.querySelectorAll('.weights dl div')).map(d => {
 
 
 def _page(scenario: Scenario, folder: Path) -> Path:
-    plan = types.SimpleNamespace(scenario=scenario)  # all the numbers need of the plan
     page = folder / "numbers.html"
     page.write_text(
         f"<!doctype html><html><head><meta charset='utf-8'><style>{STYLE}</style></head>"
-        f"<body><h1>{html.escape(scenario.title)}</h1>{_numbers(plan)}</body></html>",  # type: ignore[arg-type]
+        f"<body><h1>{html.escape(scenario.title)}</h1>{scenario_summary(scenario)}</body></html>",
         encoding="utf-8",
     )
     return page

@@ -15,6 +15,7 @@ from scene_helpers import SCENES as ALL_SCENES
 
 from attention_explainer.bundle import SCENES, BundleSettings, scene_key
 from attention_explainer.bundle import SCENES as BUNDLE_SCENES
+from attention_explainer.plan import work_folder
 from attention_math import preset
 from scenes.plan import INPUTS, LECTURE, SHOWS, depends_on, scene_view
 
@@ -131,20 +132,20 @@ def test_a_bundle_rerenders_only_the_scenes_that_show_a_changed_number(tmp_path)
     assert render("after") == ["WeightedSum"]
     assert (out / f"{SCORES}.mp4").read_bytes() == scores_clip
     # and the TeX cache the scenes share was kept, whole, for the re-render
-    assert (out / ".work" / "tex.complete").exists()
-    assert list((out / ".work" / "tex").glob("*.svg"))
+    assert (work_folder(out) / "tex.complete").exists()
+    assert list((work_folder(out) / "tex").glob("*.svg"))
 
 
 def test_every_scene_has_a_render_cost_at_each_quality() -> None:
     """The bundle starts the longest renders first by these tables; a scene missing from one
     would start as if it cost as much as Scores."""
-    from attention_explainer.bundle import _expected_cost
+    from attention_explainer.bundle import expected_cost
     from scenes.plan import LECTURES, RENDER_COST
 
     names = {name for scenes in LECTURES.values() for _, name in scenes}
     for quality, table in RENDER_COST.items():
         assert set(table) == names, f"-q{quality}: {sorted(names ^ set(table))}"
     spec = next(s for s in SCENES if s.name == "WeightedSum")
-    costs = {q: _expected_cost(spec, {}, dataclasses.replace(BundleSettings(), quality=q)) for q in "lmh"}
+    costs = {q: expected_cost(spec, {}, dataclasses.replace(BundleSettings(), quality=q)) for q in "lmh"}
     assert costs == {"l": RENDER_COST["l"]["WeightedSum"], "m": RENDER_COST["h"]["WeightedSum"],
                      "h": RENDER_COST["h"]["WeightedSum"]}

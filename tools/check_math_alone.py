@@ -88,7 +88,7 @@ def walkthrough_runs() -> str:
 
 
 def video_guard_refuses() -> str:
-    from attention_explainer._extras import require_video_extra
+    from attention_explainer.extras import require_video_extra
 
     stderr = io.StringIO()
     try:

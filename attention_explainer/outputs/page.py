@@ -30,14 +30,15 @@ import srt
 
 from attention_math import Scenario, format_number
 
-from .escape import visible
-from .handout import HANDOUT_MATRICES, _labels
+from ..escape import visible
+from .handout import HANDOUT_MATRICES, matrix_labels
 from .subtitles import to_webvtt
 
 if TYPE_CHECKING:
-    from .bundle import SceneSpec, _Plan, _Staging
+    from ..plan import BundlePlan, SceneSpec
+    from ..staging import Staging
 
-__all__ = ["SCRIPT", "STYLE", "lecture_page"]
+__all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary"]
 
 STYLE = """
 body { font: 16px/1.45 "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 78rem;
@@ -121,9 +122,9 @@ def _words(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def _numbers(plan: _Plan) -> str:
+def scenario_summary(scenario: Scenario) -> str:
     """The scenario at the top: tokens, sizes, the query's weights and context vector."""
-    scenario, p = plan.scenario, plan.scenario.precision
+    p = scenario.precision
     step = scenario.query_step()
     tokens = " ".join(f'<span class="token">{_e(token)}</span>' for token in scenario.tokens)
     facts = [
@@ -178,7 +179,7 @@ def _narration(subrip: str, video_id: str) -> str:
     return f'<ol class="narration" data-video="{video_id}">{"".join(items)}</ol>'
 
 
-def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: float) -> str:
+def _clip_section(plan: BundlePlan, staging: Staging, spec: SceneSpec, duration: float) -> str:
     subrip = staging.current(f"{spec.stem}.srt").read_text(encoding="utf-8")
     video_id = f"clip-{spec.stem}"
     still = f"stills/{spec.stem}.png"
@@ -193,7 +194,7 @@ def _clip_section(plan: _Plan, staging: _Staging, spec: SceneSpec, duration: flo
     )
 
 
-def _lecture_section(plan: _Plan, staging: _Staging) -> str:
+def _lecture_section(plan: BundlePlan, staging: Staging) -> str:
     lecture = f"lecture.{plan.settings.extension}"
     subrip = staging.current("lecture.srt").read_text(encoding="utf-8")
     # the contact sheet once it has rows of scenes (three a row); one row is a strip that shows them small
@@ -210,7 +211,7 @@ def _lecture_section(plan: _Plan, staging: _Staging) -> str:
 
 def _matrix_table(scenario: Scenario, field: str, caption: str, tokens_as_rows: bool, prefix: str) -> str:
     matrix = np.asarray(getattr(scenario.trace(), field))
-    rows, columns = _labels(scenario, field, tokens_as_rows, prefix)
+    rows, columns = matrix_labels(scenario, field, tokens_as_rows, prefix)
     head = "".join(f"<th>{_e(c)}</th>" for c in ["", *columns])
     body = "".join(
         f"<tr><th>{_e(label)}</th>"
@@ -249,7 +250,9 @@ def _files_section(files: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def lecture_page(plan: _Plan, staging: _Staging, files: Sequence[dict[str, Any]], durations: dict[str, float]) -> str:
+def lecture_page(
+    plan: BundlePlan, staging: Staging, files: Sequence[dict[str, Any]], durations: dict[str, float]
+) -> str:
     """The lecture page of the bundle being staged.
 
     Parameters
@@ -279,7 +282,7 @@ def lecture_page(plan: _Plan, staging: _Staging, files: Sequence[dict[str, Any]]
         f'<meta http-equiv="Content-Security-Policy" content="{_policy()}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{title}</title><style>{STYLE}</style></head>\n<body><header>"
-        f'<h1>{title}</h1><nav>{" · ".join(links)}</nav>{_numbers(plan)}</header>\n'
+        f'<h1>{title}</h1><nav>{" · ".join(links)}</nav>{scenario_summary(plan.scenario)}</header>\n'
         f"<main>{_lecture_section(plan, staging)}{clips}{_handout_section(plan.scenario)}"
         f"{_files_section(files)}</main>\n<script>{SCRIPT}</script></body></html>\n"
     )

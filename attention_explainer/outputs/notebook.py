@@ -19,7 +19,7 @@ import numpy as np
 
 from attention_math import Scenario
 
-from .escape import markdown_literal
+from ..escape import markdown_literal
 
 __all__ = ["STEPS", "notebook", "notebook_json"]
 
@@ -37,7 +37,7 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("Z", "Z"),
 )
 """``(handout CSV stem, the notebook's variable)`` for every step the last cell checks (every
-matrix of :data:`attention_explainer.handout.HANDOUT_MATRICES`)."""
+matrix of :data:`attention_explainer.outputs.handout.HANDOUT_MATRICES`)."""
 
 _HELPERS = '''\
 import csv

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import srt
 
-from .escape import visible
+from ..escape import visible
 
 __all__ = ["cue_text", "timestamp", "to_webvtt"]
 

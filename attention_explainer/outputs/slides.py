@@ -1,8 +1,9 @@
 """The bundle's slide deck: one HTML page that runs offline, from any folder.
 
 ``render --slides`` renders every scene as its slide variant (``scenes/slides.py``, a
-``manim_slides.Slide``): one render writes the clip and, in ``.work/slides``, the scene's slides,
-one per beat, each with its caption as speaker notes. This module converts them into
+``manim_slides.Slide``): one render writes the clip and, in the bundle's work folder
+(:func:`attention_explainer.plan.work_folder`), the scene's slides, one per beat, each with its
+caption as speaker notes. This module converts them into
 ``slides.html`` with manim-slides' reveal.js converter, its videos in ``slides_assets/`` and
 reveal.js itself (the npm package ``reveal.js`` 6.0.1, MIT, that manim-slides 5.7 expects) copied
 into ``reveal.js/`` beside it and named by a relative path: nothing loads from the network.
@@ -24,13 +25,14 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .bundle import SLIDES, BundleError
-from .escape import visible
+from ..escape import visible
+from ..plan import BundleError, json_hash
 
 if TYPE_CHECKING:
-    from .bundle import _Plan, _Staging
+    from ..plan import BundlePlan
+    from ..staging import Staging
 
-__all__ = ["ASSETS", "DECK", "LIBRARY", "REVEAL_ENV", "REVEAL_VERSION", "reveal_package", "stage_deck"]
+__all__ = ["ASSETS", "DECK", "LIBRARY", "REVEAL_ENV", "REVEAL_VERSION", "deck_key", "reveal_package", "stage_deck"]
 
 REVEAL_VERSION = "6.0.1"
 """The reveal.js manim-slides 5.7's template is written for."""
@@ -50,7 +52,7 @@ def reveal_package() -> Path:
     BundleError
         With status 2, naming where it looked and how to get it, when it is not there.
     """
-    project = Path(__file__).resolve().parent.parent
+    project = Path(__file__).resolve().parents[2]
     folder = Path(os.environ.get(REVEAL_ENV) or project / ".cache" / f"reveal.js-{REVEAL_VERSION}")
     if not (folder / "dist" / "reveal.js").is_file():
         raise BundleError(
@@ -61,13 +63,19 @@ def reveal_package() -> Path:
     return folder
 
 
-def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> None:
+def deck_key(plan: BundlePlan) -> str:
+    """What the deck is made of: every clip (its key), in order, the title, reveal.js's version."""
+    clips = [plan.keys[spec.name] for spec in plan.chosen]
+    return json_hash({"clips": clips, "title": plan.scenario.title, "reveal.js": REVEAL_VERSION})
+
+
+def stage_deck(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) -> None:
     """Stage the deck, or keep or remove the previous one; its files go to ``staging.deck``.
 
     Parameters
     ----------
     plan
-        The build: with ``settings.slides`` a deck is made from the scenes' slides in ``.work``.
+        The build: with ``settings.slides`` a deck is made from the scenes' slides in its work folder.
     staging
         Where the new files are written; the deck's files, and their kinds, are listed in ``deck``.
     rendered
@@ -78,7 +86,7 @@ def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> Non
     BundleError
         When a scene's slides or reveal.js are missing.
     """
-    out, key = plan.out, plan.deck_key()
+    out, key = plan.out, deck_key(plan)
     old_files = [entry for entry in plan.old.get("files", []) if isinstance(entry, dict)]
     kept = [(str(e["path"]), str(e["kind"])) for e in old_files if e.get("kind") in _KINDS]
     whole = bool(kept) and all((out / rel).is_file() for rel, _ in kept)
@@ -88,37 +96,35 @@ def stage_deck(plan: _Plan, staging: _Staging, rendered: dict[str, Path]) -> Non
         return
     if not plan.settings.slides:
         if kept or (out / DECK).exists():
-            staging.removed |= {DECK, ASSETS, LIBRARY}
+            staging.remove(DECK, ASSETS, LIBRARY)
         return
-    _convert(plan, staging)
+    _convert(plan, staging.stage(DECK))  # slides_assets/ beside it
     _copy_reveal(staging)
     staging.stage_tree(ASSETS)
     staging.stage_tree(LIBRARY)
-    staging.staged[DECK] = staging.folder / DECK
     files = sorted(rel for rel in staging.staged if rel.startswith((f"{ASSETS}/", f"{LIBRARY}/")))
     kinds = [(rel, "deck-asset" if rel.startswith(ASSETS) else "deck-library") for rel in files]
     staging.deck = [(DECK, "deck"), *kinds]
 
 
-def _convert(plan: _Plan, staging: _Staging) -> None:
-    """manim-slides' reveal.js converter: ``slides.html`` and ``slides_assets/`` in the staging folder."""
+def _convert(plan: BundlePlan, deck: Path) -> None:
+    """manim-slides' reveal.js converter: the page ``deck`` and ``slides_assets/`` beside it."""
     from manim_slides.config import PresentationConfig
     from manim_slides.convert import RevealJS
 
     configs = []
     for spec in plan.chosen:
-        slides = plan.work / SLIDES / f"{spec.name}.json"
+        slides = plan.slides_of(spec)
         if not slides.is_file():
             raise BundleError(f"slides: no slides of {spec.name} in {slides.parent}", 1)
         configs.append(PresentationConfig.from_file(slides))
     # the template writes the title into the page as it is: it gets the title as HTML text
     title = html.escape(visible(plan.scenario.title))
     options = {"presentation_configs": configs, "cdn_url": LIBRARY, "title": title}
-    deck = RevealJS.model_validate(options)
-    deck.convert_to(staging.folder / DECK)
+    RevealJS.model_validate(options).convert_to(deck)
 
 
-def _copy_reveal(staging: _Staging) -> None:
+def _copy_reveal(staging: Staging) -> None:
     """reveal.js's ``dist/`` and its licence, beside the deck."""
     package = reveal_package()
     target = staging.folder / LIBRARY

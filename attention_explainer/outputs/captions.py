@@ -16,8 +16,8 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .escape import visible
-from .media import caption_font
+from ..escape import visible
+from ..media import caption_font
 
 __all__ = ["BAND", "burn", "caption_band"]
 

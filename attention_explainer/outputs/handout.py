@@ -14,7 +14,15 @@ import numpy as np
 
 from attention_math import Scenario, format_number, format_walkthrough
 
-__all__ = ["HANDOUT_MATRICES", "handout_files", "latex_escape", "matrix_csv", "matrix_latex"]
+__all__ = [
+    "HANDOUT_MATRICES",
+    "handout_files",
+    "latex_escape",
+    "matrix_csv",
+    "matrix_labels",
+    "matrix_latex",
+    "read_matrix_csv",
+]
 
 # (file stem, trace field, caption, row labels are tokens?, column prefix)
 HANDOUT_MATRICES: tuple[tuple[str, str, str, bool, str], ...] = (
@@ -61,7 +69,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text if ch.isprintable() or ch == " ")
 
 
-def _labels(scenario: Scenario, field: str, tokens_as_rows: bool, prefix: str) -> tuple[list[str], list[str]]:
+def matrix_labels(scenario: Scenario, field: str, tokens_as_rows: bool, prefix: str) -> tuple[list[str], list[str]]:
+    """A trace matrix's row labels (its tokens, or ``row 1``, ...) and column names (the tokens for
+    the scores and weights, else ``prefix`` numbered from 1), as the handout and the page print them."""
     trace = scenario.trace()
     matrix = np.asarray(getattr(trace, field))
     rows = list(scenario.tokens) if tokens_as_rows else [f"row {i + 1}" for i in range(matrix.shape[0])]
@@ -78,7 +88,7 @@ def matrix_csv(scenario: Scenario, field: str, tokens_as_rows: bool = True, pref
     Values are written with ``repr`` so they read back to the same float64.
     """
     matrix = np.asarray(getattr(scenario.trace(), field))
-    rows, columns = _labels(scenario, field, tokens_as_rows, prefix)
+    rows, columns = matrix_labels(scenario, field, tokens_as_rows, prefix)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["", *columns])
@@ -90,7 +100,7 @@ def matrix_csv(scenario: Scenario, field: str, tokens_as_rows: bool = True, pref
 def matrix_latex(scenario: Scenario, field: str, caption: str, tokens_as_rows: bool = True, prefix: str = "") -> str:
     """One trace matrix as a LaTeX ``tabular`` (booktabs) at the scenario's precision."""
     matrix = np.asarray(getattr(scenario.trace(), field))
-    rows, columns = _labels(scenario, field, tokens_as_rows, prefix)
+    rows, columns = matrix_labels(scenario, field, tokens_as_rows, prefix)
     p = scenario.precision
 
     def number(value: float) -> str:
