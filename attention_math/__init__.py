@@ -2,7 +2,7 @@
 
 ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
 convention of PyTorch (one row per token); several heads joined by ``W_O``
-(:func:`multi_head_attention`); the causal
+(:func:`multi_head_attention`, and its one-big-matrix form :func:`fused_multi_head`); the causal
 mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
 :func:`renormalised_weights`, :func:`attention_dropout`); and the sampled reason for ``√d_k``
 (:func:`scaling_spread`).
@@ -17,6 +17,7 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
 from .formatting import MINUS, format_number
+from .fused_heads import FusedHeadsTrace, fused_multi_head
 from .masking import (
     DropoutTrace,
     RenormalisedWeights,
@@ -37,6 +38,7 @@ __all__ = [
     "PRESETS",
     "AttentionTrace",
     "DropoutTrace",
+    "FusedHeadsTrace",
     "MultiHeadTrace",
     "QueryStep",
     "RenormalisedWeights",
@@ -47,6 +49,7 @@ __all__ = [
     "causal_mask",
     "format_number",
     "format_walkthrough",
+    "fused_multi_head",
     "load_scenario",
     "masked_scores",
     "multi_head_attention",
