@@ -2,7 +2,10 @@
 
 ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
 convention of PyTorch (one row per token); several heads joined by ``W_O``
-(:func:`multi_head_attention`); and the sampled reason for ``√d_k`` (:func:`scaling_spread`).
+(:func:`multi_head_attention`, and its one-big-matrix form :func:`fused_multi_head`); the causal
+mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
+:func:`renormalised_weights`, :func:`attention_dropout`); and the sampled reason for ``√d_k``
+(:func:`scaling_spread`).
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -14,6 +17,15 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
 from .formatting import MINUS, format_number
+from .fused_heads import FusedHeadsTrace, fused_multi_head
+from .masking import (
+    DropoutTrace,
+    RenormalisedWeights,
+    attention_dropout,
+    causal_mask,
+    masked_scores,
+    renormalised_weights,
+)
 from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .scaling import ScalingSpread, scaling_spread
@@ -25,16 +37,24 @@ __all__ = [
     "MINUS",
     "PRESETS",
     "AttentionTrace",
+    "DropoutTrace",
+    "FusedHeadsTrace",
     "MultiHeadTrace",
     "QueryStep",
+    "RenormalisedWeights",
     "ScalingSpread",
     "Scenario",
     "ScenarioError",
+    "attention_dropout",
+    "causal_mask",
     "format_number",
     "format_walkthrough",
+    "fused_multi_head",
     "load_scenario",
+    "masked_scores",
     "multi_head_attention",
     "preset",
+    "renormalised_weights",
     "resolve_query",
     "scaling_spread",
     "scenario_from_mapping",

@@ -100,7 +100,7 @@ def multi_head_attention(
     ...
     attention_math._errors.ScenarioError: w_out: expected 2 rows (heads × d_v = 2 × 1), got 1
     """
-    x, wq, wk, wv, wo = _checked(embeddings, w_query, w_key, w_value, w_out)
+    x, wq, wk, wv, wo = checked_heads(embeddings, w_query, w_key, w_value, w_out)
     heads = tuple(
         checked_attention(x.copy(), wq[h].copy(), wk[h].copy(), wv[h].copy(), scaled=bool(scaled), causal=bool(causal))
         for h in range(wq.shape[0])
@@ -118,14 +118,14 @@ def combine_heads(heads: tuple[AttentionTrace, ...], w_out: FloatArray) -> Multi
     return MultiHeadTrace(heads=heads, concat=owned(concat), w_out=owned(w_out.copy()), output=owned(output))
 
 
-def _checked(
+def checked_heads(
     embeddings: npt.ArrayLike,
     w_query: npt.ArrayLike,
     w_key: npt.ArrayLike,
     w_value: npt.ArrayLike,
     w_out: npt.ArrayLike,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Float64 copies of the inputs, each checked, and their shapes against each other."""
+    """``X``, the per-head stacks and ``W_O`` as float64 copies, each checked, and their shapes against each other."""
     x = as_matrix("embeddings", embeddings)
     wq, wk, wv = (as_array(name, value, 3) for name, value in (
         ("w_query", w_query), ("w_key", w_key), ("w_value", w_value)
