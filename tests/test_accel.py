@@ -9,7 +9,6 @@ changed, give the encoder the pictures of converting every frame whole.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import av
 import numpy as np
 import pytest
+from encoded_frames import frames_encoded
 from manim import (
     DL,
     DOWN,
@@ -49,7 +49,6 @@ from manim import (
     Transform,
     VGroup,
     VMobject,
-    tempconfig,
 )
 from manim.scene import scene_file_writer
 
@@ -345,42 +344,10 @@ class _Layered(Scene):
 
 
 def _frames_encoded(
-    tmp_path: Path, scene_class: type[Scene] = _Moving, *, slow: bool = True
+    media: Path, scene_class: type[Scene] = _Moving, *, slow: bool = True
 ) -> list[tuple[np.ndarray, int]]:
-    """Every frame the encoder is given for ``scene_class``, as it is when the encoder reads it
-    (``slow``: the encoder slowed down, so that drawing runs ahead of it into fresh arrays; else
-    in step, each frame encoded before the next is drawn, so that the same two arrays are drawn
-    in again and again), and last the frame the camera holds once the scene has ended (manim's
-    frame tests read it)."""
-    job = scene_file_writer._PartialMovieEncodeJob
-    encode, put = job._encode_and_write_frame, job.put
-    seen: list[tuple[np.ndarray, int]] = []
-    given = [0]
-
-    def seen_then_encoded(self: Any, frame: np.ndarray, num_frames: int) -> None:
-        if slow:
-            time.sleep(0.004)
-        seen.append((np.array(frame, copy=True), num_frames))
-        encode(self, frame, num_frames)
-
-    def put_in_step(self: Any, num_frames: int, frame: np.ndarray) -> None:
-        given[0] += 1
-        put(self, num_frames, frame)
-        while len(seen) < given[0] and self._exception is None:
-            time.sleep(0.0002)
-
-    job._encode_and_write_frame = seen_then_encoded  # type: ignore[method-assign]
-    if not slow:
-        job.put = put_in_step  # type: ignore[method-assign]
-    try:
-        with tempconfig({"pixel_width": 320, "pixel_height": 180, "frame_rate": 15, "media_dir": str(tmp_path),
-                         "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
-            scene = scene_class()
-            scene.render()
-            seen.append((scene.renderer.get_frame(), 0))
-    finally:
-        job._encode_and_write_frame, job.put = encode, put  # type: ignore[method-assign]
-    return seen
+    """Every frame the encoder is given for ``scene_class`` at a small size (:func:`encoded_frames.frames_encoded`)."""
+    return frames_encoded(scene_class, media, pace="slow" if slow else "in step")
 
 
 def test_frames_drawn_into_lent_arrays_reach_the_encoder_as_manims(stock: None, tmp_path: Path) -> None:

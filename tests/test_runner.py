@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scene_helpers import REPO, clean_environment
+from scene_helpers import REPO, clean_environment, x264_options
 
 from attention_explainer import accel, runner
 from attention_explainer.accel.patching import PatchError
@@ -62,6 +62,7 @@ def test_the_runner_reports_progress_shares_tex_and_holds_after_play_n(tmp_path:
     assert len(progress) > len(plays)  # it went on after the release
     assert any("score" in caption for _, caption in progress)  # each line carries the beat's caption
     assert _clip(media).is_file()
+    assert "me=dia subme=1" in x264_options(_clip(media))  # encoded with the accelerator's settings
     # the formula was compiled into the shared folder, and read from the process's own copy
     shared = sorted(path.name for path in tex.glob("*.svg"))
     assert shared
