@@ -299,6 +299,8 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
         hooks += ["--voice", str(work / "voice")]
     if settings.captions == "burn":
         hooks.append("--burn-captions")
+    if settings.stock_manim:
+        hooks.append("--stock-manim")
     script = spec.file
     if settings.slides:
         hooks += ["--forward-slides", "--slide-notes"]

@@ -27,9 +27,11 @@ from attention_math.walkthrough import format_walkthrough
 if TYPE_CHECKING:
     from .bundle import BundleSettings
 
-__all__ = ["main"]
+__all__ = ["STOCK_MANIM", "main"]
 
 PROG = "attention-explainer"
+STOCK_MANIM = "ATTENTION_STOCK_MANIM"
+"""``1``: render on manim as it is, as ``render --stock-manim`` does."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,6 +78,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=CAPTIONS,
         default="soft",
         help="soft: subtitle files beside the clips (default); burn: also drawn into the pictures",
+    )
+    render.add_argument(
+        "--stock-manim", action="store_true",
+        help=f"render on manim as it is, without the accelerator: slower, the same frames (also {STOCK_MANIM}=1); "
+        "clips already made are kept",
     )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
 
@@ -191,7 +198,18 @@ def _settings(args: argparse.Namespace) -> BundleSettings:
         slides=args.slides,
         voice=args.voice,
         captions=args.captions,
+        stock_manim=args.stock_manim or _stock_manim_asked(),
     )
+
+
+def _stock_manim_asked() -> bool:
+    """Does :data:`STOCK_MANIM` ask for manim as it is (``1``; ``0`` or unset: the accelerator)?"""
+    from .bundle import BundleError
+
+    value = os.environ.get(STOCK_MANIM, "")
+    if value not in ("", "0", "1"):
+        raise BundleError(f"{STOCK_MANIM}: expected 1 (manim as it is) or 0 (the accelerator), got {value!r}", 2)
+    return value == "1"
 
 
 def _renders_nothing(args: argparse.Namespace, scenario: Any, target: Path, chosen: Sequence[Any]) -> bool:

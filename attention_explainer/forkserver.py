@@ -40,7 +40,7 @@ from typing import Any
 __all__ = ["ForkServer", "ForkedRender", "discard_early", "start_early", "start_fork_server"]
 
 ENABLE = "ATTENTION_FORK_SERVER"
-_PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.speedups", "scenes.base",
+_PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.accel", "scenes.base",
             "scenes.lecture")
 STARTUP_TIMEOUT = 120.0  # s to import manim and the scenes; a server that takes longer is not used
 _PACKET = 1 << 20  # a request holds the whole environment: well under this

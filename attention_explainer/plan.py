@@ -98,6 +98,7 @@ class BundleSettings:
     slides: bool = False
     voice: bool = False  # speak every caption (Piper, the voice extra)
     captions: str = "soft"  # one of bundle.CAPTIONS
+    stock_manim: bool = False  # render on manim as it is, without the accelerator (attention_explainer.accel)
 
     @property
     def extension(self) -> str:
@@ -107,7 +108,10 @@ class BundleSettings:
     def key(self) -> dict[str, Any]:
         """What of the settings shapes a clip (the voice by its Piper and voice versions).
 
-        Slides are not in it: a scene rendered as a slide deck writes the same clip.
+        Slides are not in it: a scene rendered as a slide deck writes the same clip. Nor is
+        ``stock_manim``: the accelerator draws manim's own frames, pixel for pixel (a standing
+        test compares every scene of the lecture), and whether it is in place is settled in each
+        render, by the manim installed (whose version is in the key already), not here.
         """
         key: dict[str, Any] = {
             "quality": self.quality,

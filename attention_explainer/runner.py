@@ -38,13 +38,22 @@ installs its hooks into this process, then runs manim's own command line in it
     decoded up to six seconds of 1080p video per scene: 1 to 2.5 s each). An opaque frame is
     saved as RGB, a transparent one as RGBA.
 ``--stock-manim``
-    Leave manim's hot paths as manim has them. Without it the runner installs
-    :mod:`attention_explainer.speedups` (the same frames, a quicker render; a test compares).
+    Leave manim's hot paths as manim has them. Without it the runner calls
+    :func:`attention_explainer.accel.enable` (the same frames, a quicker render; a test
+    compares), which leaves manim as it is where it does not fit the manim installed.
 ``--hold-after N --hold-file PATH``
     For tests only: after play ``N`` write ``PATH`` and wait, drawing nothing more, until
     ``PATH`` is removed or the process is stopped. A test that must stop a render at a known
     moment waits for ``PATH`` instead of racing the render. (The bundle passes these on from
     ``ATTENTION_HOLD_AT=play:N`` and ``ATTENTION_HOLD_FILE``; see :func:`hold`.)
+
+Each hook is a named group of changes (:mod:`attention_explainer.accel.patching`), installed
+once however often it is asked for, and undone with the rest by :func:`remove_hooks`, the last
+first; :func:`main` undoes them, and the accelerator, once manim has returned. A hook that
+patches manim checks first that what it wraps is there, with the parameters it passes on: the
+still, the shared TeX folder and the forward-only slides, which have a fallback, are then left
+out with one line on stderr; a hook asked for that has none (the narration, burnt-in captions)
+stops the render with an error.
 
 The latex processes manim starts never run programs (``shell_escape=f``). Nothing here runs on
 importing :mod:`scenes`: ``manim render scenes/x.py X`` stays plain manim.
@@ -53,6 +62,7 @@ importing :mod:`scenes`: ``manim render scenes/x.py X`` stays plain manim.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import sys
@@ -60,6 +70,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from attention_explainer import accel
+from attention_explainer.accel.patching import Patch, PatchError, PatchGroup, Step
 
 __all__ = [
     "PROGRESS",
@@ -70,8 +83,11 @@ __all__ = [
     "install_narration",
     "install_progress",
     "install_slide_notes",
+    "installed_hooks",
     "main",
+    "remove_hooks",
     "share_tex_cache",
+    "share_texts",
     "still_path",
 ]
 
@@ -84,7 +100,8 @@ HOLD_FILE = "ATTENTION_HOLD_FILE"
 or at ``staged`` (in the bundle, once the new files are staged and before any is swapped in),
 with ``ATTENTION_HOLD_FILE`` as the marker. Never set them outside tests."""
 
-_MARK = "attention_runner_hook"  # set on every hook installed here: installing twice adds nothing
+_INSTALLED: dict[str, PatchGroup] = {}  # the hooks in place in this process, by name, in the order installed
+_WRITER = "manim.scene.scene_file_writer:SceneFileWriter"
 
 
 def hold(marker: Path) -> None:
@@ -104,19 +121,36 @@ def _after_play_hooks() -> list[Callable[[Any], None]]:
     return AFTER_PLAY_HOOKS
 
 
-def _add_hook(name: str, hook: Callable[[Any], None]) -> None:
-    hooks = _after_play_hooks()
-    if not any(getattr(existing, _MARK, None) == name for existing in hooks):
-        setattr(hook, _MARK, name)
-        hooks.append(hook)
+def _install(name: str, changes: Callable[[], Sequence[Patch | Step]]) -> None:
+    """The hook ``name``, made of ``changes()``, unless it is in place already; :class:`PatchError`
+    (nothing of it installed) where it does not fit the manim installed."""
+    if name in _INSTALLED:
+        return
+    group = PatchGroup(name, changes())
+    group.apply()
+    _INSTALLED[name] = group
 
 
-def _add_beat_hook(name: str, hook: Callable[[Any, str], float]) -> None:
+def installed_hooks() -> list[str]:
+    """The names of the hooks in place, in the order installed."""
+    return list(_INSTALLED)
+
+
+def remove_hooks() -> None:
+    """Undo every hook installed here, the last first."""
+    while _INSTALLED:
+        _INSTALLED.pop(next(reversed(_INSTALLED))).undo()
+
+
+def _listed(name: str, hooks: list[Any], hook: Any) -> Step:
+    """``hook`` added to the list ``hooks`` (the scenes' after-play or beat hooks), and taken out again."""
+    return Step(name, lambda: hooks.append(hook), lambda: hooks.remove(hook))
+
+
+def _beat_hooks() -> list[Callable[[Any, str], float]]:
     from scenes.base import BEAT_HOOKS
 
-    if not any(getattr(existing, _MARK, None) == name for existing in BEAT_HOOKS):
-        setattr(hook, _MARK, name)
-        BEAT_HOOKS.append(hook)
+    return BEAT_HOOKS
 
 
 class _Narration:
@@ -159,47 +193,51 @@ class _Narration:
 
 def install_narration(voice_cache: Path | None, burn: bool) -> None:
     """Speak each beat's caption (``voice_cache``: Piper's audio cache) and/or burn it into the frames."""
-    narration = _Narration(voice_cache, burn)
 
-    def narrate(scene: Any, caption: str) -> float:
-        return narration.begin_beat(scene, caption)
+    def changes() -> list[Patch | Step]:
+        narration = _Narration(voice_cache, burn)
 
-    _add_beat_hook("narration", narrate)
-    if voice_cache is not None:
-        _pad_audio_to_video()
-    if burn:
-        _burn_captions(narration)
+        def narrate(scene: Any, caption: str) -> float:
+            return narration.begin_beat(scene, caption)
+
+        made: list[Patch | Step] = [_listed("each beat narrated", _beat_hooks(), narrate)]
+        if voice_cache is not None:
+            made.append(_pad_audio_to_video())
+        if burn:
+            made.append(_burn_captions(narration))
+        return made
+
+    _install("narration", changes)
 
 
-def _pad_audio_to_video() -> None:
+def _pad_audio_to_video() -> Patch:
     """Every clip gets an audio track as long as its video: silence up to the last frame."""
-    from manim.renderer.cairo_renderer import CairoRenderer
-    from pydub import AudioSegment
 
-    finished = CairoRenderer.scene_finished
-    if getattr(finished, _MARK, None) == "pad":
-        return
+    def padded(finished: Callable[..., None]) -> Callable[..., None]:
+        from pydub import AudioSegment
 
-    def scene_finished(self: CairoRenderer, scene: Any) -> None:
-        if self.num_plays:
-            self.file_writer.add_audio_segment(AudioSegment.silent(0), time=self.time)
-        finished(self, scene)
+        @functools.wraps(finished)  # a later hook checks the parameters of what it wraps
+        def scene_finished(self: Any, scene: Any) -> None:
+            if self.num_plays:
+                self.file_writer.add_audio_segment(AudioSegment.silent(0), time=self.time)
+            finished(self, scene)
 
-    setattr(scene_finished, _MARK, "pad")
-    CairoRenderer.scene_finished = scene_finished  # type: ignore[method-assign]
+        return scene_finished
+
+    return Patch("manim.renderer.cairo_renderer:CairoRenderer", "scene_finished", padded, ("self", "scene"))
 
 
-def _burn_captions(narration: _Narration) -> None:
+def _burn_captions(narration: _Narration) -> Patch:
     """Draw the narrated caption into each frame as it goes to the encoder."""
-    from manim.scene.scene_file_writer import SceneFileWriter
+    return Patch(_WRITER, "write_frame", lambda write: _captions_burnt(narration, write),
+                 ("self", "frame_or_renderer", "num_frames"))
 
+
+def _captions_burnt(narration: _Narration, write: Callable[..., None]) -> Callable[..., None]:
     from .outputs.captions import burn
 
-    write = SceneFileWriter.write_frame
-    if getattr(write, _MARK, None) == "burn":
-        return
-
-    def write_frame(self: SceneFileWriter, frame: Any, num_frames: int = 1) -> None:
+    @functools.wraps(write)  # a later hook checks the parameters of what it wraps
+    def write_frame(self: Any, frame: Any, num_frames: int = 1) -> None:
         scene = narration.scene
         if scene is None or not hasattr(frame, "shape"):
             write(self, frame, num_frames)
@@ -216,15 +254,12 @@ def _burn_captions(narration: _Narration) -> None:
         for shown, count in runs:
             write(self, frame if shown is None else burn(frame, shown), count)
 
-    setattr(write_frame, _MARK, "burn")
-    SceneFileWriter.write_frame = write_frame  # type: ignore[method-assign,assignment]
+    return write_frame
 
 
 def install_forward_slides() -> None:
     """Slide variants skip their reversed slides (the HTML deck never plays backwards)."""
-    from manim_slides.slide.base import BaseSlide
-
-    BaseSlide.skip_reversing = True
+    _install("forward slides", lambda: [Patch("manim_slides.slide.base:BaseSlide", "skip_reversing", lambda _: True)])
 
 
 def install_slide_notes() -> None:
@@ -238,7 +273,7 @@ def install_slide_notes() -> None:
             scene._base_slide_config = pending.model_copy(update={"notes": speaker_notes(caption)})
         return 0.0
 
-    _add_beat_hook("slide-notes", note)
+    _install("slide notes", lambda: [_listed("each slide's notes its caption", _beat_hooks(), note)])
 
 
 def install_progress() -> None:
@@ -248,7 +283,7 @@ def install_progress() -> None:
         step = str(scene.current_step).replace("\n", " ")
         print(f"{PROGRESS} {scene.renderer.num_plays} {step}", file=sys.stderr, flush=True)
 
-    _add_hook("progress", report_progress)
+    _install("progress", lambda: [_listed("a progress line after every play", _after_play_hooks(), report_progress)])
 
 
 def still_path(movie: Path) -> Path:
@@ -263,27 +298,31 @@ def install_last_still() -> None:
     burnt in. Only a reference is kept: the frame is read after the movie is finished, when
     nothing is drawn any more.
     """
-    from manim.scene.scene_file_writer import SceneFileWriter
 
-    write, finish = SceneFileWriter.write_frame, SceneFileWriter.finish
-    if getattr(write, _MARK, None) == "still":
-        return
+    def kept_frames(write: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(write)  # a later hook checks the parameters of what it wraps
+        def write_frame(self: Any, frame: Any, num_frames: int = 1) -> None:
+            write(self, frame, num_frames)
+            if getattr(frame, "ndim", 0) == 3 and num_frames > 0:
+                self.__dict__[_LAST_FRAME] = frame
 
-    def write_frame(self: SceneFileWriter, frame: Any, num_frames: int = 1) -> None:
-        write(self, frame, num_frames)
-        if getattr(frame, "ndim", 0) == 3 and num_frames > 0:
-            self.__dict__[_LAST_FRAME] = frame
+        return write_frame
 
-    def finished(self: SceneFileWriter) -> None:
-        finish(self)
-        frame = self.__dict__.pop(_LAST_FRAME, None)
-        movie = Path(self.movie_file_path) if getattr(self, "movie_file_path", None) else None
-        if frame is not None and movie is not None and movie.is_file():
-            _save_still(frame, still_path(movie))
+    def saved_stills(finish: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(finish)  # a later hook checks the parameters of what it wraps
+        def finished(self: Any) -> None:
+            finish(self)
+            frame = self.__dict__.pop(_LAST_FRAME, None)
+            movie = Path(self.movie_file_path) if getattr(self, "movie_file_path", None) else None
+            if frame is not None and movie is not None and movie.is_file():
+                _save_still(frame, still_path(movie))
 
-    setattr(write_frame, _MARK, "still")
-    SceneFileWriter.write_frame = write_frame  # type: ignore[method-assign,assignment]
-    SceneFileWriter.finish = finished  # type: ignore[method-assign]
+        return finished
+
+    _install("last still", lambda: [
+        Patch(_WRITER, "write_frame", kept_frames, ("self", "frame_or_renderer", "num_frames")),
+        Patch(_WRITER, "finish", saved_stills, ("self",)),
+    ])
 
 
 _LAST_FRAME = "_attention_last_frame"
@@ -313,7 +352,7 @@ def install_hold(after: int, marker: Path) -> None:
             held.append(True)
             hold(marker)
 
-    _add_hook("hold", hold_render)
+    _install("hold", lambda: [_listed("the render held after a play", _after_play_hooks(), hold_render)])
 
 
 def share_tex_cache(folder: Path) -> None:
@@ -324,17 +363,24 @@ def share_tex_cache(folder: Path) -> None:
     take turns (a file lock beside the folder) to compile or reuse; each then reads its own
     copy of the SVG in its own TeX folder (manim writes a scratch file beside the SVG it loads).
     """
+
+    def shared_by_processes(compile_one: Callable[..., Any]) -> Callable[..., Path]:
+        folder.mkdir(parents=True, exist_ok=True)
+        return _compiled_in(folder, compile_one)
+
+    # manim imports tex_to_svg_file into tex_mobject, where it is called (it passes every argument on)
+    _install("TeX cache", lambda: [Patch("manim.mobject.text.tex_mobject", "tex_to_svg_file", shared_by_processes)])
+
+
+def _compiled_in(folder: Path, compile_one: Callable[..., Any]) -> Callable[..., Path]:
+    """``compile_one`` (manim's ``tex_to_svg_file``) compiling into ``folder``, one process at a time."""
     import fcntl
 
     from manim import config
-    from manim.mobject.text import tex_mobject
 
-    compile_one = tex_mobject.tex_to_svg_file  # type: ignore[attr-defined]  # imported there, not exported
-    if getattr(compile_one, _MARK, None) == "tex":
-        return
-    folder.mkdir(parents=True, exist_ok=True)
     lock = folder.with_name(folder.name + ".lock")
 
+    @functools.wraps(compile_one)  # a later hook checks the parameters of what it wraps
     def shared(*args: Any, **kwargs: Any) -> Path:
         own = config.get_dir("tex_dir")  # this process's TeX folder, as the command line set it
         own.mkdir(parents=True, exist_ok=True)
@@ -351,8 +397,16 @@ def share_tex_cache(folder: Path) -> None:
                 shutil.copyfile(svg, copy)
         return copy
 
-    setattr(shared, _MARK, "tex")
-    tex_mobject.tex_to_svg_file = shared  # type: ignore[attr-defined]
+    return shared
+
+
+def share_texts(folder: Path) -> None:
+    """Share the Pango texts this process makes through ``folder`` (:func:`scenes.kit.text.share_made_texts`)."""
+    from scenes.kit.text import share_made_texts
+
+    _install("text sharing", lambda: [
+        Step("made texts shared", lambda: share_made_texts(folder), lambda: share_made_texts(None))
+    ])
 
 
 def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -368,7 +422,7 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--forward-slides", action="store_true", help="slide variants write no reversed slides")
     parser.add_argument("--slide-notes", action="store_true", help="each slide's speaker notes are its caption")
     parser.add_argument("--last-still", action="store_true", help="save each movie's last frame beside it")
-    parser.add_argument("--stock-manim", action="store_true", help="leave manim's hot paths as they are")
+    parser.add_argument("--stock-manim", action="store_true", help="leave manim's hot paths as they are (no accel)")
     parser.add_argument("--hold-after", metavar="N", type=int, help="tests only: hold the render after play N")
     parser.add_argument("--hold-file", metavar="PATH", type=Path, help="tests only: the hold's marker file")
     argv = list(argv)
@@ -381,34 +435,38 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     return options, argv[split + 1 :]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Install the hooks the options ask for, run ``manim render`` in-process, return its status."""
-    options, manim_args = _parse(sys.argv[1:] if argv is None else argv)
-    # TeX typesets only the scenes' own formulas, and never runs programs: kpathsea takes this
-    # from the environment before texmf.cnf, and the latex processes manim starts inherit it.
-    os.environ["shell_escape"] = "f"
-    if not options.stock_manim:
-        from attention_explainer import speedups
+def _optional(install: Callable[[], None]) -> None:
+    """``install()``; where its hook does not fit this manim, one line on stderr and the render
+    goes on without it (each has a fallback: the bundle decodes the still from the clip, TeX
+    compiles in each process, slides are reversed too)."""
+    try:
+        install()
+    except PatchError as error:
+        print(f"attention-explainer: the runner's hook left out: {error}", file=sys.stderr, flush=True)
 
-        speedups.install()
+
+def _install_hooks(options: argparse.Namespace) -> None:
+    """The hooks the options ask for; :class:`PatchError` where one that has no fallback does not fit."""
     if options.last_still:  # before the captions' hook, which then gives it the frames with captions
-        install_last_still()
+        _optional(install_last_still)
     if options.progress:
         install_progress()
     if options.tex_dir is not None:
-        share_tex_cache(options.tex_dir.absolute())
+        tex = options.tex_dir.absolute()
+        _optional(lambda: share_tex_cache(tex))
     if options.text_dir is not None:
-        from scenes.kit.text import share_made_texts
-
-        share_made_texts(options.text_dir.absolute())
+        share_texts(options.text_dir.absolute())
     if options.voice is not None or options.burn_captions:
         install_narration(options.voice.absolute() if options.voice else None, options.burn_captions)
     if options.forward_slides:
-        install_forward_slides()
+        _optional(install_forward_slides)
     if options.slide_notes:
         install_slide_notes()
     if options.hold_after is not None:
         install_hold(options.hold_after, options.hold_file.absolute())
+
+
+def _manim_render(manim_args: Sequence[str]) -> int:
     from manim.__main__ import main as manim_main
 
     try:
@@ -418,6 +476,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             return stop.code or 0
         raise
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Install the hooks the options ask for (and the accelerator, unless ``--stock-manim``), run
+    ``manim render`` in-process, undo them, return manim's status."""
+    options, manim_args = _parse(sys.argv[1:] if argv is None else argv)
+    # TeX typesets only the scenes' own formulas, and never runs programs: kpathsea takes this
+    # from the environment before texmf.cnf, and the latex processes manim starts inherit it.
+    os.environ["shell_escape"] = "f"
+    enabled_here = not options.stock_manim and not accel.is_enabled() and accel.enable()
+    try:
+        _install_hooks(options)
+        status = _manim_render(manim_args)
+    except PatchError as error:
+        status = 1
+        print(f"error: {error}", file=sys.stderr, flush=True)
+    # once manim has returned (an interrupted render's encoder threads may still be at work: left as they are)
+    remove_hooks()
+    if enabled_here:
+        accel.disable()
+    return status
 
 
 if __name__ == "__main__":

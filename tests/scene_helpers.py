@@ -188,6 +188,16 @@ def manim_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "manim", "render", *args]
 
 
+def x264_options(clip: Path) -> str:
+    """The options x264 wrote into ``clip`` (its SEI message, ``me=dia subme=1 ...``): which
+    settings encoded it, the accelerator's (:mod:`attention_explainer.accel.encoding`) or manim's."""
+    import re
+
+    found = re.search(rb"x264 - core .*? options: ([ -~]*)", clip.read_bytes(), re.DOTALL)
+    assert found is not None, f"{clip}: no x264 options in it"
+    return found.group(1).decode("ascii")
+
+
 RENDER_OPTIONS: dict[str, tuple[str, ...]] = {
     # the whole lecture is three minutes of video in one process: at 5 frames a second and 256 × 144
     # it costs a fraction, and its test (durations, subtitles, one video) holds at any rate and size

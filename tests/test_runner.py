@@ -9,13 +9,15 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from scene_helpers import REPO, clean_environment
+from scene_helpers import REPO, clean_environment, x264_options
 
-from attention_explainer import runner
+from attention_explainer import accel, runner
+from attention_explainer.accel.patching import PatchError
 from attention_math import PRESETS
 
 RUNNER = [sys.executable, "-m", "attention_explainer.runner"]
@@ -60,6 +62,7 @@ def test_the_runner_reports_progress_shares_tex_and_holds_after_play_n(tmp_path:
     assert len(progress) > len(plays)  # it went on after the release
     assert any("score" in caption for _, caption in progress)  # each line carries the beat's caption
     assert _clip(media).is_file()
+    assert "me=dia subme=1" in x264_options(_clip(media))  # encoded with the accelerator's settings
     # the formula was compiled into the shared folder, and read from the process's own copy
     shared = sorted(path.name for path in tex.glob("*.svg"))
     assert shared
@@ -75,12 +78,30 @@ def test_without_flags_the_runner_installs_no_hook(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(scenes.base, "AFTER_PLAY_HOOKS", hooks)
     original = tex_mobject.tex_to_svg_file
     monkeypatch.setattr(tex_mobject, "tex_to_svg_file", original)  # put back after the test
-    monkeypatch.setattr("manim.__main__.main", lambda *args, **kwargs: None)
     monkeypatch.setenv("shell_escape", "t")  # put back after the test
-    assert runner.main(["--", "scenes/self_attention/scores.py", "Scores"]) == 0
-    assert hooks == []
+    enabled: list[bool] = []
+    monkeypatch.setattr("manim.__main__.main", lambda *args, **kwargs: enabled.append(accel.is_enabled()))
+    was = accel.is_enabled()
+    accel.disable()
+    try:
+        assert runner.main(["--", "scenes/self_attention/scores.py", "Scores"]) == 0
+        assert enabled == [True] and not accel.is_enabled()  # the accelerator during the render, not after
+        assert runner.main(["--stock-manim", "--", "scenes/self_attention/scores.py", "Scores"]) == 0
+        assert enabled == [True, False]
+    finally:
+        if was:
+            accel.enable()
+    assert hooks == [] and runner.installed_hooks() == []
     assert tex_mobject.tex_to_svg_file is original
     assert os.environ["shell_escape"] == "f"  # the latex processes manim starts run no programs
+
+
+@pytest.fixture(autouse=True)
+def no_hooks_left() -> Iterator[None]:
+    """Each test starts and ends with none of the runner's hooks in place (they are the process's)."""
+    runner.remove_hooks()
+    yield
+    runner.remove_hooks()
 
 
 def test_installing_twice_adds_each_hook_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,9 +118,84 @@ def test_installing_twice_adds_each_hook_once(tmp_path: Path, monkeypatch: pytes
         runner.install_hold(3, tmp_path / "held")
         runner.share_tex_cache(tmp_path / "tex")
     assert len(hooks) == 2
+    assert runner.installed_hooks() == ["progress", "hold", "TeX cache"]
     wrapped = tex_mobject.tex_to_svg_file
     assert wrapped is not original
     assert wrapped.__closure__ is not None and original in [cell.cell_contents for cell in wrapped.__closure__]
+
+
+def test_every_hook_is_undone_the_last_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each hook (a patch of manim or manim-slides, a hook in the scenes' lists, the texts shared)
+    is undone by remove_hooks: the very objects back, the lists as they were."""
+    from manim.mobject.text import tex_mobject
+    from manim.renderer.cairo_renderer import CairoRenderer
+    from manim.scene.scene_file_writer import SceneFileWriter
+    from manim_slides.slide.base import BaseSlide
+
+    import scenes.base
+    import scenes.kit.text
+
+    monkeypatch.setattr(scenes.base, "AFTER_PLAY_HOOKS", [])
+    monkeypatch.setattr(scenes.base, "BEAT_HOOKS", [])
+    shared: list[Path | None] = []
+    monkeypatch.setattr(scenes.kit.text, "share_made_texts", shared.append)
+    patched = [(tex_mobject, "tex_to_svg_file"), (SceneFileWriter, "write_frame"), (SceneFileWriter, "finish"),
+               (CairoRenderer, "scene_finished"), (BaseSlide, "skip_reversing")]
+    before = [vars(owner)[name] for owner, name in patched]
+    runner.install_last_still()  # the last still and the burnt captions both wrap write_frame
+    runner.install_progress()
+    runner.share_tex_cache(tmp_path / "tex")
+    runner.share_texts(tmp_path / "texts")
+    runner.install_narration(tmp_path / "voice", burn=True)
+    runner.install_forward_slides()
+    runner.install_slide_notes()
+    runner.install_hold(3, tmp_path / "held")
+    assert all(vars(owner)[name] is not was for (owner, name), was in zip(patched, before, strict=True))
+    assert len(scenes.base.AFTER_PLAY_HOOKS) == 2 and len(scenes.base.BEAT_HOOKS) == 2
+    assert shared == [tmp_path / "texts"]
+    runner.remove_hooks()
+    assert all(vars(owner)[name] is was for (owner, name), was in zip(patched, before, strict=True))
+    assert scenes.base.AFTER_PLAY_HOOKS == [] and scenes.base.BEAT_HOOKS == []
+    assert shared == [tmp_path / "texts", None] and runner.installed_hooks() == []
+
+
+def _write_frame_of_another_manim(self: Any, frame: Any) -> None:
+    """A ``write_frame`` that takes other parameters than the tested manim's."""
+
+
+def test_a_hook_that_does_not_fit_manim_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    monkeypatch.setattr(SceneFileWriter, "write_frame", _write_frame_of_another_manim)
+    finish = SceneFileWriter.finish
+    with pytest.raises(PatchError, match=r"last still: .*write_frame takes \(self, frame\), expected"):
+        runner.install_last_still()
+    assert SceneFileWriter.write_frame is _write_frame_of_another_manim and SceneFileWriter.finish is finish
+    assert runner.installed_hooks() == []
+
+
+def test_the_runner_leaves_out_a_hook_with_a_fallback_and_stops_for_one_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where manim's ``write_frame`` takes other parameters, the last still (the bundle decodes
+    it from the clip instead) is left out with one line, and the render goes on; burnt-in
+    captions (no fallback) stop it with an error; either way nothing is left in place."""
+    from manim.scene.scene_file_writer import SceneFileWriter
+
+    rendered: list[list[str]] = []
+    monkeypatch.setattr("manim.__main__.main", lambda args, **kwargs: rendered.append(args))
+    monkeypatch.setattr(SceneFileWriter, "write_frame", _write_frame_of_another_manim)
+    monkeypatch.setenv("shell_escape", "t")  # put back after the test
+    scene = ["scenes/self_attention/scores.py", "Scores"]
+    assert runner.main(["--stock-manim", "--last-still", "--progress", "--", *scene]) == 0
+    assert rendered == [["render", *scene]]
+    left_out = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert len(left_out) == 1 and left_out[0].startswith("attention-explainer: the runner's hook left out: last still:")
+    assert runner.installed_hooks() == []  # undone once manim returned
+    assert runner.main(["--stock-manim", "--burn-captions", "--", *scene]) == 1
+    assert len(rendered) == 1  # not rendered
+    assert capsys.readouterr().err.startswith("error: narration: ")
+    assert runner.installed_hooks() == [] and SceneFileWriter.write_frame is _write_frame_of_another_manim
 
 
 def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

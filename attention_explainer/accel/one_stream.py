@@ -23,9 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["install", "installed", "uninstall"]
+from .patching import Patch
 
-_ORIGINALS: dict[str, Callable[..., Any]] = {}
+__all__ = ["patches"]
+
 _ALLOWED = "_one_stream_allowed"  # set on a file writer whose scene may use one stream
 _KEPT = "_one_stream_job"  # the scene's open encode job, on its file writer, between plays
 
@@ -138,47 +139,16 @@ def _render(original: Callable[..., Any]) -> Callable[..., Any]:
     return render
 
 
-_PATCHES = {
-    "add_partial_movie_file": _add_partial_movie_file,
-    "open_partial_movie_stream": _open,
-    "close_partial_movie_stream": _close,
-    "finish": _finish,
-    "abort_encode_jobs": _abort,
-}
-
-
-def installed() -> bool:
-    """Is one stream per scene in place?"""
-    return bool(_ORIGINALS)
-
-
-def install() -> None:
-    """One stream per scene (a second call changes nothing); install it after anything else
-    that wraps ``SceneFileWriter.open_partial_movie_stream``, which it calls for the first play."""
-    if _ORIGINALS:
-        return
-    from manim import Scene
-    from manim.renderer.cairo_renderer import CairoRenderer
-    from manim.scene.scene_file_writer import SceneFileWriter
-
-    _ORIGINALS["init_scene"] = CairoRenderer.init_scene
-    CairoRenderer.init_scene = _init_scene(CairoRenderer.init_scene)  # type: ignore[method-assign]
-    _ORIGINALS["render"] = Scene.render
-    Scene.render = _render(Scene.render)  # type: ignore[method-assign]
-    for name, wrap in _PATCHES.items():
-        _ORIGINALS[name] = getattr(SceneFileWriter, name)
-        setattr(SceneFileWriter, name, wrap(_ORIGINALS[name]))
-
-
-def uninstall() -> None:
-    """Put manim's own back."""
-    if not _ORIGINALS:
-        return
-    from manim import Scene
-    from manim.renderer.cairo_renderer import CairoRenderer
-    from manim.scene.scene_file_writer import SceneFileWriter
-
-    CairoRenderer.init_scene = _ORIGINALS.pop("init_scene")  # type: ignore[method-assign]
-    Scene.render = _ORIGINALS.pop("render")  # type: ignore[method-assign]
-    for name in _PATCHES:
-        setattr(SceneFileWriter, name, _ORIGINALS.pop(name))
+def patches() -> list[Patch]:
+    """One stream per scene; after anything else that wraps ``SceneFileWriter.open_partial_movie_stream``
+    (:mod:`.encoding`), which it calls for the first play."""
+    writer = "manim.scene.scene_file_writer:SceneFileWriter"
+    return [
+        Patch("manim.renderer.cairo_renderer:CairoRenderer", "init_scene", _init_scene, ("self", "scene")),
+        Patch("manim.scene.scene:Scene", "render", _render, ("self", "preview")),
+        Patch(writer, "add_partial_movie_file", _add_partial_movie_file, ("self", "hash_animation")),
+        Patch(writer, "open_partial_movie_stream", _open, ("self", "file_path")),
+        Patch(writer, "close_partial_movie_stream", _close, ("self",)),
+        Patch(writer, "finish", _finish, ("self",)),
+        Patch(writer, "abort_encode_jobs", _abort, ("self", "reraise_encoder_failures")),
+    ]

@@ -1,4 +1,4 @@
-"""The runner's fast paths (:mod:`attention_explainer.speedups`) give what manim's own give.
+"""The accelerator's fast paths (:mod:`attention_explainer.accel`) give what manim's own give.
 
 Frames drawn with them are compared pixel for pixel with frames drawn by manim as it is, for
 glyphs with holes, TeX, strokes with background strokes, a path whose subpaths split, a moving
@@ -9,7 +9,6 @@ changed, give the encoder the pictures of converting every frame whole.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import av
 import numpy as np
 import pytest
+from encoded_frames import frames_encoded
 from manim import (
     DL,
     DOWN,
@@ -49,25 +49,33 @@ from manim import (
     Transform,
     VGroup,
     VMobject,
-    tempconfig,
 )
 from manim.scene import scene_file_writer
 
-from attention_explainer import background_rows, speedups, still_on_top
+from attention_explainer import accel
+from attention_explainer.accel import (
+    background_rows,
+    boxes,
+    cairo_paths,
+    encoding,
+    frame_pool,
+    still_frames,
+    transforms,
+)
 
 # one worker draws this module's texts: manim writes a text's SVG where another worker may be reading it
-pytestmark = pytest.mark.xdist_group("speedups")
+pytestmark = pytest.mark.xdist_group("accel")
 
 
 @pytest.fixture
 def stock() -> Iterator[None]:
     """Manim as it is during the test; whatever was installed before, after it."""
-    was = speedups.installed()
-    speedups.uninstall()
+    was = accel.is_enabled()
+    accel.disable()
     yield
-    speedups.uninstall()
+    accel.disable()
     if was:
-        speedups.install()
+        assert accel.enable()
 
 
 def _drawing() -> list[VMobject]:
@@ -110,15 +118,15 @@ def test_frames_drawn_with_the_fast_paths_are_manims_pixel_for_pixel(stock: None
     centers = [(0.0, 0.0), (0.5, -0.25)]
     expected = _frames(mobjects, centers)
     assert all(frame.any() for frame in expected)
-    speedups.install()
+    assert accel.enable()
     got = _frames(mobjects, centers)
     for index, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
         assert np.array_equal(mine, theirs), f"frame {index} differs"
     # a mobject moved since: drawn where it is now, not where a kept path had it
     mobjects[2].shift(RIGHT)
-    speedups.uninstall()
+    accel.disable()
     moved = _frames(mobjects, centers[:1])
-    speedups.install()
+    assert accel.enable()
     assert all(np.array_equal(a, b) for a, b in zip(_frames(mobjects, centers[:1]), moved, strict=True))
     assert not np.array_equal(moved[0], expected[0])
 
@@ -127,7 +135,7 @@ def test_unseen_mobjects_are_not_drawn_and_seen_strokes_are(stock: None, monkeyp
     """A mobject faded out but left in the scene leaves the frame as it is: no path is made for
     it; a transparent fill with a stroke or background stroke that shows is drawn."""
     gone, outline, backed, clear_backing = _faded_out()
-    speedups.install()
+    assert accel.enable()
     camera = Camera(pixel_width=640, pixel_height=360)
     pathed: list[VMobject] = []
     make_path = Camera.set_cairo_context_path
@@ -163,14 +171,14 @@ def test_cairo_paths_are_made_with_manims_calls(stock: None, monkeypatch: pytest
         return made
 
     expected = paths()
-    assert speedups._cairo_appender() is not None  # this pycairo's contexts take path data whole
-    speedups.install()
+    assert cairo_paths._cairo_appender() is not None  # this pycairo's contexts take path data whole
+    assert accel.enable()
     assert paths() == expected  # made
     assert paths() == expected  # kept
-    speedups.uninstall()
+    accel.disable()
     # where a context cannot be reached, the path is made call by call, and kept by copy
-    monkeypatch.setattr(speedups, "_cairo_appender", lambda: None)
-    speedups.install()
+    monkeypatch.setattr(cairo_paths, "_cairo_appender", lambda: None)
+    assert accel.enable()
     assert paths() == expected
     assert paths() == expected
 
@@ -201,7 +209,7 @@ def test_cairo_paths_of_any_points_are_manims_made_and_moved(stock: None) -> Non
         return made
 
     expected = [paths(0.0), paths(0.37), paths(-1234.5)]
-    speedups.install()
+    assert accel.enable()
     assert [paths(0.0), paths(0.37), paths(-1234.5)] == expected
 
 
@@ -215,18 +223,18 @@ def test_families_are_manims_for_trees_and_shared_members(stock: None) -> None:
         Text("attention", font="DejaVu Sans"),
     ]
     expected = [root.get_family() for root in roots]
-    speedups.install()
+    assert accel.enable()
     assert [root.get_family() for root in roots] == expected
     assert [[id(m) for m in root.get_family()] for root in roots] == [[id(m) for m in e] for e in expected]
 
 
 def test_install_twice_and_uninstall_put_manims_own_back(stock: None) -> None:
     own = Mobject.get_family
-    speedups.install()
-    speedups.install()
-    assert speedups.installed() and Mobject.get_family is not own
-    speedups.uninstall()
-    assert not speedups.installed() and Mobject.get_family is own
+    assert accel.enable()
+    assert accel.enable()
+    assert accel.is_enabled() and Mobject.get_family is not own
+    accel.disable()
+    assert not accel.is_enabled() and Mobject.get_family is own
 
 
 def _stream(path: Path) -> tuple[Any, Any]:
@@ -283,7 +291,7 @@ def test_frames_are_encoded_as_converted_one_by_one(stock: None, tmp_path: Path)
     banded[200:230] = frames[1][200:230]  # a band of rows changed: only they are converted again
     shown = [(frames[0], 1), (frames[1], 6), (frames[2], 1), (frames[0], 4), (banded, 1), (frames[0], 2)]
     expected = [_planes(_area_converted(frame)) for frame, times in shown for _ in range(times)]
-    speedups.install()
+    assert accel.enable()
     given = _given(tmp_path / "fast.mp4", shown)
     assert len(given) == len(expected)
     for index, (mine, theirs) in enumerate(zip(given, expected, strict=True)):
@@ -336,47 +344,15 @@ class _Layered(Scene):
 
 
 def _frames_encoded(
-    tmp_path: Path, scene_class: type[Scene] = _Moving, *, slow: bool = True
+    media: Path, scene_class: type[Scene] = _Moving, *, slow: bool = True
 ) -> list[tuple[np.ndarray, int]]:
-    """Every frame the encoder is given for ``scene_class``, as it is when the encoder reads it
-    (``slow``: the encoder slowed down, so that drawing runs ahead of it into fresh arrays; else
-    in step, each frame encoded before the next is drawn, so that the same two arrays are drawn
-    in again and again), and last the frame the camera holds once the scene has ended (manim's
-    frame tests read it)."""
-    job = scene_file_writer._PartialMovieEncodeJob
-    encode, put = job._encode_and_write_frame, job.put
-    seen: list[tuple[np.ndarray, int]] = []
-    given = [0]
-
-    def seen_then_encoded(self: Any, frame: np.ndarray, num_frames: int) -> None:
-        if slow:
-            time.sleep(0.004)
-        seen.append((np.array(frame, copy=True), num_frames))
-        encode(self, frame, num_frames)
-
-    def put_in_step(self: Any, num_frames: int, frame: np.ndarray) -> None:
-        given[0] += 1
-        put(self, num_frames, frame)
-        while len(seen) < given[0] and self._exception is None:
-            time.sleep(0.0002)
-
-    job._encode_and_write_frame = seen_then_encoded  # type: ignore[method-assign]
-    if not slow:
-        job.put = put_in_step  # type: ignore[method-assign]
-    try:
-        with tempconfig({"pixel_width": 320, "pixel_height": 180, "frame_rate": 15, "media_dir": str(tmp_path),
-                         "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING"}):
-            scene = scene_class()
-            scene.render()
-            seen.append((scene.renderer.get_frame(), 0))
-    finally:
-        job._encode_and_write_frame, job.put = encode, put  # type: ignore[method-assign]
-    return seen
+    """Every frame the encoder is given for ``scene_class`` at a small size (:func:`encoded_frames.frames_encoded`)."""
+    return frames_encoded(scene_class, media, pace="slow" if slow else "in step")
 
 
 def test_frames_drawn_into_lent_arrays_reach_the_encoder_as_manims(stock: None, tmp_path: Path) -> None:
     expected = _frames_encoded(tmp_path / "stock")
-    speedups.install()
+    assert accel.enable()
     got = _frames_encoded(tmp_path / "fast")
     assert [n for _, n in got] == [n for _, n in expected]
     assert len(got) > 20
@@ -388,18 +364,18 @@ def test_drawing_ahead_of_the_encoder_waits_for_a_free_array_and_gives_manims_fr
     stock: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = _frames_encoded(tmp_path / "stock")
-    pools: list[speedups._Frames] = []
-    made = speedups._Frames.__init__
+    pools: list[frame_pool._Frames] = []
+    made = frame_pool._Frames.__init__
 
-    def kept(frames: speedups._Frames) -> None:
+    def kept(frames: frame_pool._Frames) -> None:
         made(frames)
         pools.append(frames)
 
-    monkeypatch.setattr(speedups._Frames, "__init__", kept)
-    speedups.install()
+    monkeypatch.setattr(frame_pool._Frames, "__init__", kept)
+    assert accel.enable()
     got = _frames_encoded(tmp_path / "fast")  # the encoder slowed down: drawing would run ahead
     assert len(pools) == 1
-    assert len(pools[0].arrays) == speedups._Frames.FEW and pools[0].patient  # waited for, not made
+    assert len(pools[0].arrays) == frame_pool._Frames.FEW and pools[0].patient  # waited for, not made
     assert len(got) == len(expected) > 20
     for index, ((mine, n), (theirs, m)) in enumerate(zip(got, expected, strict=True)):
         assert n == m and np.array_equal(mine, theirs), f"frame {index} differs"
@@ -411,17 +387,17 @@ def test_still_mobjects_lifted_into_the_still_frame_give_manims_frames(
 ) -> None:
     expected = _frames_encoded(tmp_path / "stock", _Layered, slow=slow)
     lifted: list[int] = []
-    choose = still_on_top._Play.choose
+    choose = still_frames._Play.choose
 
-    def counted(play: still_on_top._Play, *args: Any) -> None:
+    def counted(play: still_frames._Play, *args: Any) -> None:
         choose(play, *args)
         lifted.append(len(play.lifted))
 
     restored: list[bool] = []
     restore = background_rows.restore
-    monkeypatch.setattr(still_on_top._Play, "choose", counted)
+    monkeypatch.setattr(still_frames._Play, "choose", counted)
     monkeypatch.setattr(background_rows, "restore", lambda *args: restored.append(restore(*args)) or restored[-1])
-    speedups.install()
+    assert accel.enable()
     got = _frames_encoded(tmp_path / "fast", _Layered, slow=slow)
     assert len(lifted) > 3 and max(lifted) >= 4, lifted  # lifted, and chosen again as the dot passes under
     if not slow:
@@ -435,7 +411,7 @@ def test_a_box_holds_the_stroke_and_its_mitres() -> None:
     spike = VMobject().set_points_as_corners([(0, 0, 0), (2, 0.1, 0), (0, 0.2, 0)]).set_stroke(width=12)
     line = Line((0, 0, 0), (1, 0, 0)).set_stroke(width=4)
     glyph = Text("x", font="DejaVu Sans")[0]
-    (left, right, _, top), line_box, glyph_box = still_on_top.boxes([spike, line, glyph], 0.01, 0.01)
+    (left, right, _, top), line_box, glyph_box = boxes.boxes([spike, line, glyph], 0.01, 0.01)
     assert right >= 2 + 5 * 0.12 and left <= -5 * 0.12 and top >= 0.2 + 0.6 + 0.02
     assert line_box[1] == pytest.approx(1 + 0.75 * 0.04 + 0.02) and line_box[2] == pytest.approx(-0.03 - 0.02)
     assert glyph_box[0] == pytest.approx(glyph.get_left()[0] - 0.02)
@@ -458,7 +434,7 @@ def _changing_frames(height: int, width: int, seed: int) -> list[np.ndarray]:
 
 @pytest.mark.parametrize(("height", "width"), [(480, 854), (720, 1280), (1080, 1920)])
 def test_only_changed_rows_are_converted_and_give_the_whole_frames_bytes(height: int, width: int) -> None:
-    converter = speedups._Converter(width, height)
+    converter = encoding._Converter(width, height)
     frames = _changing_frames(height, width, seed=height)
     for index, frame in enumerate([*frames, frames[-1]]):
         if index == len(frames):
@@ -494,14 +470,14 @@ def test_only_the_columns_drawn_over_are_converted_and_give_the_whole_frames_byt
     rng = np.random.default_rng(width)
     still = rng.integers(0, 256, (height, width, 4), dtype=np.uint8)
     converted: list[int] = []
-    convert = speedups._REFORMATTERS.convert
+    convert = encoding._REFORMATTERS.convert
 
     def counted(frame: Any, *args: Any) -> Any:
         converted.append(frame.width)
         return convert(frame, *args)
 
-    monkeypatch.setattr(speedups._REFORMATTERS, "convert", counted)
-    converter = speedups._Converter(width, height)
+    monkeypatch.setattr(encoding._REFORMATTERS, "convert", counted)
+    converter = encoding._Converter(width, height)
     layouts = [
         [(100, 140, 301, 340)], [(0, 30, 0, 9)], [(200, 260, width - 1, width)], [(50, 51, 77, 78)],
         [(300, 330, 10, 40), (310, 320, width - 50, width - 3)], [], [(height - 7, height, 400, 433)],
@@ -520,22 +496,22 @@ def test_only_the_columns_drawn_over_are_converted_and_give_the_whole_frames_byt
 
 
 def test_changed_runs_are_whole_blocks_of_rows() -> None:
-    compare = speedups._memcmp()
+    compare = encoding._memcmp()
     before = np.zeros((1080, 96, 4), np.uint8)  # 1080 rows: the last block of 16 is 8 rows
     after = before.copy()
-    assert speedups.changed_runs(before, after, compare) == []
+    assert encoding.changed_runs(before, after, compare) == []
     after[100, 3] = 1
     after[1079, 95] = 1
-    assert speedups.changed_runs(before, after, compare) == [(96, 112), (1064, 1080)]  # the last widened upwards
+    assert encoding.changed_runs(before, after, compare) == [(96, 112), (1064, 1080)]  # the last widened upwards
     after[115] = 1
-    assert speedups.changed_runs(before, after, compare) == [(96, 128), (1064, 1080)]  # neighbours merged
+    assert encoding.changed_runs(before, after, compare) == [(96, 128), (1064, 1080)]  # neighbours merged
     after[200] = 1
-    assert speedups.changed_runs(before, after, compare) == [(96, 128), (192, 208), (1064, 1080)]
+    assert encoding.changed_runs(before, after, compare) == [(96, 128), (192, 208), (1064, 1080)]
 
 
 def test_changed_runs_compare_only_the_blocks_they_are_told_may_differ() -> None:
     calls: list[int] = []
-    memcmp = speedups._memcmp()
+    memcmp = encoding._memcmp()
 
     def compare(old: int, new: int, size: int) -> int:
         calls.append(size)
@@ -546,12 +522,12 @@ def test_changed_runs_compare_only_the_blocks_they_are_told_may_differ() -> None
     after[100, 3] = after[700, 5] = 1
     within = np.zeros(1080, bool)
     within[98:102] = True  # row 700 is not said to differ: it is not compared
-    assert speedups.changed_runs(before, after, compare, within) == [(96, 112)]
+    assert encoding.changed_runs(before, after, compare, within) == [(96, 112)]
     assert len(calls) == 1
     within[1079] = True
-    assert speedups.changed_runs(before, after, compare, within) == [(96, 112)]  # the last block: equal
+    assert encoding.changed_runs(before, after, compare, within) == [(96, 112)]  # the last block: equal
     assert calls[-1] == 8 * 96 * 4
-    assert speedups.changed_runs(before, after, compare) == [(96, 112), (688, 704)]
+    assert encoding.changed_runs(before, after, compare) == [(96, 112), (688, 704)]
 
 
 class _Rising(Scene):
@@ -572,14 +548,14 @@ def test_frames_lent_say_which_rows_they_draw_over_and_are_converted_as_compared
     compares only those with the frame before and is given the pictures it is given comparing
     every row."""
 
-    convert = speedups._Converter.convert
+    convert = encoding._Converter.convert
     may_differ = background_rows.may_differ
 
     def pictures(folder: Path, told: bool) -> tuple[list[list[np.ndarray]], list[int]]:
         given: list[list[np.ndarray]] = []
         masks: list[int] = []
 
-        def kept(converter: speedups._Converter, frame: np.ndarray) -> Any:
+        def kept(converter: encoding._Converter, frame: np.ndarray) -> Any:
             converted = convert(converter, frame)
             given.append([plane.copy() for plane in converter.planes])
             return converted
@@ -589,13 +565,13 @@ def test_frames_lent_say_which_rows_they_draw_over_and_are_converted_as_compared
             masks.append(-1 if within is None else int(within.sum()))
             return within if told else None
 
-        monkeypatch.setattr(speedups._Converter, "convert", kept)
+        monkeypatch.setattr(encoding._Converter, "convert", kept)
         monkeypatch.setattr(background_rows, "may_differ", said)
-        speedups.install()
+        assert accel.enable()
         try:
             _frames_encoded(folder, scene_class, slow=False)
         finally:
-            speedups.uninstall()
+            accel.disable()
         return given, masks
 
     told, masks = pictures(tmp_path / "told", True)
@@ -642,7 +618,7 @@ def _states(animation: Animation) -> list[list[object]]:
         state: list[object] = [len(members)]
         for mob in members:
             state += [np.array(mob.points, copy=True)]
-            state += [np.array(getattr(mob, name), copy=True) for name in speedups._COLOUR_FIELDS]
+            state += [np.array(getattr(mob, name), copy=True) for name in transforms._COLOUR_FIELDS]
         camera.reset()
         camera.capture_mobjects([animation.mobject])
         states.append([*state, np.array(camera.pixel_array, copy=True)])
@@ -651,7 +627,7 @@ def _states(animation: Animation) -> list[list[object]]:
 
 def test_transforms_interpolated_in_one_batch_are_manims_to_the_last_bit(stock: None) -> None:
     expected = [_states(animation) for animation in _animations()]
-    speedups.install()
+    assert accel.enable()
     got = [_states(animation) for animation in _animations()]
     for n, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
         for step, (a, b) in enumerate(zip(mine, theirs, strict=True)):
@@ -664,7 +640,7 @@ def test_transforms_interpolated_in_one_batch_are_manims_to_the_last_bit(stock: 
     for animation in animations:
         animation.begin()
         animation.interpolate(0.5)
-    batched = [animation.__dict__["_speedups_batch"][1] is not False for animation in animations]
+    batched = [animation.__dict__["_accel_batch"][1] is not False for animation in animations]
     assert batched == [True, True, True, True, True, True, True, False, False]
 
 
@@ -672,7 +648,7 @@ def test_the_kind_of_drawing_is_manims_for_every_type(stock: None) -> None:
     mobjects = [*_drawing(), VGroup(), Mobject(), ImageMobject(np.zeros((2, 2, 4), dtype=np.uint8)), PointCloudDot()]
     camera = Camera()
     expected = [camera.type_or_raise(mob) for mob in mobjects]
-    speedups.install()
+    assert accel.enable()
     fresh = Camera()
     assert [fresh.type_or_raise(mob) for mob in mobjects] * 2 == expected * 2
     with pytest.raises(TypeError):

@@ -1,9 +1,9 @@
-"""One encoder for a whole scene (:mod:`attention_explainer.one_stream`): the same frames, one file.
+"""One encoder for a whole scene (:mod:`attention_explainer.accel.one_stream`): the same frames, one file.
 
 A scene of several plays and waits is rendered with one stream and with manim's partial movie
 per play: the clip holds the same number of frames, lasts as long and comes from one partial
 file, starting on its only forced keyframe; the pictures the encoder is given are those of
-manim's plays (the speedups' own tests compare them with manim's pixel for pixel, with one
+manim's plays (the accelerator's own tests compare them with manim's pixel for pixel, with one
 stream in place), and each is the whole frame's conversion, across the plays' boundaries too.
 A render that fails halfway, or after ``construct``, discards the open stream and leaves no
 encoder waiting; drawing that runs ahead of an encoder still at a long wait takes no more
@@ -20,20 +20,22 @@ import av
 import pytest
 from manim import RIGHT, UP, Circle, FadeIn, Scene, Square, Text, tempconfig
 
-from attention_explainer import one_stream, speedups
+from attention_explainer import accel
+from attention_explainer.accel import encoding, frame_pool, one_stream
+from attention_explainer.accel.patching import PatchGroup
 
-pytestmark = pytest.mark.xdist_group("speedups")
+pytestmark = pytest.mark.xdist_group("accel")
 
 
 @pytest.fixture
 def fast() -> Iterator[None]:
-    """The speedups (one stream among them) during the test; as before, after it."""
-    was = speedups.installed()
-    speedups.install()
+    """The accelerator (one stream among it) during the test; as before, after it."""
+    was = accel.is_enabled()
+    assert accel.enable()
     yield
-    speedups.uninstall()
+    accel.disable()
     if was:
-        speedups.install()
+        assert accel.enable()
 
 
 class _Plays(Scene):
@@ -82,11 +84,12 @@ def test_a_scene_is_one_stream_with_manims_frames_and_length(fast: None, tmp_pat
     files = [f for f in one.renderer.file_writer.partial_movie_files if f is not None]
     assert len(files) == 1 and Path(files[0]).exists()
     assert len(one.renderer.file_writer.partial_movie_files) == 6  # one entry per play, as manim keeps them
-    one_stream.uninstall()
+    group = next(group for group in accel._ENABLED if group.name == "one stream")
+    group.undo()
     try:
         per_play = _render(_Plays, tmp_path / "per-play")
     finally:
-        one_stream.install()
+        group.apply(checked=True)  # (its stream opener wraps the encoding's: checked by enable, against manim's)
     assert len([f for f in per_play.renderer.file_writer.partial_movie_files if f is not None]) == 6
     frames, keyframes, seconds = _frames_and_keyframes(_clip(one))
     their_frames, their_keyframes, their_seconds = _frames_and_keyframes(_clip(per_play))
@@ -105,20 +108,20 @@ def test_the_encoder_is_given_each_frame_whole_across_plays(
 
     shown: list[tuple[np.ndarray, int]] = []
     pictures: list[list[np.ndarray]] = []
-    encode, convert = scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame, speedups._Converter.convert
+    encode, convert = scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame, encoding._Converter.convert
 
     def seen(job: Any, frame: np.ndarray, num_frames: int) -> None:
         shown.append((np.array(frame, copy=True), num_frames))
         encode(job, frame, num_frames)
 
-    def recorded(converter: speedups._Converter, frame: Any) -> Any:
+    def recorded(converter: encoding._Converter, frame: Any) -> Any:
         picture = convert(converter, frame)
         pictures.append([np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, : p.width].copy()
                          for p in picture.planes])
         return picture
 
     monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "_encode_and_write_frame", seen)
-    monkeypatch.setattr(speedups._Converter, "convert", recorded)
+    monkeypatch.setattr(encoding._Converter, "convert", recorded)
     _render(_Plays, tmp_path)
     assert len(pictures) == len(shown) > 20
     for index, ((frame, _), picture) in enumerate(zip(shown, pictures, strict=True)):
@@ -169,10 +172,10 @@ def test_drawing_waits_for_an_encoder_still_at_a_long_wait(
 
     from manim.scene import scene_file_writer
 
-    pools: list[speedups._Frames] = []
-    made = speedups._Frames.__init__
+    pools: list[frame_pool._Frames] = []
+    made = frame_pool._Frames.__init__
 
-    def kept(frames: speedups._Frames) -> None:
+    def kept(frames: frame_pool._Frames) -> None:
         made(frames)
         pools.append(frames)
 
@@ -183,11 +186,11 @@ def test_drawing_waits_for_an_encoder_still_at_a_long_wait(
             time.sleep(0.2)
             encode(job, frame, 1)
 
-    monkeypatch.setattr(speedups._Frames, "__init__", kept)
+    monkeypatch.setattr(frame_pool._Frames, "__init__", kept)
     monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "_encode_and_write_frame", slowly)
     scene = _render(_WaitThenMove, tmp_path)
     assert _frames_and_keyframes(_clip(scene))[0] == 30
-    assert len(pools) == 1 and pools[0].patient and len(pools[0].arrays) <= speedups._Frames.FEW
+    assert len(pools) == 1 and pools[0].patient and len(pools[0].arrays) <= frame_pool._Frames.FEW
 
 
 def test_manims_cache_keeps_a_partial_movie_per_play(fast: None, tmp_path: Path) -> None:
@@ -214,16 +217,17 @@ def test_slides_keep_a_partial_movie_per_play(fast: None, tmp_path: Path, monkey
 def test_install_twice_and_uninstall_put_manims_own_back() -> None:
     from manim.scene.scene_file_writer import SceneFileWriter
 
-    was = speedups.installed()
-    speedups.uninstall()
+    was = accel.is_enabled()
+    accel.disable()
     try:
         manims = SceneFileWriter.open_partial_movie_stream, SceneFileWriter.finish
-        one_stream.install()
-        one_stream.install()
-        assert one_stream.installed() and SceneFileWriter.finish is not manims[1]
-        one_stream.uninstall()
-        assert not one_stream.installed()
+        group = PatchGroup("one stream", one_stream.patches())
+        group.apply()
+        group.apply()
+        assert group.applied and SceneFileWriter.finish is not manims[1]
+        group.undo()
+        assert not group.applied
         assert (SceneFileWriter.open_partial_movie_stream, SceneFileWriter.finish) == manims
     finally:
         if was:
-            speedups.install()
+            assert accel.enable()

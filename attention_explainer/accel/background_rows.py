@@ -8,7 +8,7 @@ rows are copied back. The frame handed to the encoder knows them too (:func:`len
 the conversion to the encoder's colours compares only those rows with the frame before
 (:func:`may_differ`), and converts only the columns drawn over in those rows
 (:func:`columns_drawn`). The rows and columns come from the boxes of what was drawn
-(:func:`still_on_top.boxes`: points, stroke and mitres, two pixels of antialiasing); where a
+(:func:`.boxes.boxes`: points, stroke and mitres, two pixels of antialiasing); where a
 drawing's rows are not known (a camera other than manim's plain ``Camera``, a mobject other
 than a ``VMobject``, an array written some other way), the next copy is whole, as manim's.
 """
@@ -16,16 +16,17 @@ than a ``VMobject``, an array written some other way), the next copy is whole, a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from attention_explainer.still_on_top import boxes
+from .boxes import boxes
+from .patching import Patch, Step
 
-__all__ = ["Lent", "columns_drawn", "given", "install", "lent", "may_differ", "measured", "restore", "uninstall"]
+__all__ = ["Lent", "columns_drawn", "given", "lent", "may_differ", "measured", "patches", "restore"]
 
-_ORIGINALS: dict[str, Callable[..., Any]] = {}
+_FOLLOWING: list[bool] = []  # [True] while captures remember the rows they draw in (patched)
 _KEY = "_background_rows"
 
 
@@ -58,8 +59,8 @@ def _records(camera: Any) -> dict[int, _Drawn]:
 def restore(camera: Any, background: Any, convert_from_floats: bool) -> bool:
     """Give ``camera.pixel_array`` the frame ``background`` by copying back the rows drawn over
     since it last had it; ``False`` (nothing done) where that is not known (or when drawings
-    are not followed: not installed)."""
-    if not _ORIGINALS:
+    are not followed: not patched)."""
+    if not _FOLLOWING:
         return False
     array = camera.pixel_array
     records = _records(camera)
@@ -81,7 +82,7 @@ def restore(camera: Any, background: Any, convert_from_floats: bool) -> bool:
 def given(camera: Any, background: Any) -> None:
     """``camera.pixel_array`` now holds ``background`` exactly."""
     array = camera.pixel_array
-    if not _ORIGINALS:
+    if not _FOLLOWING:
         _records(camera).clear()
     elif isinstance(background, np.ndarray) and isinstance(array, np.ndarray):
         _records(camera)[id(array)] = _Drawn(array, background)
@@ -103,7 +104,7 @@ class Lent(np.ndarray):
 def lent(camera: Any, array: Any) -> Lent:
     """A view of ``array``, the camera's frame just drawn, that knows what it holds where that is known."""
     view: Lent = array.view(Lent)
-    drawn = _records(camera).get(id(array)) if _ORIGINALS else None
+    drawn = _records(camera).get(id(array)) if _FOLLOWING else None
     if drawn is not None and drawn.array is array and drawn.rows is not None:
         view.still, view.rows = drawn.background, drawn.rows.copy()
         view.left, view.right = drawn.left.copy(), drawn.right.copy()
@@ -187,17 +188,9 @@ def _capture(self: Any, mobjects: Iterable[Any], **kwargs: Any) -> None:
         self.display_funcs[kind](list(group), self.pixel_array)
 
 
-def install() -> None:
-    from manim import Camera
-
-    if _ORIGINALS:
-        return
-    _ORIGINALS["capture"] = Camera.capture_mobjects
-    Camera.capture_mobjects = _capture  # type: ignore[method-assign]
-
-
-def uninstall() -> None:
-    from manim import Camera
-
-    if _ORIGINALS:
-        Camera.capture_mobjects = _ORIGINALS.pop("capture")  # type: ignore[method-assign]
+def patches() -> list[Patch | Step]:
+    """Captures that remember the rows they draw in, and the records that follow them switched on."""
+    return [
+        Patch("manim.camera.camera:Camera", "capture_mobjects", lambda _: _capture, ("self", "mobjects", "**kwargs")),
+        Step("rows followed", lambda: _FOLLOWING.append(True), _FOLLOWING.clear),
+    ]

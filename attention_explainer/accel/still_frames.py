@@ -10,7 +10,7 @@ pixel with anything drawn each frame before it: Cairo's ``OVER`` of two drawings
 common pixel gives the same bytes in either order, and what comes after it in the drawing order
 was drawn after it anyway. Each frame is then manim's, pixel for pixel.
 
-"Shares no pixel" is decided by boxes: a mobject's points' box (a Bézier curve stays within its
+"Shares no pixel" is decided by boxes (:mod:`.boxes`): a mobject's points' box (a Bézier curve stays within its
 control points), widened by its stroke (five widths where the path has joins, Cairo's miter
 joins reaching at most ten half-widths; three quarters of a width for a single curve's caps) and
 by two pixels (antialiasing). The boxes of what is drawn each frame are measured again every
@@ -29,37 +29,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["boxes", "install", "uninstall"]
+from . import background_rows
+from .boxes import boxes, meet
+from .patching import Patch
 
-_ORIGINALS: dict[str, Callable[..., Any]] = {}
-_PIXELS = 2.0  # antialiasing reaches a pixel beyond the shape; two to be sure
-_MITER_WIDTHS = 5.0  # Cairo's default miter limit is 10 (half-widths)
-_CAP_WIDTHS = 0.75  # a square cap's corner: half a width along and across, √2 / 2 of a width
+__all__ = ["patches"]
+
 _KEY = "_still_on_top"
-
-
-def boxes(mobjects: Sequence[Any], pixel: float, line_width_multiple: float) -> np.ndarray:
-    """Each mobject's drawing's box, ``(left, right, bottom, top)`` per row, widened as above."""
-    if not mobjects:
-        return np.zeros((0, 4))
-    counts = np.fromiter((len(m.points) for m in mobjects), dtype=np.intp, count=len(mobjects))
-    points = np.concatenate([m.points[:, :2] for m in mobjects])
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    low, high = np.minimum.reduceat(points, starts), np.maximum.reduceat(points, starts)
-    widths = np.fromiter(
-        (max(m.get_stroke_width(), m.get_stroke_width(background=True)) for m in mobjects),
-        dtype=float, count=len(mobjects),
-    )
-    reach = widths * line_width_multiple * np.where(counts > 4, _MITER_WIDTHS, _CAP_WIDTHS) + _PIXELS * pixel
-    return np.column_stack((low[:, 0] - reach, high[:, 0] + reach, low[:, 1] - reach, high[:, 1] + reach))
-
-
-def _meet(these: np.ndarray, those: np.ndarray) -> np.ndarray:
-    """Which of ``these`` boxes meets which of ``those`` (a matrix)."""
-    return (
-        (these[:, None, 0] <= those[None, :, 1]) & (those[None, :, 0] <= these[:, None, 1])
-        & (these[:, None, 2] <= those[None, :, 3]) & (those[None, :, 2] <= these[:, None, 3])
-    )
 
 
 class _Play:
@@ -78,7 +54,7 @@ class _Play:
         kept: list[int] = []
         for index, mob in enumerate(drawn):
             box = drawn_boxes[index : index + 1]
-            if id(mob) not in self.held and allowed(mob) and not (kept and _meet(drawn_boxes[kept], box).any()):
+            if id(mob) not in self.held and allowed(mob) and not (kept and meet(drawn_boxes[kept], box).any()):
                 lifted[id(mob)] = mob
             else:
                 kept.append(index)
@@ -91,7 +67,7 @@ class _Play:
         if not len(lifted_at) or not len(kept_at):
             return False
         lifted_boxes = np.array([self.lifted_boxes[id(drawn[i])] for i in lifted_at])
-        meets = _meet(kept_boxes, lifted_boxes) & (kept_at[:, None] < lifted_at[None, :])
+        meets = meet(kept_boxes, lifted_boxes) & (kept_at[:, None] < lifted_at[None, :])
         return bool(meets.any())
 
 
@@ -130,9 +106,10 @@ def _measure(camera: Any, mobjects: Sequence[Any]) -> np.ndarray:
     return boxes(mobjects, camera.frame_width / camera.pixel_width, camera.cairo_line_width_multiple)
 
 
-def _draw_still_frame(renderer: Any, scene: Any, play: _Play, drawn: list[Any]) -> None:
-    """Manim's still frame, then the lifted mobjects on it in their drawing order (``drawn``)."""
-    _ORIGINALS["save"](renderer, scene, play.static)
+def _draw_still_frame(save: Callable[..., Any], renderer: Any, scene: Any, play: _Play, drawn: list[Any]) -> None:
+    """Manim's still frame (``save``: manim's ``save_static_frame_data``), then the lifted
+    mobjects on it in their drawing order (``drawn``)."""
+    save(renderer, scene, play.static)
     if not play.lifted:
         return
     camera = renderer.camera
@@ -144,22 +121,29 @@ def _draw_still_frame(renderer: Any, scene: Any, play: _Play, drawn: list[Any]) 
     renderer.static_image = renderer.get_frame()
 
 
-def _save_static_frame_data(renderer: Any, scene: Any, static_mobjects: Iterable[Any]) -> Any:
-    renderer.__dict__.pop(_KEY, None)
-    held = _held_ids(scene) if _drawable(renderer, scene) else None
-    if held is None:
-        return _ORIGINALS["save"](renderer, scene, static_mobjects)
-    play = _Play(scene.moving_mobjects, held, list(static_mobjects))
-    drawn = renderer.camera.get_mobjects_to_display(play.moving)
-    play.choose(drawn, _measure(renderer.camera, drawn), lambda mob: True)
-    _draw_still_frame(renderer, scene, play, drawn)
-    if play.lifted:
-        renderer.__dict__[_KEY] = play
-    return renderer.static_image
+def _lifting(save: Callable[..., Any]) -> Callable[..., Any]:
+    """``CairoRenderer.save_static_frame_data``: manim's still frame (``save``), with the still
+    mobjects drawn after moving ones lifted into it where they meet nothing drawn before them."""
+
+    def save_static_frame_data(renderer: Any, scene: Any, static_mobjects: Iterable[Any]) -> Any:
+        renderer.__dict__.pop(_KEY, None)
+        held = _held_ids(scene) if _drawable(renderer, scene) else None
+        if held is None:
+            return save(renderer, scene, static_mobjects)
+        play = _Play(scene.moving_mobjects, held, list(static_mobjects))
+        drawn = renderer.camera.get_mobjects_to_display(play.moving)
+        play.choose(drawn, _measure(renderer.camera, drawn), lambda mob: True)
+        _draw_still_frame(save, renderer, scene, play, drawn)
+        if play.lifted:
+            renderer.__dict__[_KEY] = play
+        return renderer.static_image
+
+    return save_static_frame_data
 
 
-def _update_frame(original: Callable[..., Any]) -> Callable[..., Any]:
-    from attention_explainer import background_rows  # which imports this module's boxes
+def _update_frame(original: Callable[..., Any], save: Callable[..., Any]) -> Callable[..., Any]:
+    """``CairoRenderer.update_frame``: only what is not lifted drawn each frame, the still frame
+    drawn again (``save``: manim's) when something drawn each frame reaches a lifted mobject."""
 
     def update_frame(self: Any, scene: Any, mobjects: Any = None, include_submobjects: bool = True,
                      ignore_skipping: bool = True, **kwargs: Any) -> None:
@@ -176,7 +160,7 @@ def _update_frame(original: Callable[..., Any]) -> Callable[..., Any]:
             before = play.lifted
             drawn_boxes = _measure(camera, drawn)
             play.choose(drawn, drawn_boxes, lambda mob: id(mob) in before)
-            _draw_still_frame(self, scene, play, drawn)
+            _draw_still_frame(save, self, scene, play, drawn)
             kept_boxes = np.array([box for m, box in zip(drawn, drawn_boxes, strict=True) if id(m) not in play.lifted])
             kept = [m for m in drawn if id(m) not in play.lifted]
         if self.static_image is not None:
@@ -189,23 +173,17 @@ def _update_frame(original: Callable[..., Any]) -> Callable[..., Any]:
     return update_frame
 
 
-def install() -> None:
-    """Lift still mobjects into each play's still frame (a second call changes nothing)."""
-    if _ORIGINALS:
-        return
-    from manim.renderer.cairo_renderer import CairoRenderer
+def patches() -> list[Patch]:
+    """Still mobjects lifted into each play's still frame, in place of manim's drawing them every frame."""
+    renderer = "manim.renderer.cairo_renderer:CairoRenderer"
+    stock: list[Callable[..., Any]] = []  # manim's save_static_frame_data, for the still frames drawn again
 
-    _ORIGINALS["save"] = CairoRenderer.save_static_frame_data
-    _ORIGINALS["update"] = CairoRenderer.update_frame
-    CairoRenderer.save_static_frame_data = _save_static_frame_data  # type: ignore[method-assign,assignment]
-    CairoRenderer.update_frame = _update_frame(_ORIGINALS["update"])  # type: ignore[method-assign]
+    def saving(save: Callable[..., Any]) -> Callable[..., Any]:
+        stock[:] = [save]
+        return _lifting(save)
 
-
-def uninstall() -> None:
-    """Manim's own again."""
-    if not _ORIGINALS:
-        return
-    from manim.renderer.cairo_renderer import CairoRenderer
-
-    CairoRenderer.save_static_frame_data = _ORIGINALS.pop("save")  # type: ignore[method-assign]
-    CairoRenderer.update_frame = _ORIGINALS.pop("update")  # type: ignore[method-assign]
+    return [
+        Patch(renderer, "save_static_frame_data", saving, ("self", "scene", "static_mobjects")),
+        Patch(renderer, "update_frame", lambda update: _update_frame(update, stock[0]),
+              ("self", "scene", "mobjects", "include_submobjects", "ignore_skipping", "**kwargs")),
+    ]
