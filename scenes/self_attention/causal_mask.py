@@ -163,6 +163,9 @@ class CausalMask(ExplainerScene):
                   (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
         for title in titles:
             title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        if fit.numbers:  # each cell's number in its query's row and key's column (colour only: the one −∞
+            self.rows("query", grid)  # written across the mask stands for every hidden cell, in none's row)
+            self.columns("key", grid)
         return _Board(fit, grid, titles, grid.get_right()[0] + gap)
 
     def _numbers(self, board: _Board, source: str, name: str, ranges: str) -> VGroup:

@@ -155,6 +155,12 @@ class MatrixForm(ExplainerScene):
         }
         for title in titles.values():
             title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        # every number in its place: a cell's in its query's row and key's column; V's rows are the keys',
+        # Z's the queries' (and the row sums stand where V comes)
+        self.rows("query", grid)
+        self.columns("key", grid)
+        self.rows("key", values)
+        self.rows("query", values)
         return _Board(fit, grid, values, titles)
 
     # -- numbers on the grid --------------------------------------------------------------
