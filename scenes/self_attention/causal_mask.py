@@ -250,6 +250,7 @@ class CausalMask(ExplainerScene):
                           self.number("causal", "weights", i, reduce="sum", size=size, color=WEIGHT))
             sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, grid.row_y(i), 0)))
         sums.align_to((board.right, 0, 0), LEFT)
+        self.rows("query", board.grid, sums)  # each row's sum level with its row
         self.formula.generate_target()
         self.formula.target.light("query", "key", "scale", "softmax")
         marks = board.marks
