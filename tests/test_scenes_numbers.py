@@ -9,8 +9,9 @@ that each caption says exactly the numbers it cites, each on screen in its beat.
 screen that no fact accounts for fails. At the end of every play each number whose fact names a
 token, key or dimension stands in that thing's row or column (the bands the scene registered,
 ``scenes.facts.Bands``), not another's; a scene that shows such numbers registers bands that hold
-them. :data:`KEY_NUMBERS` lists what each scene must show at least. The last tests prove the checker fails on deliberately wrong scenes; the mutation test
-(``test_mutations.py``) plants faults in the real scenes.
+them. :data:`KEY_NUMBERS` lists what each scene must show at least. The last tests prove the
+checker fails on deliberately wrong scenes; the mutation test (``test_mutations.py``) plants
+faults in the real scenes.
 """
 
 from __future__ import annotations
