@@ -12,6 +12,14 @@ draws it with :meth:`ExplainerScene.number` or inside a label with
 :meth:`~ExplainerScene.fmt`). Each drawn fact is kept in ``scene.shown`` and each said one in
 its beat, so tests can derive every number again from ``attention_math`` and compare.
 
+A number must also stand in its place: key j's score beside key j's bar, row i's weight in row i.
+A scene registers the rows and columns it lays numbers out by with :meth:`ExplainerScene.rows` and
+:meth:`ExplainerScene.columns` (a :class:`Bands` each: a kind of thing, an anchor per index, the
+region the bands reach across); the kit's :class:`~scenes.kit.grids.NumberGrid`,
+:class:`~scenes.kit.heatmap.HeatGrid` and :class:`~scenes.kit.bars.BarRows` give their own anchors
+(``scene.rows("key", chart)``), and :func:`~scenes.kit.heatmap.key_column` registers its rows. The
+tests then hold every shown number whose fact names a token, key or dimension to its own band.
+
 Importing this module does nothing but define things: the bundle's own hooks (progress lines,
 a shared TeX cache) are installed by ``attention_explainer.runner``.
 """
@@ -22,7 +30,7 @@ import configparser
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, cast
@@ -48,7 +56,19 @@ from manim import (
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
 from attention_math.arithmetic import adds_up
-from scenes.facts import Fact, Plotted, Relation, Shown, TokenPart, position, query_number, scene_number, size, value
+from scenes.facts import (
+    Bands,
+    Fact,
+    Plotted,
+    Relation,
+    Shown,
+    TokenPart,
+    position,
+    query_number,
+    scene_number,
+    size,
+    value,
+)
 from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
@@ -61,6 +81,7 @@ __all__ = [
     "MAX_SHOWN",
     "NUMBER_WIDTHS",
     "SCENE_LIMITS",
+    "Bands",
     "Beat",
     "ExplainerScene",
     "Fact",
@@ -251,6 +272,7 @@ class ExplainerScene(Scene):
         self._said: list[Shown] = []
         self.relations: list[Relation] = []
         self.plotted: list[Plotted] = []
+        self.bands: list[Bands] = []
         self._rounding_said = False
         self.sources: dict[str, tuple[Any, int]] = {}
         self.add_source("trace", self.trace, scenario.precision)
@@ -381,6 +403,30 @@ class ExplainerScene(Scene):
         self.plotted.append(Plotted(tuple(coordinates), mob, axes, anchor))
         return mob
 
+    # -- where numbers stand --------------------------------------------------------------------
+    def rows(self, kind: str, anchors: Mapping[int, Mobject] | Any, *region: Mobject) -> Bands:
+        """Numbers that belong to a ``kind`` (key j, query i, …) stand in these rows: index → anchor.
+
+        ``anchors`` maps each index to the mobject at its row's height (a row label, a bar, a row of
+        cells), or is a kit object with rows of its own (a ``NumberGrid``, ``HeatGrid``, ``BarRows``:
+        its anchors, and itself with the numbers it placed as the region). ``region``: what the rows
+        reach across (a table's body). See :class:`Bands`; the tests check every shown number by them.
+        """
+        return self._bands(kind, "row", anchors, region)
+
+    def columns(self, kind: str, anchors: Mapping[int, Mobject] | Any, *region: Mobject) -> Bands:
+        """As :meth:`rows`, for columns: numbers of ``kind`` stand under (or over) their index's anchor."""
+        return self._bands(kind, "column", anchors, region)
+
+    def _bands(self, kind: str, axis: str, anchors: Mapping[int, Mobject] | Any, region: tuple[Mobject, ...]) -> Bands:
+        if not isinstance(anchors, Mapping):  # a kit object that knows its rows and columns
+            thing = anchors
+            anchors = thing.row_anchors() if axis == "row" else thing.column_anchors()
+            region = region or tuple(thing.band_region())
+        bands = Bands(kind, axis, dict(anchors), tuple(region))
+        self.bands.append(bands)
+        return bands
+
     # -- arithmetic that adds up --------------------------------------------------------------
     def equals(self, result: Fact, terms: Sequence[Fact], op: str = "sum") -> str:
         """``"="`` when the shown terms give the shown result, else ``"≈"``; recorded either way.
@@ -430,15 +476,20 @@ class ExplainerScene(Scene):
         color: str = INK,
         size: float = NUMBER_SIZE,
         h_buff: float = 0.28,
+        rows: str | None = None,
     ) -> NumberGrid:
-        """A whole matrix field as a :class:`NumberGrid`, every entry recorded."""
+        """A whole matrix field as a :class:`NumberGrid`, every entry recorded; ``rows``: the kind of
+        thing its labelled rows are (``"token"``, ``"key"``, …: registered with :meth:`rows`)."""
         obj, _ = self.sources[source]
-        rows, columns = np.asarray(getattr(obj, field_name)).shape
+        n_rows, n_columns = np.asarray(getattr(obj, field_name)).shape
         entries = [
-            [self.number(source, field_name, i, j, color=color, size=size) for j in range(columns)]
-            for i in range(rows)
+            [self.number(source, field_name, i, j, color=color, size=size) for j in range(n_columns)]
+            for i in range(n_rows)
         ]
-        return NumberGrid(entries, row_labels=row_labels, color=color, h_buff=h_buff)
+        grid = NumberGrid(entries, row_labels=row_labels, color=color, h_buff=h_buff)
+        if rows is not None:
+            self.rows(rows, grid)
+        return grid
 
     # -- frame furniture --------------------------------------------------------------------
     def header(self, title: str, *focus: str, parts: Sequence[Fact | TokenPart] = ()) -> VGroup:

@@ -3,10 +3,18 @@
 A scene never types a digit. It names a :class:`Fact` (a field of a trace, a token's position,
 a size of the scenario) and draws or says its text; the scene base records each one, so the
 tests can derive every number again from ``attention_math`` and compare.
+
+A number of an indexed thing (key j's score, row i of a matrix, dimension c of z) must also stand
+where that thing is drawn: beside its key's bar, in its token's row, under its column. A scene
+registers the rows and columns it lays numbers out by as :class:`Bands` (``scene.rows(kind, …)``,
+``scene.columns(kind, …)``: the kit's grids and bars give theirs); the tests derive from the fact
+alone which thing a number belongs to (``trace.weights[i, j]``: query i's row, key j's column) and
+check, at the end of every play, that it stands in that thing's band and no other's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +23,8 @@ from manim import Mobject
 from scenes.kit.text import MAX_TOKEN_CHARS, shorten_token
 
 __all__ = [
-    "Fact", "Plotted", "Relation", "Shown", "TokenPart", "position", "query_number", "scene_number", "size", "value",
+    "BAND_KINDS", "Bands", "Fact", "Plotted", "Relation", "Shown", "TokenPart", "position", "query_number",
+    "scene_number", "size", "value",
 ]
 
 
@@ -117,3 +126,48 @@ class Plotted:
     mobject: Mobject = field(compare=False, repr=False)
     axes: Any = field(compare=False, repr=False)
     anchor: str = "center"
+
+
+BAND_KINDS: dict[str, str] = {
+    "token": "a token as such: a row of X (its embedding)",
+    "query": "a token as the query: a row of Q, of the scores and weights, of Z",
+    "key": "a token as a key: a row of K and V, a column of the scores and weights; its score, weight, w·v",
+    "d_in": "a dimension of the embeddings: a column of X, a row of W_Q, W_K, W_V",
+    "d_k": "a dimension of queries and keys: a column of Q, K, W_Q, W_K",
+    "d_v": "a dimension of values: a column of V, W_V, Z",
+    "concat": "a column of the heads' z joined (a row of W_O)",
+    "output": "a column of the output (of W_O)",
+    "head": "a head: its panel",
+    "size": "one size d of the scaling sampler (why scale)",
+    "sample": "one key of the sampler's row softmaxed (why scale)",
+}
+"""The things numbers belong to, by the name a :class:`Bands` gives them. The tests map every field
+to these (``tests/number_checks.BELONGS``: ``trace.weights[i, j]`` is query i's and key j's)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Bands:
+    """Where the numbers of one kind of indexed thing stand: a row (or a column) per index.
+
+    ``kind`` is one of :data:`BAND_KINDS`. ``axis``: ``"row"``, each index a band across the frame
+    at the height of its anchor (the numbers of key j share key j's row), or ``"column"``, a band at
+    its anchor's x. ``anchors`` maps an index to the mobject whose extent is its band (a row label, a
+    bar, a row of cells: never the numbers checked by it); an anchor counts while it, or a part of it,
+    is on screen. ``region``: what the bands reach across (a table's body, a chart and its numbers;
+    by default the anchors): a number is held to these bands only where it stands within it.
+
+    A number whose fact belongs to a thing of this kind, standing within the region, must stand in
+    its own index's band (the band that holds it, else the nearest) and not another's; where several
+    registered sets of one kind hold a number, the nearest across holds it.
+    """
+
+    kind: str
+    axis: str
+    anchors: Mapping[int, Mobject]
+    region: tuple[Mobject, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in BAND_KINDS:
+            raise ValueError(f"kind: expected one of {', '.join(BAND_KINDS)}, got {self.kind!r}")
+        if self.axis not in ("row", "column"):
+            raise ValueError(f"axis: expected 'row' or 'column', got {self.axis!r}")

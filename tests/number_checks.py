@@ -9,6 +9,12 @@ by :func:`expected_text`, not by the scenes' formatter) and compare it with
 - the text its mobject really carries (for a label, every number in it, in order);
 - the numbers the beat's caption says, in order, each of which must be on screen in that beat.
 
+Each number must also stand in its place (:func:`place_problems`): :data:`BELONGS` says, from the
+fact alone, which token, key or dimension a number belongs to (``trace.weights[i, j]``: query i's
+row and key j's column), and the bands the scene registered (:class:`scenes.facts.Bands`: rows,
+columns, an anchor per index) say where each one is drawn; at the end of every play a number must
+stand in its own band, not another's.
+
 A text on screen with a digit that no fact accounts for fails (:func:`stray_digits`): a typed
 "√7" is as wrong as a typed "0.42". Tokens hold any characters, digits too: a label marked as a
 token is checked to be that token, shortened at most.
@@ -17,7 +23,8 @@ token is checked to be that token, shortened at most.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from functools import cache
 from typing import Any
@@ -31,7 +38,10 @@ from scenes.kit.text import shorten_token
 from scenes.plan import LECTURES, lecture_of
 
 __all__ = [
+    "BELONGS",
     "DERIVED",
+    "BandsSeen",
+    "belongs_to",
     "canonical",
     "caption_numbers",
     "caption_problems",
@@ -41,6 +51,8 @@ __all__ = [
     "expected_text",
     "is_shortened",
     "numbers_in",
+    "place_problems",
+    "placements",
     "plotted_problems",
     "relation_problems",
     "shown_problems",
@@ -373,3 +385,115 @@ def relation_problems(relations: Iterable[Relation], scenario: Scenario) -> list
         if relation.sign != right:
             problems.append(f"{name}: shows {relation.sign!r}, but the shown numbers give {rounded} for {result}")
     return problems
+
+
+# -- every number in its place -------------------------------------------------------------------------
+
+ATTENTION = ("query", "key")
+BELONGS: dict[str, tuple[str, ...]] = {
+    # the fields of a trace (and of the masked one, the raw-dot-product preset's, each head's)
+    "embeddings": ("token", "d_in"),
+    "w_query": ("d_in", "d_k"), "w_key": ("d_in", "d_k"), "w_value": ("d_in", "d_v"),
+    "queries": ("query", "d_k"), "keys": ("key", "d_k"), "values": ("key", "d_v"),
+    "scores": ATTENTION, "scaled_scores": ATTENTION, "weights": ATTENTION,
+    "context": ("query", "d_v"),
+    # the query step's own (its rows of a trace field become those: ``canonical``)
+    "query_terms": ("d_in", "d_k"), "products": ("key", "d_k"), "exps": ("key",), "running_weights": ("key",),
+    "weighted_values": ("key", "d_v"), "running_context": ("key", "d_v"),
+    # several heads joined, and W_O
+    "concat": ("query", "concat"), "w_out": ("concat", "output"), "output": ("query", "output"),
+}
+"""What each index of a field names (see :data:`scenes.facts.BAND_KINDS`), written from the fields'
+meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
+
+TRACE_SOURCES = frozenset({"trace", "step", "causal", "raw", "raw_step", "projected", "projected_step", "multi",
+                           *(f"head{k}" for k in range(1, 5))})
+"""The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
+
+SCALING_BELONGS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("dims", "raw_std", "scaled_std", "sqrt_dims"), ("size",)),
+    **dict.fromkeys(("row_scores", "row_scaled_scores", "unscaled_weights", "scaled_weights"), ("sample",)),
+}
+"""The same for the scaling sampler of WhyScale (its sizes d, and the keys of its one row)."""
+
+
+def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
+    """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
+    source, field, index, _ = canonical(fact, query)
+    if source in TRACE_SOURCES:
+        kinds = BELONGS.get(field, ())
+    elif source.startswith("scaling"):
+        kinds = SCALING_BELONGS.get(field, ())
+    else:
+        return []
+    things = []
+    if source.startswith("head"):
+        things.append(("head", int(source[4:]) - 1))
+    if kinds and index:
+        shape = np.shape(getattr(derived[source][0], field)) if source in derived else ()
+        for k, (kind, i) in enumerate(zip(kinds, index, strict=False)):
+            things.append((kind, i + shape[k] if i < 0 and k < len(shape) else i))
+    return things
+
+
+@dataclass(frozen=True)
+class BandsSeen:
+    """One registered set of bands as it stands at one moment: ``bands`` (index, low, high) along its
+    axis (y for rows, x for columns), ``across`` the extent of its region the other way."""
+
+    kind: str
+    axis: str
+    bands: tuple[tuple[int, float, float], ...]
+    across: tuple[float, float]
+
+
+PLACE_TOLERANCE = 0.03
+"""A band holds what stands this far outside it (a baseline a hair below a label's)."""
+REACH = 0.1
+"""A number stands within a set's region when its centre is at most this far outside it."""
+
+
+def band_of(coordinate: float, bands: Sequence[tuple[int, float, float]]) -> int | None:
+    """The band that holds ``coordinate`` (one alone), else the nearest by its middle; ``None`` outside them all."""
+    holding = [index for index, low, high in bands if low - PLACE_TOLERANCE <= coordinate <= high + PLACE_TOLERANCE]
+    if len(holding) == 1:
+        return holding[0]
+    if not holding and not min(b[1] for b in bands) - PLACE_TOLERANCE <= coordinate <= max(b[2] for b in bands) \
+            + PLACE_TOLERANCE:
+        return None
+    candidates = [b for b in bands if b[0] in holding] or list(bands)
+    return min(candidates, key=lambda b: abs(coordinate - (b[1] + b[2]) / 2))[0]
+
+
+Placement = tuple[str, str, int, int, str]
+"""A number held by a band: (its name, the kind of thing, its own index, the band's index, row or column)."""
+
+
+def placements(numbers: Iterable[tuple[str, Fact, float, float]], seen: Sequence[BandsSeen], query: int,
+               derived: dict[str, tuple[Any, int]]) -> list[Placement]:
+    """Where each number (its name, fact and centre x, y) stands among the bands of the things it belongs to.
+
+    For each thing (kind, index) of :func:`belongs_to`, the sets of bands of that kind whose region holds the
+    number (the nearest across, where several do) each put it in a band.
+    """
+    found = []
+    for name, fact, x, y in numbers:
+        for kind, index in belongs_to(fact, query, derived):
+            held = []
+            for bands in seen:
+                if bands.kind != kind or not bands.bands:
+                    continue
+                along, across = (y, x) if bands.axis == "row" else (x, y)
+                gap = max(bands.across[0] - across, across - bands.across[1], 0.0)
+                band = band_of(along, bands.bands) if gap <= REACH else None
+                if band is not None:
+                    held.append((gap, band, bands.axis))
+            nearest = min((gap for gap, _, _ in held), default=0.0)
+            found += [(name, kind, index, band, axis) for gap, band, axis in held if gap <= nearest + 1e-9]
+    return found
+
+
+def place_problems(found: Iterable[Placement]) -> list[str]:
+    """The numbers standing in another thing's band than their own."""
+    return [f"{name} stands in the {axis} of {kind} {band + 1}, not in its own ({kind} {index + 1})"
+            for name, kind, index, band, axis in found if band != index]

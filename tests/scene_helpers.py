@@ -4,9 +4,10 @@ A scene is built once per test session and scenario (:func:`build_scene`), as a 
 ``skip_animations`` (every animation jumps to its end state: the same states as a full dry run,
 without drawing intermediate frames). A probe hooked into :data:`scenes.base.AFTER_PLAY_HOOKS`
 looks at the screen after every ``play``: mobjects outside the frame, text that overlaps,
-numbers drawn without being recorded, and every mobject ever on screen. The number checks
-(:func:`number_problems`) re-derive each recorded number from the trace, independently of the
-scene's own formatting.
+numbers drawn without being recorded, numbers standing in another token's (or dimension's) row
+or column than their own (:func:`bands_seen`, ``number_checks.placements``), and every mobject
+ever on screen. The number checks (:func:`number_problems`) re-derive each recorded number from
+the trace, independently of the scene's own formatting, and say where one stood out of place.
 
 The checkers are plain functions so that ``test_scenes_layout`` and ``test_scenes_numbers`` can
 prove they catch deliberately broken scenes.
@@ -39,10 +40,16 @@ from manim import (
 )
 from manim.renderer.cairo_renderer import CairoRenderer
 from number_checks import (
+    BandsSeen,
+    Placement,
+    belongs_to,
     canonical,
     caption_problems,
+    derive_all,
     describe_fact,
     is_shortened,
+    place_problems,
+    placements,
     plotted_problems,
     relation_problems,
     shown_problems,
@@ -50,7 +57,7 @@ from number_checks import (
 )
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
-from scenes.base import AFTER_PLAY_HOOKS, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
+from scenes.base import AFTER_PLAY_HOOKS, Bands, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
 from scenes.kit.layout import BOTTOM
 from scenes.lecture import LECTURES
 
@@ -455,6 +462,55 @@ def too_small(scene_mobjects: Iterable[Mobject], floor: float = FONT_FLOOR) -> l
     return problems
 
 
+# -- where numbers stand ------------------------------------------------------------------------
+
+Box = tuple[float, float, float, float]
+
+
+def _union(boxes: Iterable[Box | None]) -> Box | None:
+    found = [box for box in boxes if box is not None]
+    if not found:
+        return None
+    array = np.array(found)
+    return (float(array[:, 0].min()), float(array[:, 1].max()), float(array[:, 2].min()), float(array[:, 3].max()))
+
+
+def shown_extent(mob: Mobject, present: set[int]) -> Box | None:
+    """Where ``mob`` stands as a band's anchor or region: the box of its parts on screen; for a mark that
+    draws nothing (cells never filled, nor added), the box of all of it; ``None`` when it is off the screen."""
+    def measure(m: Mobject) -> Box | None:
+        parts = [part for part in m.get_family() if len(part.points)]
+        on = [part for part in parts if id(part) in present]
+        if on:
+            return _union(curve_box(part) for part in on)
+        if parts and not any(is_visible(part) for part in parts):
+            return _union(curve_box(part) for part in parts)
+        return None
+    return _memo("extent", mob, measure)  # type: ignore[no-any-return]
+
+
+def _on_screen(mob: Mobject, present: set[int]) -> bool:
+    return any(id(part) in present for part in mob.get_family())
+
+
+def bands_seen(registered: Iterable[Bands], present: set[int]) -> list[BandsSeen]:
+    """The registered bands that stand on screen now (one of their anchors or their region is on it),
+    each band the extent of its anchor (those that count: on screen, or marks that draw nothing)."""
+    seen = []
+    for bands in registered:
+        if not any(_on_screen(mob, present) for mob in (*bands.anchors.values(), *bands.region)):
+            continue
+        row = bands.axis == "row"
+        extents = [(index, box) for index, mob in bands.anchors.items()
+                   if (box := shown_extent(mob, present)) is not None]
+        region = _union(shown_extent(mob, present) for mob in bands.region or bands.anchors.values())
+        if not extents or region is None:
+            continue
+        along = tuple((index, box[2], box[3]) if row else (index, box[0], box[1]) for index, box in extents)
+        seen.append(BandsSeen(bands.kind, bands.axis, along, (region[0], region[1]) if row else (region[2], region[3])))
+    return seen
+
+
 @dataclass
 class PlayReport:
     """What the probe found at the end of one ``play``."""
@@ -466,6 +522,8 @@ class PlayReport:
     unrecorded: list[str]
     small: list[str] = field(default_factory=list)
     misplaced: list[str] = field(default_factory=list)  # plotted points not where their numbers say
+    out_of_place: list[str] = field(default_factory=list)  # numbers in another token's row, column, band
+    placed: int = 0  # numbers (by the thing they belong to) that a registered band held
     extent: tuple[float, float] = (0.0, 0.0)  # width and height of the drawing, header and notes left out
     beats_done: int = 0  # beats finished before this play ended: it belongs to beat number beats_done + 1
     visible: set[int] = field(default_factory=set)  # ids of recorded mobjects drawn in this play
@@ -491,6 +549,8 @@ class Probe:
     layout: bool = True  # False: only what the number checks need (the mutation test's many builds)
     plays: list[PlayReport] = field(default_factory=list)
     ever_on_screen: dict[int, Mobject] = field(default_factory=dict)  # keeps them alive: ids stay unique
+    _belongs: dict[int, tuple[Shown, bool]] = field(default_factory=dict)  # by id(shown): does it belong to a thing?
+    _derived: dict[str, tuple[Any, int]] | None = None
 
     def __call__(self, scene: ExplainerScene) -> None:
         if not isinstance(scene, self.target):
@@ -526,7 +586,33 @@ class Probe:
             # where things rest: a Transform's source ends drawn as its target, then leaves
             report.misplaced = self._misplaced(scene, resting)
             report.extent = drawing_extent(top)
+        # a number check (a few per cent of a dry run): with or without the layout checks
+        found = self._placements(scene, resting)
+        report.out_of_place, report.placed = place_problems(found), len(found)
         self.plays.append(report)
+
+    def _placements(self, scene: ExplainerScene, visible: dict[int, Mobject]) -> list[Placement]:
+        """Every number on screen that belongs to a token, key or dimension, in the bands registered."""
+        registered = getattr(scene, "bands", [])
+        if self.scenario is None or not registered:
+            return []
+        if self._derived is None:
+            self._derived = derive_all(self.scenario)
+        present = {id(mob) for mob in on_screen(scene)}
+        seen = bands_seen(registered, present)
+        if not seen:
+            return []
+        numbers = []
+        for k, shown in enumerate(scene.shown):
+            known = self._belongs.get(id(shown))
+            if known is None or known[0] is not shown:
+                known = self._belongs[id(shown)] = (shown, bool(belongs_to(shown.fact, self.scenario.query,
+                                                                           self._derived)))
+            box = family_box(shown.mobject) if known[1] and id(shown.mobject) in visible else None
+            if box is not None:
+                name = f"shown[{k}] {describe_fact(shown.fact)} {shown.text!r}"
+                numbers.append((name, shown.fact, (box[0] + box[1]) / 2, (box[2] + box[3]) / 2))
+        return placements(numbers, seen, self.scenario.query, self._derived)
 
     def _misplaced(self, scene: ExplainerScene, visible: dict[int, Mobject]) -> list[str]:
         if self.scenario is None:
@@ -627,8 +713,8 @@ def build_scene(
 ) -> Build:
     """Dry-run ``cls`` with ``scenario``; errors are kept in the result, not raised.
 
-    ``layout=False`` leaves out the layout checks (frame, overlaps, font floor, positions), for
-    builds that only the number checks look at.
+    ``layout=False`` leaves out the layout checks (frame, overlaps, font floor, plotted positions),
+    for builds that only the number checks look at (where numbers stand is one of those: kept).
     """
     build = Build(label or cls.__name__, scenario, tokens=_quotable_tokens(scenario))
     tested = _recording(with_scenario(cls, scenario), build.reads)
@@ -684,7 +770,17 @@ def number_problems(build: Build) -> list[str]:
     problems += said_problems(build)
     problems += relation_problems(build.relations, build.scenario)
     problems += rounding_note_problems(build)
+    problems += out_of_place(build)
     return problems
+
+
+def out_of_place(build: Build) -> list[str]:
+    """Numbers standing in another thing's band at the end of a play (each said once, where first seen)."""
+    first: dict[str, str] = {}
+    for play in build.plays:
+        for problem in play.out_of_place:
+            first.setdefault(problem, play.where(build.label))
+    return [f"{where}: {problem}" for problem, where in first.items()]
 
 
 def rounding_note_problems(build: Build) -> list[str]:

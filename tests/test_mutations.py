@@ -21,7 +21,12 @@ another seed           WhyScale samples with seed 1 instead of the lecture's see
 plotted elsewhere      WhyScale records each spread of q·k/√d as plotted where q·k's is drawn
 swapped heads          MultiHead registers head 2's trace as head 1's
 flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
+swapped scores         Scores' summary puts k1's score beside k2's bar and k2's beside k1's
+weights one row down   WeightedSum's table shows each row's weight in the row below (the last on top)
 =====================  =========================================================================
+
+The last two draw only true numbers, each in another's place: the number checks hold every number to
+the band (row, column) of the token or dimension its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
@@ -42,6 +47,7 @@ from scene_helpers import SIXTEEN, Build, build_scene, load_scene_class, number_
 from attention_math import Scenario, preset
 from scenes.base import ExplainerScene
 from scenes.facts import Fact
+from scenes.kit.bars import BarRows
 from scenes.kit.text import text
 
 Plant = Callable[[pytest.MonkeyPatch], None]
@@ -135,9 +141,31 @@ def _swapped_heads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "add_source", planted)
 
 
+def _swapped_scores(monkeypatch: pytest.MonkeyPatch) -> None:
+    number_spot = BarRows.number_spot
+
+    def planted(self: BarRows, row: int, number: Any, buff: float = 0.12) -> Any:
+        return number_spot(self, {0: 1, 1: 0}.get(row, row), number, buff)  # k1's number at k2's bar, and back
+
+    monkeypatch.setattr(BarRows, "number_spot", planted)
+
+
+def _weights_one_row_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("step", "weights") and len(index) == 1:  # row j draws row j − 1's weight
+            index = ((index[0] - 1) % self.scenario.n_tokens,)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
-    "doubled product": (("scenes.self_attention.projection", "Projection"), _changed_value("query_terms", lambda s, f, v: 2 * v)),
+    "doubled product": (
+        ("scenes.self_attention.projection", "Projection"), _changed_value("query_terms", lambda s, f, v: 2 * v),
+    ),
     "shifted total": (
         ("scenes.self_attention.softmax", "ScaleAndSoftmax"),
         _changed_value("running_weights", lambda s, f, v: v - float(s.step.weights[f.index])),
@@ -150,6 +178,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "plotted elsewhere": (("scenes.self_attention.why_scale", "WhyScale"), _plotted_elsewhere),
     "swapped heads": (("scenes.multi_head.multi_head", "MultiHead"), _swapped_heads),
     "flipped output": (("scenes.multi_head.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
+    "swapped scores": (("scenes.self_attention.scores", "Scores"), _swapped_scores),
+    "weights one row down": (("scenes.self_attention.weighted_sum", "WeightedSum"), _weights_one_row_down),
 }
 
 
@@ -185,6 +215,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "plotted elsewhere": ("5-tokens-0-decimals",),
     "swapped heads": ("two-heads",),
     "flipped output": ("two-heads",),
+    "swapped scores": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "weights one row down": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
@@ -220,10 +252,12 @@ def _problems(build: Build) -> list[str]:
     return number_problems(build) + [problem for play in build.plays for problem in (*play.unrecorded, *play.misplaced)]
 
 
-def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact]]:
-    """Every text the scene recorded, every caption and what each caption cites."""
+def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact], list[tuple[float, ...]]]:
+    """Every text the scene recorded, every caption and what each caption cites, where each number ends."""
     drawn = [item.text for item in build.shown] + [str(getattr(i.mobject, "text", "")) for i in build.shown]
-    return drawn, [beat.caption for beat in build.beats], [item.fact for beat in build.beats for item in beat.said]
+    ends = [tuple(np.round(i.mobject.get_center(), 2)) for i in build.shown if i.mobject is not None]
+    said = [item.fact for beat in build.beats for item in beat.said]
+    return drawn, [beat.caption for beat in build.beats], said, ends
 
 
 CASES = [

@@ -6,9 +6,12 @@ attention_math (``tests/number_checks.py``; never from an object the scene made)
 independently of the scenes' formatter, and checks the recorded text and precision, the text the
 mobject really carries (every number of a label, in order), that the mobject was on screen, and
 that each caption says exactly the numbers it cites, each on screen in its beat. A digit on
-screen that no fact accounts for fails. :data:`KEY_NUMBERS` lists what each scene must show at
-least. The last tests prove the checker fails on deliberately wrong scenes; the mutation test
-(``test_mutations.py``) plants faults in the real scenes.
+screen that no fact accounts for fails. At the end of every play each number whose fact names a
+token, key or dimension stands in that thing's row or column (the bands the scene registered,
+``scenes.facts.Bands``), not another's; a scene that shows such numbers registers bands that hold
+them. :data:`KEY_NUMBERS` lists what each scene must show at least. The last tests prove the
+checker fails on deliberately wrong scenes; the mutation test (``test_mutations.py``) plants
+faults in the real scenes.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
-from number_checks import canonical, expected_text
+from number_checks import BELONGS, SCALING_BELONGS, band_of, belongs_to, canonical, derive_all, expected_text
 from scene_helpers import (
     NUMBER_SCENARIOS,
     SCENARIOS,
@@ -34,7 +37,9 @@ from scene_helpers import (
 
 from attention_math import Scenario, preset, scaling_spread
 from scenes.base import ExplainerScene, Shown
-from scenes.facts import Fact, position, query_number, value
+from scenes.facts import BAND_KINDS, Fact, position, query_number, size, value
+from scenes.kit.bars import BarRows
+from scenes.kit.heatmap import HeatGrid
 from scenes.kit.text import text
 
 Index = tuple[int, ...]
@@ -203,6 +208,22 @@ def test_every_digit_on_screen_is_a_recorded_fact(scene_builds, scene: tuple[str
     assert not problems, f"{build.label}:\n  " + "\n  ".join(problems)
 
 
+@pytest.mark.parametrize(("scene", "scenario"), CASES)
+def test_numbers_of_tokens_and_dimensions_stand_in_registered_bands(scene_builds, scene: tuple[str, str],
+                                                                    scenario: str) -> None:
+    """A scene that shows numbers of tokens, keys or dimensions registers the rows and columns it lays them
+    out by (``scene.rows``, ``scene.columns``; the kit's grids and bars give theirs), so that every one is
+    held to its own (:func:`scene_helpers.number_problems` says where one stands in another's)."""
+    build = built(scene_builds, scene, scenario)
+    derived = derive_all(build.scenario)
+    indexed = [s.fact for s, seen in zip(build.shown, build.on_screen, strict=True)
+               if seen and belongs_to(s.fact, build.scenario.query, derived)]
+    if indexed:
+        assert sum(play.placed for play in build.plays) > 0, (
+            f"{build.label}: shows {len(indexed)} numbers of tokens, keys or dimensions (such as "
+            f"{', '.join(map(str, indexed[:3]))}) but registers no rows or columns that hold any of them")
+
+
 # -- the checker itself ---------------------------------------------------------------------------
 
 
@@ -318,3 +339,95 @@ def test_at_its_inputs_precision_the_projection_adds_up_exactly(scene_builds, sc
     assert build.relations, f"{build.label}: shows no arithmetic"
     inexact = [relation for relation in build.relations if relation.sign != "="]
     assert not inexact, f"{build.label}: {inexact}"
+
+
+# -- every number in its place: the checker ------------------------------------------------------------
+
+
+def test_every_kind_a_field_names_is_one_a_scene_can_register() -> None:
+    named = {kind for kinds in (*BELONGS.values(), *SCALING_BELONGS.values()) for kind in kinds} | {"head"}
+    assert named <= set(BAND_KINDS), named - set(BAND_KINDS)
+
+
+def test_belongs_to_reads_the_thing_from_the_fact_alone() -> None:
+    scenario = preset("two-heads")
+    derived = derive_all(scenario)
+    q = scenario.query
+    assert belongs_to(value("step", "weights", 2), q, derived) == [("query", q), ("key", 2)]
+    assert belongs_to(value("step", "context", 1), q, derived) == [("query", q), ("d_v", 1)]
+    assert belongs_to(value("trace", "values", 3, 0), q, derived) == [("key", 3), ("d_v", 0)]
+    assert belongs_to(value("step", "weighted_values", 0, 1), q, derived) == [("key", 0), ("d_v", 1)]
+    assert belongs_to(value("head2", "weights", 0, 1), q, derived) == [("head", 1), ("query", 0), ("key", 1)]
+    assert belongs_to(value("trace", "weights", 1, reduce="sum"), q, derived) == [("query", 1)]
+    assert belongs_to(value("scaling", "raw_std", -1), q, derived) == [("size", len(scaling_spread(seed=0).dims) - 1)]
+    for unplaced in (position(3), size("d_k"), query_number(), value("extremes", "weights", 0),
+                     value("step", "exp_sum"), value("saturation", "weights", 0, 1)):
+        assert belongs_to(unplaced, q, derived) == [], unplaced
+
+
+def test_a_band_holds_what_stands_in_it_else_the_nearest() -> None:
+    bands = [(0, 0.9, 1.1), (1, 0.4, 0.6), (2, -0.1, 0.1)]
+    assert band_of(1.0, bands) == 0
+    assert band_of(0.72, bands) == 1  # between two bands: the nearer middle
+    assert band_of(0.78, bands) == 0
+    assert band_of(1.5, bands) is None  # outside them all: not placed by them
+    assert band_of(-0.12, bands) == 2  # a hair outside the last
+
+
+class _Places(ExplainerScene):
+    """Key j's score beside its bar, the weights in a token × token grid; ``mistake`` puts some elsewhere."""
+
+    mistake = "none"
+
+    def construct(self) -> None:
+        n, mistake = self.scenario.n_tokens, self.mistake
+        labels = [self.label("k{}", position(j), size=22) for j in range(n)]
+        chart = BarRows(labels, [self.value_of(value("step", "scores", j)) for j in range(n)], width=3, pitch=0.4,
+                        color="#888888").to_edge([-1, 0, 0])
+        self.rows("key", chart)
+        swap = {0: 1, 1: 0} if mistake == "swapped bars" else {}
+        numbers = [self.number("step", "scores", j, size=22) for j in range(n)]
+        for j, number in enumerate(numbers):
+            chart.number_spot(swap.get(j, j), number)
+        grid = HeatGrid(n, n, cell_w=0.7, cell_h=0.4, size=20).to_edge([1, 0, 0])
+        self.rows("query", grid)
+        self.columns("key", grid)
+        cells = [[self.number("trace", "weights", i, j, size=20) for j in range(n)] for i in range(n)]
+        if mistake == "grid one row down":
+            cells = [cells[(i - 1) % n] for i in range(n)]
+        elif mistake == "grid transposed":
+            cells = [[cells[j][i] for j in range(n)] for i in range(n)]
+        grid.place(cells)
+        far = self.number("step", "weights", 0, size=22).to_edge([0, -1, 0])  # under everything: no band holds it
+        self.beat("Scores and weights.", FadeIn(chart, *numbers, grid.brackets, *grid.cells, *(c for row in cells
+                                                                                                for c in row), far))
+
+
+def _places(name: str, tmp_path) -> Build:
+    cls = type(f"Places{name.title().replace(' ', '')}", (_Places,), {"mistake": name, "__module__": __name__})
+    build = build_scene(cls, preset("dog-chased-ball"), tmp_path)
+    assert build.error is None, build.error
+    return build
+
+
+def test_place_checker_passes_numbers_in_their_own_bands(tmp_path) -> None:
+    build = _places("none", tmp_path)
+    assert number_problems(build) == []
+    assert sum(play.placed for play in build.plays) > 0
+
+
+@pytest.mark.parametrize(
+    ("mistake", "message"),
+    [
+        ("swapped bars", "step.scores[0] '{}' stands in the row of key 2, not in its own (key 1)"),
+        ("grid one row down", "trace.weights[0, 0] '{}' stands in the row of query 2, not in its own (query 1)"),
+        ("grid transposed", "trace.weights[0, 1] '{}' stands in the column of key 1, not in its own (key 2)"),
+    ],
+)
+def test_place_checker_catches_a_true_number_in_another_place(mistake: str, message: str, tmp_path) -> None:
+    build = _places(mistake, tmp_path)
+    fact = {"swapped bars": value("step", "scores", 0), "grid one row down": value("trace", "weights", 0, 0),
+            "grid transposed": value("trace", "weights", 0, 1)}[mistake]
+    shown = next(item.text for item in build.shown if item.fact == fact)
+    problems = number_problems(build)
+    assert any(message.format(shown) in problem for problem in problems), problems

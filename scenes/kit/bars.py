@@ -3,7 +3,9 @@
 Rows stack down the frame, so 2 to 16 tokens fit with their names written out (a column of
 bars would need the names side by side). A bar's length is its value times the chart's unit;
 :meth:`BarRows.axis` maps a value to the point where the bar of row ``j`` ends, so a test can
-check every bar against its number.
+check every bar against its number. Its rows are bands for the numbers beside them
+(:meth:`BarRows.row_anchors`; ``scene.rows("key", chart)``): a number placed with
+:meth:`BarRows.number_spot` joins the chart's region, so the tests see it stands in its own row.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from manim import RIGHT, Dot, Line, Mobject, Rectangle, Text, VGroup, VMobject
+from manim import RIGHT, Dot, Group, Line, Mobject, Rectangle, Text, VGroup, VMobject
 
 from scenes.kit.palette import MUTED
 
@@ -77,6 +79,18 @@ class BarRows(VGroup):
         # the labels' size, for the numbers beside them
         self.font = float(getattr(labels[0], "font_size", 24)) if isinstance(labels[0], Text) else 24.0
         self.add(self.labels, self.zero_line, self.unit_line, self.bars)
+        self.placed = Group()  # the numbers put beside the bars (not drawn as part of the chart)
+
+    def row_anchors(self) -> dict[int, Mobject]:
+        """Row ``j``'s label and bar: the band its number stands in (see :class:`scenes.facts.Bands`)."""
+        return {j: VGroup(label, bar) for j, (label, bar) in enumerate(zip(self.labels, self.bars, strict=True))}
+
+    def column_anchors(self) -> dict[int, Mobject]:
+        raise ValueError("a chart of bar rows has rows, not columns")
+
+    def band_region(self) -> tuple[Mobject, ...]:
+        """What its rows reach across: the chart and the numbers placed beside it."""
+        return (self, self.placed)
 
     def row_y(self, row: int) -> float:
         return float(self.labels[row].get_y())
@@ -93,6 +107,7 @@ class BarRows(VGroup):
         """Put ``number`` beyond the end of row ``row``'s bar (a negative bar's number sits right of
         the zero line, away from the labels); returns it."""
         bar = self.bars[row]
+        self.placed.add(number)
         if self.values[row] < 0:
             spot = np.array([self.zero_line.get_x(), self.row_y(row), 0.0])
             return number.move_to(spot + RIGHT * (number.width / 2 + buff))

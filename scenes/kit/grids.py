@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, RoundedRectangle, Text, VGroup, VMobject
+from manim import LEFT, RIGHT, UP, Mobject, RoundedRectangle, Text, VGroup, VMobject
 
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED
 from scenes.kit.text import LABEL_SIZE, token_text
@@ -85,6 +85,22 @@ class NumberGrid(VGroup):
             self.column_labels.add(mob)
         self.add(self.row_labels, self.column_labels)
         self.shape = (rows, columns)
+
+    def row_anchors(self) -> dict[int, Mobject]:
+        """Row ``i``'s label: the band of its numbers (see :class:`scenes.facts.Bands`). A grid without
+        row labels has no anchor of its own: the scene passes those its rows line up with."""
+        if not len(self.row_labels):
+            raise ValueError("this grid has no row labels: pass the anchors its rows line up with")
+        return dict(enumerate(self.row_labels))
+
+    def column_anchors(self) -> dict[int, Mobject]:
+        """Column ``j``'s label (as :meth:`row_anchors`)."""
+        if not len(self.column_labels):
+            raise ValueError("this grid has no column labels: pass the anchors its columns line up with")
+        return dict(enumerate(self.column_labels))
+
+    def band_region(self) -> tuple[Mobject, ...]:
+        return (self,)
 
     def row(self, i: int) -> VGroup:
         """The numbers of row ``i``."""

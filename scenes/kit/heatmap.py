@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from manim import DL, DOWN, LEFT, PI, RIGHT, UP, Rectangle, SurroundingRectangle, Text, VGroup, VMobject
+from manim import DL, DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, SurroundingRectangle, Text, VGroup, VMobject
 
 from scenes.facts import Fact
 from scenes.kit.grids import Brackets
@@ -325,6 +325,19 @@ class HeatGrid(VGroup):
     def row_y(self, i: int) -> float:
         return float(self.squares[i][0].get_y())
 
+    def row_anchors(self) -> dict[int, Mobject]:
+        """Row ``i``'s cells: the band of its numbers (see :class:`scenes.facts.Bands`); a row faded out
+        no longer counts, cells never filled (nor added) still do."""
+        return {i: VGroup(*row) for i, row in enumerate(self.squares)}
+
+    def column_anchors(self) -> dict[int, Mobject]:
+        """Column ``j``'s cells (as :meth:`row_anchors`)."""
+        return {j: VGroup(*(row[j] for row in self.squares)) for j in range(len(self.squares[0]))}
+
+    def band_region(self) -> tuple[Mobject, ...]:
+        """The cells and brackets (not the labels around them)."""
+        return (self.cells, self.brackets)
+
     def row(self, i: int) -> VGroup:
         """The cells of row ``i``."""
         return VGroup(*self.squares[i])
@@ -444,7 +457,8 @@ def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int
     """One row per key beside a grid (each at its row's height): "k_j", then a number per column.
 
     ``columns`` are ``(source, field, row, colour)``: entry ``j`` of a column is ``field[row, j]``.
-    ``heads`` sit over the columns. Returns ``VGroup(heads, keys, *columns)``.
+    ``heads`` sit over the columns. Returns ``VGroup(heads, keys, *columns)``, its rows registered with
+    the scene as the keys' (``scene.rows("key", …)``: each number stands in its key's row).
     """
     n = len(grid.squares)
     keys = VGroup(*(scene.label("k{}", Fact("position", "", (j,)), size=size, color=KEY) for j in range(n)))
@@ -460,7 +474,9 @@ def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int
         x += gap
     for j, key in enumerate(keys):
         key.move_to((left + key.width / 2, grid.row_y(j), 0))
-    return VGroup(VGroup(*heads), keys, *made)
+    table = VGroup(VGroup(*heads), keys, *made)
+    scene.rows("key", dict(enumerate(keys)), table)  # each number in its key's row (checked by the tests)
+    return table
 
 
 def _vector_texts(scene: Any, name: str, source: str, field: str, row: int) -> list[str]:

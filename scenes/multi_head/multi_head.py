@@ -23,6 +23,7 @@ from manim import (
     FadeOut,
     LaggedStart,
     MathTex,
+    Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
     Transform,
@@ -180,9 +181,15 @@ class MultiHead(ExplainerScene):
     def _panels(self) -> list[_Panel]:
         h = len(self.heads)
         if h == 1:
-            return [self._panel(0, -HALF_WIDTH, 2 * HALF_WIDTH - ONE_HEAD_NOTE - GAP)]
-        width = (2 * HALF_WIDTH - (h - 1) * GAP) / h
-        return [self._panel(k, -HALF_WIDTH + k * (width + GAP), width) for k in range(h)]
+            panels = [self._panel(0, -HALF_WIDTH, 2 * HALF_WIDTH - ONE_HEAD_NOTE - GAP)]
+        else:
+            width = (2 * HALF_WIDTH - (h - 1) * GAP) / h
+            panels = [self._panel(k, -HALF_WIDTH + k * (width + GAP), width) for k in range(h)]
+        # every number of a head in its own panel (each panel's extent a mark that draws nothing)
+        extents = {p.head: Rectangle(width=p.width, height=TOP - BOTTOM, stroke_width=0, fill_opacity=0)
+                   .move_to((p.centre, (TOP + BOTTOM) / 2, 0)) for p in panels}
+        self.columns("head", extents, *extents.values(), *(p.title for p in panels))
+        return panels
 
     def _panel(self, k: int, left: float, width: float) -> _Panel:
         source, q = f"head{k + 1}", self.scenario.query
@@ -237,6 +244,8 @@ class MultiHead(ExplainerScene):
             grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
                                         color=QUERY) for i, t in enumerate(tokens)])
         grid.shift(RIGHT * (left - grid.get_left()[0]) + UP * (top - grid.get_top()[1]))
+        self.rows("query", grid)  # each cell's number in its query's row and key's column
+        self.columns("key", grid)
         return fit, grid
 
     def _matrices(self, k: int, left: float, width: float, top: float) -> VGroup:

@@ -163,6 +163,9 @@ class CausalMask(ExplainerScene):
                   (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
         for title in titles:
             title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        if fit.numbers:  # each cell's number in its query's row and key's column (colour only: the one −∞
+            self.rows("query", grid)  # written across the mask stands for every hidden cell, in none's row)
+            self.columns("key", grid)
         return _Board(fit, grid, titles, grid.get_right()[0] + gap)
 
     def _numbers(self, board: _Board, source: str, name: str, ranges: str) -> VGroup:
@@ -247,6 +250,7 @@ class CausalMask(ExplainerScene):
                           self.number("causal", "weights", i, reduce="sum", size=size, color=WEIGHT))
             sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, grid.row_y(i), 0)))
         sums.align_to((board.right, 0, 0), LEFT)
+        self.rows("query", board.grid, sums)  # each row's sum level with its row
         self.formula.generate_target()
         self.formula.target.light("query", "key", "scale", "softmax")
         marks = board.marks

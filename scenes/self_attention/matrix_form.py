@@ -155,6 +155,12 @@ class MatrixForm(ExplainerScene):
         }
         for title in titles.values():
             title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        # every number in its place: a cell's in its query's row and key's column; V's rows are the keys',
+        # Z's the queries'
+        self.rows("query", grid)
+        self.columns("key", grid)
+        self.rows("key", values)
+        self.rows("query", values)
         return _Board(fit, grid, values, titles)
 
     # -- numbers on the grid --------------------------------------------------------------
@@ -248,6 +254,7 @@ class MatrixForm(ExplainerScene):
                           self.number("trace", "weights", i, reduce="sum", size=size, color=WEIGHT))
             sums.add(line.arrange(RIGHT, buff=0.12).move_to((0, board.grid.row_y(i), 0)))
         sums.align_to(board.values, LEFT)
+        self.rows("query", board.grid, sums)  # each row's sum level with its row
         self.beat("Each row of weights adds up to one." + self.said_rounded(),
                   LaggedStart(*(FadeIn(s) for s in sums), lag_ratio=0.1), *self._rounding(), run_time=1.5)
         self.play(FadeOut(sums), run_time=0.5)

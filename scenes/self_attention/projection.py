@@ -266,6 +266,10 @@ class Projection(ExplainerScene):
                        label_size=NUMBER_SIZE)
         x_tag = self._tag("X", size("n_tokens"), size("d_in"), EMBEDDING)
         stages = {role.role: self._stage(role) for role in ROLES}
+        # every row of X and of each result in its token's row (the results' rows level with X's labels)
+        self.rows("token", x)
+        for role, stage in stages.items():
+            self.rows("query" if role == "query" else "key", dict(enumerate(x.row_labels)), stage.m)
         signs = VGroup(text("·", size=SIGN_SIZE, color=MUTED), text("=", size=SIGN_SIZE, color=MUTED))
         mark = len(self.shown)
         shapes = self._shapes_line()
@@ -310,6 +314,9 @@ class Projection(ExplainerScene):
             del self.shown[mark:]  # the statement is dropped: its numbers are never shown
             statement = None
         _grow(group, statement)
+        labels = dict(enumerate(cast(NumberGrid, group[0][0]).row_labels))  # Q's labels name K's and V's rows too
+        for column, kind in zip(group, ("query", "key", "key"), strict=True):
+            self.rows(kind, labels, column[0])
         return group, statement
 
     def _summary_columns(self, h_buff: float) -> VGroup:

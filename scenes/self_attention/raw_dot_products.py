@@ -93,7 +93,8 @@ class RawDotProducts(ExplainerScene):
     def _one_embedding(self, boxes: VGroup) -> tuple[NumberGrid, MathTex]:
         """Both "it"s point at one row of X (drawn in the middle of the frame until the plane comes)."""
         q = self.own.query
-        x_grid = self.grid("raw", "embeddings", row_labels=self.own.tokens, color=EMBEDDING)
+        x_grid = self.grid("raw", "embeddings", row_labels=self.own.tokens, color=EMBEDDING, rows="token")
+        self.rows("key", x_grid)  # the keys W_K makes take the rows of their tokens
         x_grid.shift(RIGHT * (-6.5 + CENTRED - x_grid.get_left()[0]) + UP * (1.7 - x_grid.get_top()[1]))
         x_title = MathTex("X", color=EMBEDDING, font_size=34).next_to(x_grid.brackets, UP, buff=0.12)
         sentence_target = boxes.copy().scale(0.84).move_to(UP * 2.5)  # tokens at 20, the floor

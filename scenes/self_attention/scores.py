@@ -141,6 +141,7 @@ class Scores(ExplainerScene):
             self._side_chart(labels, pitch, room)
         for j, bar in enumerate(chart.bars):
             self.plot(bar, chart.axis(j), value("step", "scores", j), anchor=chart.end_side(j))
+        self.rows("key", chart)  # each key's score beside its own bar
         # a slide spans the frame: a narrow picture gets the board's arithmetic beside it at the end
         narrow = stacked and VGroup(space, query_arrow, *keys, chart).width < NARROW * config.frame_width
         if stacked:
@@ -344,6 +345,10 @@ class Scores(ExplainerScene):
                              color=QUERY, h_buff=0.22)
         board = self._board_parts(keys, queries, layout)
         self._fit_board(board)
+        # each key's products and score in its row of K; each query in its row of Q (level with K's)
+        named = {j: keys.row_labels[k] for k, j in enumerate(layout) if j is not None}
+        self.rows("key", named, keys, *board.products.values(), *board.equals.values(), *board.scores.values())
+        self.rows("query", named, queries)
         return board
 
     def _board_parts(self, keys: NumberGrid, queries: NumberGrid, layout: list[int | None]) -> _Board:

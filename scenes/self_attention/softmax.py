@@ -168,7 +168,9 @@ class ScaleAndSoftmax(ExplainerScene):
         for lines in headers.values():
             for line in lines:
                 line.scale(sizes.head / MEASURED_AT)
-        return self._place(labels, columns, headers, total, sizes)
+        table = self._place(labels, columns, headers, total, sizes)
+        self.rows("key", dict(enumerate(labels)), labels, *columns.values())  # each column's numbers in their key's row
+        return table
 
     @staticmethod
     def _widths(labels: VGroup, columns: dict[str, VGroup], headers: dict[str, VGroup], font: float, head: float,

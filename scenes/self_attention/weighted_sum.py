@@ -381,6 +381,7 @@ class WeightedSum(ExplainerScene):
         table = _Table(rows, total)
         table.pitch = float(np.clip((TOP - BOTTOM - 1.4) / len(rows), 0.3, 0.5))
         self._lay_out(table)
+        self.rows("key", {j: row[0] for j, row in enumerate(rows)}, *rows)  # each weight and term in its token's row
         return table
 
     def _arrange(self, table: _Table) -> Box:

@@ -200,6 +200,7 @@ class WhyScale(ExplainerScene):
             label.move_to((box.left + label_w - label.width / 2, y, 0))
             scale, air = (self.reach, pitch) if zoom is None else (zoom, 1.6 * pitch)
             rows.append(VGroup(label, *self._cloud(self._dim(d), line, scale, air, box)))
+        self.rows("size", {self._dim(d): row[0] for d, row in zip(shown, rows, strict=True)}, *rows)  # σ beside its d
         if zoom is not None:
             note = text("zoomed in", size=box.size - 4, color=MUTED).next_to(rows[0][0], DOWN, buff=0.2)
             note.align_to(rows[0][0], RIGHT)
@@ -360,6 +361,7 @@ class WhyScale(ExplainerScene):
             weights.add(self.number("scaling", field, j, size=box.size, color=WEIGHT).next_to(bar, UP, buff=0.1))
             numbers.add(self.number(source, scores, j, size=box.size, color=INK)
                         .move_to((axis.x(), base_y - 0.27, 0)))
+        self.columns("sample", dict(enumerate(bars)), bars, weights, numbers)  # each key's weight and score at its bar
         return _Row(title, base, bars, weights, VGroup(numbers, name))
 
     def _saturated(self, halves: _Clouds, plot: _Plot, row: _Row) -> None:
