@@ -88,7 +88,7 @@ class SceneSpec:
 
 @dataclass(frozen=True)
 class BundleSettings:
-    """How to render: quality flag, container format, transparency, parallel jobs, slides, voice, captions."""
+    """How to render: quality flag, container format, transparency, parallel jobs, decks, voice, captions."""
 
     quality: str = "l"
     fps: int | None = None  # frames per second; None: the quality's
@@ -96,6 +96,7 @@ class BundleSettings:
     transparent: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     slides: bool = False
+    pptx: bool = False  # the PowerPoint deck, lecture.pptx (made from the clips: no render of its own)
     voice: bool = False  # speak every caption (Piper, the voice extra)
     captions: str = "soft"  # one of bundle.CAPTIONS
 
@@ -107,7 +108,8 @@ class BundleSettings:
     def key(self) -> dict[str, Any]:
         """What of the settings shapes a clip (the voice by its Piper and voice versions).
 
-        Slides are not in it: a scene rendered as a slide deck writes the same clip.
+        Slides are not in it: a scene rendered as a slide deck writes the same clip; nor is the
+        PowerPoint deck, which is made from the clips.
         """
         key: dict[str, Any] = {
             "quality": self.quality,
