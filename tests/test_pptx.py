@@ -185,8 +185,9 @@ def printed(bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         str(SOFFICE), f"-env:UserInstallation={(folder / 'profile').as_uri()}", "--headless", "--norestore",
         "--nolockcheck", "--convert-to", "pdf", "--outdir", str(folder), str(bundle / "lecture.pptx"),
     ]
-    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0:
-        command = ["unshare", "--net", *command]  # a network namespace of its own: no network at all
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "--net", "true"], capture_output=True).returncode == 0:
+        command = [unshare, "--net", *command]  # a network namespace of its own: no network at all
     env = dict(clean_environment(), HOME=str(folder))
     result = subprocess.run(command, capture_output=True, text=True, timeout=OFFICE_TIMEOUT, env=env)
     pdf = folder / "lecture.pdf"
