@@ -11,10 +11,12 @@ STAMP := $(VENV)/.installed
 # DejaVu Sans draws the scenes' text; fontconfig falls back to Noto (CJK, Hebrew, Arabic, ...)
 # and Symbola (emoji as outlines: colour emoji fonts are bitmaps, which manim's SVG route drops).
 # Chromium (headless, offline) opens the bundle's deck and lecture page in the tests.
+# LibreOffice Impress (headless) opens the bundle's lecture.pptx in the tests and prints it to PDF;
+# poppler-utils (pdfinfo, pdftoppm, pdftotext) count, draw and read that PDF's pages.
 APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core python3-venv python3-dev \
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm \
-	chromium
+	chromium libreoffice-impress poppler-utils
 
 # reveal.js, which the bundle's HTML deck (manim-slides 5.7) runs on: the npm package, fetched once
 # with `npm pack` (Debian's npm where there is none) into the git-ignored .cache/ and checked

@@ -42,6 +42,8 @@ from .media import contact_sheet, join_videos, last_frame, probe
 from .outputs.handout import handout_files
 from .outputs.notebook import notebook_json
 from .outputs.page import lecture_page
+from .outputs.pptx import KIND as PPTX_KIND
+from .outputs.pptx import pptx_key, stage_pptx
 from .outputs.slides import deck_key, reveal_package, stage_deck
 from .outputs.subtitles import to_webvtt
 from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec, json_hash, scenes_folder, work_folder
@@ -587,7 +589,7 @@ def _run_jobs(
 
 
 def _stage_files(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) -> dict[str, float]:
-    """Stage every new file (clips, subtitles, stills, lecture, texts, handout, deck); return each clip's duration."""
+    """Stage every new file (clips, subtitles, stills, lecture, texts, handout, decks); return each clip's duration."""
     out, chosen = plan.out, plan.chosen
     for spec in chosen:
         if spec.name in rendered:
@@ -613,6 +615,7 @@ def _stage_files(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) 
         contact_sheet(stills, staging.stage("stills/contact-sheet.png"))
     _stage_texts(plan, staging, durations)
     stage_deck(plan, staging, rendered)
+    stage_pptx(plan, staging, rendered)
     return durations
 
 
@@ -661,6 +664,7 @@ def _file_entries(plan: BundlePlan, staging: Staging) -> list[dict[str, Any]]:
     listed += [(f"handout/{name}", "handout", None) for name in sorted(handout_files(plan.scenario))]
     listed += [("handout/notebook.ipynb", "notebook", None), ("scenario.toml", "scenario", None)]
     listed += [(rel, kind, None) for rel, kind in staging.deck]
+    listed += [(rel, kind, None) for rel, kind in staging.pptx]
     return [_file_entry(staging, rel, kind, scene) for rel, kind, scene in listed]
 
 
@@ -702,6 +706,7 @@ def _manifest(
         "scenes_in_lecture": [s.name for s in plan.chosen],
         "rendered": sorted(rendered),
         "deck": deck_key(plan) if any(entry["kind"] == "deck" for entry in files) else None,
+        PPTX_KIND: pptx_key(plan) if any(entry["kind"] == PPTX_KIND for entry in files) else None,
         "scenes": scenes,
         "files": files,
     }

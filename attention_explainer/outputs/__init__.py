@@ -1,7 +1,8 @@
 """What a bundle delivers besides its clips, each from the bundle's plan (:mod:`attention_explainer.plan`).
 
 :mod:`~attention_explainer.outputs.page` the lecture page, :mod:`~attention_explainer.outputs.slides`
-the HTML slide deck, :mod:`~attention_explainer.outputs.handout` the handout's tables and
+the HTML slide deck, :mod:`~attention_explainer.outputs.pptx` the PowerPoint deck,
+:mod:`~attention_explainer.outputs.handout` the handout's tables and
 walkthrough, :mod:`~attention_explainer.outputs.notebook` its notebook,
 :mod:`~attention_explainer.outputs.subtitles` the WebVTT subtitles, and
 :mod:`~attention_explainer.outputs.captions` the captions the runner burns into the frames.

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..plan import BundlePlan, SceneSpec
     from ..staging import Staging
 
-__all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary"]
+__all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary", "scene_words"]
 
 STYLE = """
 body { font: 16px/1.45 "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 78rem;
@@ -116,8 +116,12 @@ def _policy() -> str:
     )
 
 
-def _words(name: str) -> str:
-    """A class name as the lecture says it: ``ScaleAndSoftmax`` → ``Scale and softmax``."""
+def scene_words(name: str) -> str:
+    """A class name as the lecture says it (the page's and the PowerPoint deck's headings).
+
+    >>> scene_words("ScaleAndSoftmax")
+    'Scale and softmax'
+    """
     words = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
     return words[:1].upper() + words[1:]
 
@@ -184,7 +188,7 @@ def _clip_section(plan: BundlePlan, staging: Staging, spec: SceneSpec, duration:
     video_id = f"clip-{spec.stem}"
     still = f"stills/{spec.stem}.png"
     return (
-        f'<section id="{spec.stem}"><h2>{spec.number}. {_e(_words(spec.name))}</h2>'
+        f'<section id="{spec.stem}"><h2>{spec.number}. {_e(scene_words(spec.name))}</h2>'
         f'<div class="clip"><div>{_video(plan.clip(spec), f"{spec.stem}.vtt", video_id, subrip, still)}'
         f'<p><a href="{_e(plan.clip(spec))}">{_e(plan.clip(spec))}</a> ({duration:.1f} s) · '
         f'<a href="{spec.stem}.srt">{spec.stem}.srt</a> · <a href="{spec.stem}.vtt">{spec.stem}.vtt</a> · '
@@ -272,8 +276,9 @@ def lecture_page(
     title = _e(plan.scenario.title)
     deck = any(entry["kind"] == "deck" for entry in files)
     links = ['<a href="#lecture">the lecture</a>']
-    links += [f'<a href="#{s.stem}">{s.number}. {_e(_words(s.name))}</a>' for s in plan.chosen]
+    links += [f'<a href="#{s.stem}">{s.number}. {_e(scene_words(s.name))}</a>' for s in plan.chosen]
     links += ['<a href="slides.html">the slide deck</a>'] if deck else []
+    links += ['<a href="lecture.pptx">the PowerPoint deck</a>'] if any(e["kind"] == "pptx" for e in files) else []
     links += ['<a href="#handout">handout</a>', '<a href="handout/notebook.ipynb">notebook</a>']
     links += ['<a href="#files">every file</a>']
     clips = "".join(_clip_section(plan, staging, spec, durations[spec.name]) for spec in plan.chosen)
