@@ -2,7 +2,8 @@
 
 ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
 convention of PyTorch (one row per token); several heads joined by ``W_O``
-(:func:`multi_head_attention`); and the sampled reason for ``√d_k`` (:func:`scaling_spread`).
+(:func:`multi_head_attention`); the sampled reason for ``√d_k`` (:func:`scaling_spread`); and
+where ``W_Q`` and ``W_K`` come from, a small training run by gradient descent (:func:`train_attention`).
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -18,6 +19,7 @@ from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .scaling import ScalingSpread, scaling_spread
 from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
+from .training import LossGradient, TrainingTrace, gradient, train_attention
 from .walkthrough import format_walkthrough, walkthrough_data
 
 __all__ = [
@@ -25,13 +27,16 @@ __all__ = [
     "MINUS",
     "PRESETS",
     "AttentionTrace",
+    "LossGradient",
     "MultiHeadTrace",
     "QueryStep",
     "ScalingSpread",
     "Scenario",
     "ScenarioError",
+    "TrainingTrace",
     "format_number",
     "format_walkthrough",
+    "gradient",
     "load_scenario",
     "multi_head_attention",
     "preset",
@@ -41,5 +46,6 @@ __all__ = [
     "scenario_to_toml",
     "self_attention",
     "softmax",
+    "train_attention",
     "walkthrough_data",
 ]
