@@ -13,8 +13,9 @@ chased; the first "it" couldn't catch), −0.3 for the object (the "ball" was ch
 "it" was not caught). The first three numbers are the lecture's: "animal" and "thing" (the dog
 0.9 and 0.1, the ball the reverse, "it" half of each) and a "shared" 0.1 that every word has
 (through ``W_Q`` it works like a bias: a preference among keys that every query shares). The
-role is small next to the meaning, so the raw dot products ``X Xᵀ`` barely tell the nouns
-apart (it₁·dog 0.60, it₁·ball 0.42, it₁·it₁ 0.60 as well); the weights must learn to use it.
+role is small next to the meaning, so the raw dot products ``X Xᵀ`` drown it: the first "it"
+scores the dog 0.60 and the ball 0.42 but itself 0.60 too, and their softmax is 0.27, 0.23,
+0.27, 0.23. The weights must learn to use it.
 
 The loss, stated: each "it" should put all its attention on its noun, so its target row is one-
 hot on that noun, and the loss is the cross-entropy of the target ``t`` against the attention
@@ -33,7 +34,7 @@ gradient with respect to ``W_V`` is 0: ``W_V`` is fixed, not learned (:data:`W_V
 What it learns (seed 0): the query reads the role (``W_Q``'s role row grows to 5.6) and the key
 tells dog from ball (``W_K``: animal +3.8, thing −3.8, role +1.7). In one sentence the subject
 is also the animal, so nothing here can tell "look for the subject" from "look for the animal";
-more sentences would.
+a sentence whose subject is the thing would.
 """
 
 from __future__ import annotations

@@ -240,6 +240,7 @@ def test_the_embeddings_are_the_lectures_three_numbers_and_a_role() -> None:
     assert EMBEDDINGS[:, 3].tolist() == [0.3, -0.3, 0.3, -0.3]  # subject +, object −
     raw = EMBEDDINGS @ EMBEDDINGS.T  # the module docstring's raw dot products of the first "it"
     assert raw[2].round(2).tolist() == [0.60, 0.42, 0.60, 0.42]
+    assert plain_row(raw[2].tolist()) == pytest.approx([0.27, 0.23, 0.27, 0.23], abs=0.005)  # drowned
 
 
 def test_training_starts_from_the_seeds_uniform_draw_w_query_first() -> None:
