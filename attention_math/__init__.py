@@ -6,6 +6,8 @@ convention of PyTorch (one row per token); several heads joined by ``W_O``
 mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
 :func:`renormalised_weights`, :func:`attention_dropout`); and the sampled reason for ``√d_k``
 (:func:`scaling_spread`).
+(:func:`multi_head_attention`); the sampled reason for ``√d_k`` (:func:`scaling_spread`); and
+where ``W_Q`` and ``W_K`` come from, a small training run by gradient descent (:func:`train_attention`).
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -30,6 +32,7 @@ from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .scaling import ScalingSpread, scaling_spread
 from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
+from .training import LossGradient, TrainingTrace, gradient, train_attention
 from .walkthrough import format_walkthrough, walkthrough_data
 
 __all__ = [
@@ -39,17 +42,20 @@ __all__ = [
     "AttentionTrace",
     "DropoutTrace",
     "FusedHeadsTrace",
+    "LossGradient",
     "MultiHeadTrace",
     "QueryStep",
     "RenormalisedWeights",
     "ScalingSpread",
     "Scenario",
     "ScenarioError",
+    "TrainingTrace",
     "attention_dropout",
     "causal_mask",
     "format_number",
     "format_walkthrough",
     "fused_multi_head",
+    "gradient",
     "load_scenario",
     "masked_scores",
     "multi_head_attention",
@@ -61,5 +67,6 @@ __all__ = [
     "scenario_to_toml",
     "self_attention",
     "softmax",
+    "train_attention",
     "walkthrough_data",
 ]
