@@ -3,6 +3,9 @@
 ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
 convention of PyTorch (one row per token); several heads joined by ``W_O``
 (:func:`multi_head_attention`); and the sampled reason for ``√d_k`` (:func:`scaling_spread`).
+For inference: generation with a KV cache (:func:`kv_cache_generation`), the cache's size
+(:func:`kv_cache_bytes`, :data:`PUBLISHED_CONFIGS`) and query heads that share key/value heads
+(:func:`grouped_query_attention`).
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -14,6 +17,8 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
 from .formatting import MINUS, format_number
+from .grouped_query import GroupedQueryTrace, grouped_query_attention
+from .kv_cache import PUBLISHED_CONFIGS, CacheStep, KVCacheTrace, ModelConfig, kv_cache_bytes, kv_cache_generation
 from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .scaling import ScalingSpread, scaling_spread
@@ -24,7 +29,12 @@ __all__ = [
     "DEFAULT_PRESET",
     "MINUS",
     "PRESETS",
+    "PUBLISHED_CONFIGS",
     "AttentionTrace",
+    "CacheStep",
+    "GroupedQueryTrace",
+    "KVCacheTrace",
+    "ModelConfig",
     "MultiHeadTrace",
     "QueryStep",
     "ScalingSpread",
@@ -32,6 +42,9 @@ __all__ = [
     "ScenarioError",
     "format_number",
     "format_walkthrough",
+    "grouped_query_attention",
+    "kv_cache_bytes",
+    "kv_cache_generation",
     "load_scenario",
     "multi_head_attention",
     "preset",
