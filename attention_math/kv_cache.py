@@ -1,8 +1,9 @@
 """Generation with a KV cache, and the size of the cache in published models.
 
 A decoder writes one token at a time. The output of token ``t`` under causal attention needs its
-query ``q_t`` and the keys and values ``k_1..k_t``, ``v_1..v_t`` of every token so far; those of
-the earlier tokens do not change when a token is added. So keep them (the cache): each step
+query ``q_t`` and the keys and values ``k_1..k_t``, ``v_1..v_t`` of every token so far (on the
+board tokens count from 1; the steps here count from 0); those of the earlier tokens do not
+change when a token is added. So keep them (the cache): each step
 projects the new token once, appends its key and value as one new row of ``K`` and ``V``, and
 lets its one query attend to all the rows. The step's context is row ``t`` of full causal
 attention over the sentence. Without a cache, every step projects every token's key and value
