@@ -8,6 +8,10 @@ mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
 (:func:`scaling_spread`).
 (:func:`multi_head_attention`); the sampled reason for ``√d_k`` (:func:`scaling_spread`); and
 where ``W_Q`` and ``W_K`` come from, a small training run by gradient descent (:func:`train_attention`).
+(:func:`multi_head_attention`); and the sampled reason for ``√d_k`` (:func:`scaling_spread`).
+For inference: generation with a KV cache (:func:`kv_cache_generation`), the cache's size
+(:func:`kv_cache_bytes`, :data:`PUBLISHED_CONFIGS`) and query heads that share key/value heads
+(:func:`grouped_query_attention`).
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -28,6 +32,8 @@ from .masking import (
     masked_scores,
     renormalised_weights,
 )
+from .grouped_query import GroupedQueryTrace, grouped_query_attention
+from .kv_cache import PUBLISHED_CONFIGS, CacheStep, KVCacheTrace, ModelConfig, kv_cache_bytes, kv_cache_generation
 from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .scaling import ScalingSpread, scaling_spread
@@ -39,10 +45,15 @@ __all__ = [
     "DEFAULT_PRESET",
     "MINUS",
     "PRESETS",
+    "PUBLISHED_CONFIGS",
     "AttentionTrace",
+    "CacheStep",
     "DropoutTrace",
     "FusedHeadsTrace",
+    "GroupedQueryTrace",
+    "KVCacheTrace",
     "LossGradient",
+    "ModelConfig",
     "MultiHeadTrace",
     "QueryStep",
     "RenormalisedWeights",
@@ -56,6 +67,9 @@ __all__ = [
     "format_walkthrough",
     "fused_multi_head",
     "gradient",
+    "grouped_query_attention",
+    "kv_cache_bytes",
+    "kv_cache_generation",
     "load_scenario",
     "masked_scores",
     "multi_head_attention",

@@ -1,0 +1,172 @@
+"""Grouped-query attention: ``h`` query heads share ``g`` key/value heads, ``h/g`` to a group.
+
+Multi-head attention gives every head its own ``W_K`` and ``W_V``, so a KV cache keeps ``h``
+keys and values per token and layer. Grouped-query attention (Ainslie et al. 2023, arXiv
+2305.13245) keeps ``g`` of them: query head ``i`` uses key/value head ``i // (h/g)``, the order
+of the paper's groups and of Hugging Face's ``repeat_kv``, which repeats each key/value head
+``h/g`` times side by side. ``g = h`` is multi-head attention; ``g = 1`` is multi-query
+attention (Shazeer 2019, arXiv 1911.02150), one key and value for all the heads. Each query
+head then computes ``softmax(Q Kᵀ / √d_k) V`` with its group's ``K`` and ``V``; the heads' context
+vectors are joined and projected by ``W_O`` as in multi-head attention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ._core import FloatArray, as_array, as_matrix, checked_attention
+from ._errors import ScenarioError
+from .multi_head import MultiHeadTrace, combine_heads
+
+__all__ = ["GroupedQueryTrace", "grouped_query_attention"]
+
+
+@dataclass(frozen=True, eq=False)
+class GroupedQueryTrace(MultiHeadTrace):
+    """Every intermediate of grouped-query attention: a multi-head trace whose heads share K and V.
+
+    Attributes
+    ----------
+    heads
+        One :class:`~attention_math.AttentionTrace` per query head, in order; the heads of one
+        group have the same ``keys`` and ``values``.
+    concat, w_out, output
+        As in :class:`~attention_math.MultiHeadTrace`.
+    n_kv_heads
+        ``g``, the number of key/value heads.
+
+    Examples
+    --------
+    Six query heads in two groups of three; four query heads cannot be shared among six
+    key/value heads:
+
+    >>> rng = np.random.default_rng(0)
+    >>> X, w_query, w_kv = rng.normal(size=(4, 3)), rng.normal(size=(6, 3, 2)), rng.normal(size=(2, 3, 2))
+    >>> trace = grouped_query_attention(X, w_query, w_kv, w_kv, np.eye(12))
+    >>> trace.groups, trace.kv_head_of(4), trace.output.shape
+    (((0, 1, 2), (3, 4, 5)), 1, (4, 12))
+    >>> six = rng.normal(size=(6, 3, 2))
+    >>> grouped_query_attention(X, w_query[:4], six, six, np.eye(8))
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: w_key: expected key/value heads that divide the 4 query heads, got 6
+    """
+
+    n_kv_heads: int
+
+    @property
+    def group_size(self) -> int:
+        """``h/g``: the query heads that share one key/value head."""
+        return self.n_heads // self.n_kv_heads
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The 0-based query heads of each key/value head: ``groups[j]`` uses key/value head ``j``."""
+        size = self.group_size
+        return tuple(tuple(range(j * size, (j + 1) * size)) for j in range(self.n_kv_heads))
+
+    def kv_head_of(self, i: int) -> int:
+        """The key/value head query head ``i`` uses (both 0-based): ``i // (h/g)``.
+
+        Raises
+        ------
+        ScenarioError
+            If ``i`` is not a query head.
+        """
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_heads:
+            raise ScenarioError(f"query_head: expected a head index from 0 to {self.n_heads - 1}, got {i!r}")
+        return int(i) // self.group_size
+
+
+def grouped_query_attention(
+    embeddings: npt.ArrayLike,
+    w_query: npt.ArrayLike,
+    w_key: npt.ArrayLike,
+    w_value: npt.ArrayLike,
+    w_out: npt.ArrayLike,
+    *,
+    causal: bool = False,
+    scaled: bool = True,
+) -> GroupedQueryTrace:
+    """Compute grouped-query attention: query head ``i`` attends with key/value head ``i // (h/g)``.
+
+    Parameters
+    ----------
+    embeddings
+        ``X``, ``n × d_in``, shared by every head.
+    w_query
+        One matrix per query head: ``h × d_in × d_k``.
+    w_key, w_value
+        One matrix per key/value head: ``g × d_in × d_k`` and ``g × d_in × d_v``; ``g`` divides ``h``.
+    w_out
+        ``W_O``, ``h·d_v × d_out``.
+    causal, scaled
+        As in :func:`~attention_math.self_attention`, for every head.
+
+    Returns
+    -------
+    GroupedQueryTrace
+        Each query head's trace, the concatenation and the output; the inputs are not touched.
+        A ``ScenarioError`` names the field of an array of the wrong shape, a number of
+        key/value heads that does not divide the query heads, or numbers that overflow.
+
+    Examples
+    --------
+    Four query heads of ``d_k = d_v = 1``; heads 0 and 1 share the first coordinate as key and value.
+
+    >>> X = [[1.0, 0.0], [0.0, 1.0]]
+    >>> picks = [[[1.0], [0.0]], [[0.0], [1.0]]]
+    >>> queries = [[[1.0], [0.0]], [[0.0], [1.0]], [[1.0], [0.0]], [[0.0], [1.0]]]
+    >>> trace = grouped_query_attention(X, queries, picks, picks, np.eye(4))
+    >>> trace.n_heads, trace.n_kv_heads, trace.groups, trace.kv_head_of(3)
+    (4, 2, ((0, 1), (2, 3)), 1)
+    >>> trace.concat.round(2)
+    array([[0.73, 0.5 , 0.73, 0.5 ],
+           [0.5 , 0.73, 0.5 , 0.73]])
+    >>> trace.heads[0].keys.ravel(), trace.heads[1].keys.ravel(), trace.heads[2].keys.ravel()
+    (array([1., 0.]), array([1., 0.]), array([0., 1.]))
+    """
+    x, wq, wk, wv, wo = _checked(embeddings, w_query, w_key, w_value, w_out)
+    size = wq.shape[0] // wk.shape[0]
+    heads = tuple(
+        checked_attention(
+            x.copy(), wq[i].copy(), wk[i // size].copy(), wv[i // size].copy(), scaled=bool(scaled), causal=bool(causal)
+        )
+        for i in range(wq.shape[0])
+    )
+    joined = combine_heads(heads, wo)
+    return GroupedQueryTrace(joined.heads, joined.concat, joined.w_out, joined.output, n_kv_heads=wk.shape[0])
+
+
+def _checked(
+    embeddings: npt.ArrayLike,
+    w_query: npt.ArrayLike,
+    w_key: npt.ArrayLike,
+    w_value: npt.ArrayLike,
+    w_out: npt.ArrayLike,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Float64 copies of the inputs, each checked, and their shapes against each other."""
+    x = as_matrix("embeddings", embeddings)
+    wq, wk, wv = (as_array(name, value, 3) for name, value in (
+        ("w_query", w_query), ("w_key", w_key), ("w_value", w_value)
+    ))
+    wo = as_matrix("w_out", w_out)
+    h, g, d_in = wq.shape[0], wk.shape[0], x.shape[1]
+    if wv.shape[0] != g:
+        raise ScenarioError(f"w_value: expected {g} key/value heads like w_key, got {wv.shape[0]}")
+    if h % g:
+        raise ScenarioError(f"w_key: expected key/value heads that divide the {h} query heads, got {g}")
+    for name, stack in (("w_query", wq), ("w_key", wk), ("w_value", wv)):
+        if stack.shape[1] != d_in:
+            raise ScenarioError(
+                f"{name}: expected {d_in} rows per head (one per embedding dimension), got {stack.shape[1]}"
+            )
+    if wk.shape[2] != wq.shape[2]:
+        raise ScenarioError(f"w_key: expected {wq.shape[2]} columns to match w_query (d_k), got {wk.shape[2]}")
+    d_v = wv.shape[2]
+    if wo.shape[0] != h * d_v:
+        raise ScenarioError(f"w_out: expected {h * d_v} rows (query heads × d_v = {h} × {d_v}), got {wo.shape[0]}")
+    return x, wq, wk, wv, wo
