@@ -12,6 +12,10 @@ where ``W_Q`` and ``W_K`` come from, a small training run by gradient descent (:
 For inference: generation with a KV cache (:func:`kv_cache_generation`), the cache's size
 (:func:`kv_cache_bytes`, :data:`PUBLISHED_CONFIGS`) and query heads that share key/value heads
 (:func:`grouped_query_attention`).
+(:func:`multi_head_attention`); the sampled reason for ``√d_k`` (:func:`scaling_spread`);
+rotary position embeddings (:func:`rope_attention`); and attention by tiles, the online
+softmax of one row (:func:`online_softmax_row`) and FlashAttention (:func:`flash_attention`,
+:func:`memory_traffic`).
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -22,6 +26,17 @@ array([0.17, 0.16, 0.25, 0.1 , 0.31])
 
 from ._core import AttentionTrace, QueryStep, self_attention, softmax
 from ._errors import ScenarioError
+from .flash import (
+    FlashTile,
+    FlashTrace,
+    MemoryTraffic,
+    OnlineRowTrace,
+    OnlineStep,
+    a100_traffic,
+    flash_attention,
+    memory_traffic,
+    online_softmax_row,
+)
 from .formatting import MINUS, format_number
 from .fused_heads import FusedHeadsTrace, fused_multi_head
 from .masking import (
@@ -36,6 +51,15 @@ from .grouped_query import GroupedQueryTrace, grouped_query_attention
 from .kv_cache import PUBLISHED_CONFIGS, CacheStep, KVCacheTrace, ModelConfig, kv_cache_bytes, kv_cache_generation
 from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
+from .rope import (
+    ROPE_LAYOUTS,
+    RopeTrace,
+    rope,
+    rope_angles,
+    rope_attention,
+    rope_frequencies,
+    rope_pair_dimensions,
+)
 from .scaling import ScalingSpread, scaling_spread
 from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
 from .training import LossGradient, TrainingTrace, gradient, train_attention
@@ -45,24 +69,33 @@ __all__ = [
     "DEFAULT_PRESET",
     "MINUS",
     "PRESETS",
-    "PUBLISHED_CONFIGS",
     "AttentionTrace",
     "CacheStep",
     "DropoutTrace",
+    "FlashTile",
+    "FlashTrace",
     "FusedHeadsTrace",
     "GroupedQueryTrace",
     "KVCacheTrace",
     "LossGradient",
+    "MemoryTraffic",
     "ModelConfig",
+    "PUBLISHED_CONFIGS",
+    "ROPE_LAYOUTS",
     "MultiHeadTrace",
+    "OnlineRowTrace",
+    "OnlineStep",
     "QueryStep",
     "RenormalisedWeights",
+    "RopeTrace",
     "ScalingSpread",
     "Scenario",
     "ScenarioError",
     "TrainingTrace",
+    "a100_traffic",
     "attention_dropout",
     "causal_mask",
+    "flash_attention",
     "format_number",
     "format_walkthrough",
     "fused_multi_head",
@@ -72,10 +105,17 @@ __all__ = [
     "kv_cache_generation",
     "load_scenario",
     "masked_scores",
+    "memory_traffic",
     "multi_head_attention",
+    "online_softmax_row",
     "preset",
     "renormalised_weights",
     "resolve_query",
+    "rope",
+    "rope_angles",
+    "rope_attention",
+    "rope_frequencies",
+    "rope_pair_dimensions",
     "scaling_spread",
     "scenario_from_mapping",
     "scenario_to_toml",
