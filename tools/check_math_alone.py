@@ -9,7 +9,10 @@ extras) was made while pkg-config could not see Cairo or Pango. Checks, in order
 3. ``attention_math`` imports from the install (not from a source folder) and every doctest of
    every module passes (the stdlib's doctest, with the flags of pyproject.toml);
 4. ``python -m attention_math`` prints the walkthrough;
-5. the bundle's guard refuses in one line, exit status 2, naming the ``video`` extra.
+5. the bundle's guard refuses in one line, exit status 2, naming the ``video`` extra;
+6. ``attention_math.minilm`` imports without the ``model`` extra and its functions refuse in
+   one line naming the install commands (its doctests, which run the model, are left out of 3
+   only when the extra or the weights are missing).
 
 Prints one line per check; exit status 0 when all pass, 1 otherwise.
 """
@@ -66,15 +69,20 @@ def doctests_pass() -> str:
         raise CheckFailed(f"attention_math comes from {package.__file__}, not from the install")
     attempted = failed = 0
     flags = doctest.NORMALIZE_WHITESPACE
+    skipped = []
     for info in pkgutil.walk_packages(package.__path__, "attention_math."):
         module = importlib.import_module(info.name)
+        if info.name == "attention_math.minilm" and module.missing_model_parts():
+            skipped.append(info.name)  # its examples run the model; checked by model_guard_refuses instead
+            continue
         result = doctest.testmod(module, optionflags=flags, report=True)
         attempted, failed = attempted + result.attempted, failed + result.failed
     result = doctest.testmod(package, optionflags=flags, report=True)
     attempted, failed = attempted + result.attempted, failed + result.failed
     if failed or attempted < 20:
         raise CheckFailed(f"{failed} of {attempted} doctest examples failed")
-    return f"{attempted} doctest examples passed in {package.__file__}"
+    but = f" (not {', '.join(skipped)}'s: the model extra is not installed)" if skipped else ""
+    return f"{attempted} doctest examples passed in {package.__file__}{but}"
 
 
 def walkthrough_runs() -> str:
@@ -104,12 +112,29 @@ def video_guard_refuses() -> str:
     return f"the bundle's guard exits 2 saying: {lines[0]}"
 
 
+def model_guard_refuses() -> str:
+    from attention_math import ScenarioError, minilm
+
+    if "safetensors" in sys.modules or "tokenizers" in sys.modules:
+        raise CheckFailed("importing attention_math.minilm imported the model extra")
+    try:
+        minilm.encode("The weather is lovely today.")
+    except ScenarioError as error:
+        message = str(error)
+    else:
+        raise CheckFailed("attention_math.minilm ran the model without the model extra")
+    if "\n" in message or not message.startswith("model: ") or minilm.INSTALL_MODEL not in message:
+        raise CheckFailed(f"attention_math.minilm refused saying {message!r}")
+    return f"attention_math.minilm refuses in one line: {message}"
+
+
 CHECKS: tuple[Callable[[], str], ...] = (
     no_cairo_for_pkg_config,
     numpy_is_the_only_dependency,
     doctests_pass,
     walkthrough_runs,
     video_guard_refuses,
+    model_guard_refuses,
 )
 
 
