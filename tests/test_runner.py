@@ -20,7 +20,7 @@ from attention_math import PRESETS
 
 RUNNER = [sys.executable, "-m", "attention_explainer.runner"]
 MANIM_ARGS = ["-ql", "--progress_bar", "none", "-v", "WARNING", "--silent"]
-SCENE = [str(REPO / "scenes" / "scores.py"), "Scores"]
+SCENE = [str(REPO / "scenes" / "self_attention" / "scores.py"), "Scores"]
 TIMEOUT = 600
 
 
