@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -67,6 +68,41 @@ def test_a_stopped_render_ends_by_its_signal(server: forkserver.ForkServer, tmp_
     render.terminate()
     status, _ = _finish(render)
     assert status == -15
+
+
+SIGINT_SCENE = (
+    "import signal\nfrom pathlib import Path\nfrom manim import Scene\n\nclass Sigint(Scene):\n"
+    "    def construct(self):\n        handler = signal.getsignal(signal.SIGINT)\n"
+    "        name = 'ignored' if handler is signal.SIG_IGN else getattr(handler, '__name__', repr(handler))\n"
+    "        Path('sigint.txt').write_text(name)\n"
+)
+
+
+def _sigint_of_a_render(server: forkserver.ForkServer, folder: Path) -> str:
+    """The SIGINT handler a render of ``server`` runs with, by name."""
+    (folder / "sigint.py").write_text(SIGINT_SCENE, encoding="utf-8")
+    status, lines = _finish(server.spawn(["--", "-ql", "--dry_run", "sigint.py", "Sigint"], folder, dict(os.environ)))
+    assert status == 0, lines
+    return (folder / "sigint.txt").read_text()
+
+
+def test_a_render_handles_sigint_as_the_bundles_process_had_it(
+    server: forkserver.ForkServer, tmp_path: Path
+) -> None:
+    """A Ctrl-C stops the renders exactly when it stops the bundle: the renders of a bundle that
+    ignores SIGINT ignore it (a render started as a process of its own would inherit that too)."""
+    assert _sigint_of_a_render(server, tmp_path) == "default_int_handler"  # the server ignores it itself
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        ignoring = forkserver.start_fork_server(tmp_path, dict(os.environ, ATTENTION_FORK_SERVER="1"))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert ignoring is not None, "the fork server did not start"
+    try:
+        (tmp_path / "ignoring").mkdir()
+        assert _sigint_of_a_render(ignoring, tmp_path / "ignoring") == "ignored"
+    finally:
+        ignoring.close()
 
 
 def test_the_server_can_be_turned_off(tmp_path: Path) -> None:
