@@ -6,6 +6,7 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,23 +87,22 @@ def _sigint_of_a_render(server: forkserver.ForkServer, folder: Path) -> str:
     return (folder / "sigint.txt").read_text()
 
 
-def test_a_render_handles_sigint_as_the_bundles_process_had_it(
-    server: forkserver.ForkServer, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize(("bundles", "renders"), [(signal.default_int_handler, "default_int_handler"),
+                                                   (signal.SIG_IGN, "ignored")])
+def test_a_render_handles_sigint_as_the_bundles_process_had_it(tmp_path: Path, bundles: Any, renders: str) -> None:
     """A Ctrl-C stops the renders exactly when it stops the bundle: the renders of a bundle that
-    ignores SIGINT ignore it (a render started as a process of its own would inherit that too)."""
-    assert _sigint_of_a_render(server, tmp_path) == "default_int_handler"  # the server ignores it itself
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignores SIGINT ignore it (a render started as a process of its own would inherit that too);
+    the server itself ignores it either way."""
+    previous = signal.signal(signal.SIGINT, bundles)  # the test process is the bundle's here
     try:
-        ignoring = forkserver.start_fork_server(tmp_path, dict(os.environ, ATTENTION_FORK_SERVER="1"))
+        started = forkserver.start_fork_server(tmp_path, dict(os.environ, ATTENTION_FORK_SERVER="1"))
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert ignoring is not None, "the fork server did not start"
+    assert started is not None, "the fork server did not start"
     try:
-        (tmp_path / "ignoring").mkdir()
-        assert _sigint_of_a_render(ignoring, tmp_path / "ignoring") == "ignored"
+        assert _sigint_of_a_render(started, tmp_path) == renders
     finally:
-        ignoring.close()
+        started.close()
 
 
 def test_the_server_can_be_turned_off(tmp_path: Path) -> None:
