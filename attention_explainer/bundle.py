@@ -26,7 +26,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +38,7 @@ from attention_math import Scenario, scenario_to_toml
 
 from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
+from .interrupts import received, stop_meant_by
 from .media import contact_sheet, join_videos, last_frame, probe
 from .outputs.handout import handout_files
 from .outputs.notebook import notebook_json
@@ -81,8 +82,37 @@ _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
 TEXTS, TEXTS_KEPT = "texts", 5000  # the texts the renders share (a few MB a scenario), and how many are kept
 OLD_WORK, OLD_LOCK = ".work", ".lock"  # what versions before the work folder kept in the bundle
 RUNNER = "attention_explainer.runner"  # the module every manim process of the bundle runs
-_RUNNING: set[subprocess.Popen[str] | ForkedRender] = set()  # manim processes to stop if we are interrupted
-_RUNNING_LOCK = threading.Lock()
+
+
+class _Stopped(Exception):
+    """A render the build stopped (after another's failure, or an interrupt): its status says nothing."""
+
+
+class _Renders:
+    """The manim processes of one build; :meth:`stop` ends every one, and any started after it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[str] | ForkedRender] = set()
+        self.stopping = False
+
+    def started(self, process: subprocess.Popen[str] | ForkedRender) -> None:
+        with self._lock:
+            self._running.add(process)
+            stopping = self.stopping
+        if stopping:
+            process.terminate()
+
+    def ended(self, process: subprocess.Popen[str] | ForkedRender) -> None:
+        with self._lock:
+            self._running.discard(process)
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopping = True
+            running = list(self._running)
+        for process in running:
+            process.terminate()
 
 
 def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
@@ -342,7 +372,7 @@ def _runner_environment(scenario_file: Path | None) -> dict[str, str]:
 
 def _run_process(
     command: list[str], work: Path, env: dict[str, str], job: _Job, on_change: Callable[[], None],
-    server: ForkServer | None,
+    renders: _Renders, server: ForkServer | None,
 ) -> tuple[int, list[str]]:
     """Run one manim process (forked by ``server``, if any), following its progress lines; return
     its status and last lines."""
@@ -360,8 +390,7 @@ def _run_process(
             encoding="utf-8",
             errors="replace",
         )
-    with _RUNNING_LOCK:
-        _RUNNING.add(process)
+    renders.started(process)
     tail: list[str] = []
     assert process.stderr is not None
     for line in process.stderr:
@@ -373,30 +402,32 @@ def _run_process(
             tail = [*tail[-19:], line.rstrip()]
     status = process.wait()
     process.stderr.close()
-    with _RUNNING_LOCK:
-        _RUNNING.discard(process)
+    renders.ended(process)
     return status, tail
 
 
 def _render_scene(
     job: _Job, settings: BundleSettings, work: Path, scenario_file: Path, on_change: Callable[[], None],
-    server: ForkServer | None = None,
+    renders: _Renders, server: ForkServer | None = None,
 ) -> Path:
     """Render one scene in a manim process; return the clip it wrote."""
     spec = job.spec
+    if renders.stopping:  # the build stops: start nothing more (and keep this scene's caches)
+        raise _Stopped(spec.name)
     media = _fresh_media(spec, work)
     job.status, job.started = "rendering", time.monotonic()
     on_change()
     command = _runner_command(spec, settings, work, media)
-    status, tail = _run_process(command, work, _runner_environment(scenario_file), job, on_change, server)
+    status, tail = _run_process(command, work, _runner_environment(scenario_file), job, on_change, renders, server)
+    if status != 0:
+        cause = _why_ended(spec, status, tail, renders)
+        job.status = "failed" if isinstance(cause, BundleError) else "stopped"
+        on_change()
+        raise cause
     clips = sorted(media.glob(f"videos/*/*/{spec.name}.{settings.extension}"))
-    if status != 0 or not clips:
+    if not clips:
         job.status = "failed"
         on_change()
-    if status != 0:
-        reason = next((t for t in reversed(tail) if "Error" in t or "error" in t), tail[-1] if tail else "no output")
-        raise BundleError(f"scene {spec.name}: manim render failed (exit {status}): {reason.strip()}", 1)
-    if not clips:
         raise BundleError(f"scene {spec.name}: manim wrote no .{settings.extension} file", 1)
     if settings.slides and not (work / SLIDES / f"{spec.name}.json").is_file():
         job.status = "failed"
@@ -408,6 +439,21 @@ def _render_scene(
     job.status, job.seconds = "done", time.monotonic() - job.started
     on_change()
     return clips[0]
+
+
+def _why_ended(spec: SceneSpec, status: int, tail: list[str], renders: _Renders) -> BaseException:
+    """Why a render ended with a non-zero ``status``, as the exception to raise.
+
+    The build stopped it; or a Ctrl-C or SIGTERM ended it (its status says so, or it failed once
+    the command had received one: a Ctrl-C also stops the latex a render runs); or it failed.
+    """
+    if renders.stopping:
+        return _Stopped(spec.name)
+    stop = stop_meant_by(status) or received()
+    if stop is not None:
+        return stop
+    reason = next((t for t in reversed(tail) if "Error" in t or "error" in t), tail[-1] if tail else "no output")
+    return BundleError(f"scene {spec.name}: manim render failed (exit {status}): {reason.strip()}", 1)
 
 
 def _shifted_subtitles(parts: Sequence[tuple[Path, float]]) -> list[srt.Subtitle]:
@@ -560,32 +606,38 @@ def _run_jobs(
 ) -> dict[str, Path]:
     """Run the renders on ``settings.jobs`` threads; on any failure or interrupt stop them all."""
     pool = ThreadPoolExecutor(max_workers=max(1, plan.settings.jobs))
+    renders = _Renders()
     # one warm process imports manim once; each render is a fork of it (see forkserver)
     server = start_fork_server(plan.work, _runner_environment(scenario_file)) if pending else None
     try:
-        futures = {
-            job.spec.name: pool.submit(_render_scene, job, plan.settings, plan.work, scenario_file, changed, server)
+        futures = [
+            pool.submit(_render_scene, job, plan.settings, plan.work, scenario_file, changed, renders, server)
             for job in pending
-        }
-        rendered, errors = {}, []
-        for name, future in futures.items():
-            try:
-                rendered[name] = future.result()
-            except BundleError as error:
-                errors.append(error)
-        if errors:
-            raise errors[0]
-        return rendered
+        ]
+        wait(futures, return_when=FIRST_EXCEPTION)
+        cause = _first_cause(futures)
+        if cause is None:
+            return {job.spec.name: future.result() for job, future in zip(pending, futures, strict=True)}
+        renders.stop()
+        pool.shutdown(wait=True, cancel_futures=True)  # once all have ended, an interrupt any saw comes first
+        raise _first_cause(futures) or cause
     except BaseException:
         # interrupted or failed: stop every manim still running, keep nothing half-done
-        with _RUNNING_LOCK:
-            for process in _RUNNING:
-                process.terminate()
+        renders.stop()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         if server is not None:
             server.close(wait=False)  # it exits while the bundle is assembled
+
+
+def _first_cause(futures: list[Future[Path]]) -> BaseException | None:
+    """What ends the renders, if anything yet: a Ctrl-C or SIGTERM any render saw, else the first
+    failure in the scenes' order; never the end of a render the build stopped itself."""
+    ended = [future.exception() for future in futures if future.done() and not future.cancelled()]
+    causes = [error for error in ended if error is not None and not isinstance(error, _Stopped)]
+    stops = [error for error in causes if isinstance(error, KeyboardInterrupt)]
+    return (stops or causes or [None])[0]
 
 
 def _stage_files(plan: BundlePlan, staging: Staging, rendered: dict[str, Path]) -> dict[str, float]:

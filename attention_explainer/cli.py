@@ -11,18 +11,13 @@ import argparse
 import importlib
 import json
 import os
-import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from attention_math import PRESETS, ScenarioError
-from attention_math.__main__ import add_scenario_arguments, scenario_from_args
-from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
-from attention_math.walkthrough import format_walkthrough
+from . import interrupts  # light, as every import here: the command owns Ctrl-C before it imports numpy
 
 if TYPE_CHECKING:
     from .bundle import BundleSettings
@@ -41,6 +36,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
+    from attention_math.__main__ import add_scenario_arguments
+    from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
     from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
 
     from .bundle import CAPTIONS, FORMATS, QUALITIES
@@ -101,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_presets() -> int:
+    from attention_math import PRESETS
+
     width = max(len(name) for name in PRESETS)
     for name, scenario in PRESETS.items():
         shape = f"{scenario.n_tokens} tokens, d_in {scenario.d_in}, d_k {scenario.d_k}"
@@ -109,6 +108,9 @@ def _cmd_presets() -> int:
 
 
 def _cmd_numbers(args: argparse.Namespace) -> int:
+    from attention_math.__main__ import scenario_from_args
+    from attention_math.walkthrough import format_walkthrough
+
     scenario = scenario_from_args(args)
     sys.stdout.write(format_walkthrough(scenario, args.format))
     return 0
@@ -162,6 +164,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from attention_math.__main__ import scenario_from_args
     from scenes.plan import LECTURE_PRESETS
 
     from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes
@@ -304,44 +307,50 @@ class _ProgressDisplay:
             self.live = None  # once is enough: the summary may end it early
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, handled like Ctrl-C (stop, keep the previous bundle) but reported as such."""
-
-
-def _on_terminate(signum: int, frame: FrameType | None) -> None:
-    raise _Terminated
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv
-    parser = _parser()
-    args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, _on_terminate)
-    from .bundle import BundleError
+    """Run the command line; return the exit status.
 
+    The command owns its Ctrl-C and SIGTERM from its first step (:func:`interrupts.own_signals`),
+    even when it was started with SIGINT ignored: a Ctrl-C stops it with exit 130, SIGTERM with
+    143, whichever of its processes sees the signal first. The handlers it found are put back at
+    the end.
+    """
+    previous = interrupts.own_signals()
     try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        interrupts.restore(previous)
+        interrupts.handled()
+
+
+def _run(argv: list[str]) -> int:
+    """The subcommand, and its outcome in one line on stderr."""
+    debug = "--debug" in argv
+    try:
+        args = _parser().parse_args(argv)
         if args.command == "presets":
             return _cmd_presets()
         if args.command == "numbers":
             return _cmd_numbers(args)
         return _cmd_render(args)
-    except (ScenarioError, BundleError) as error:
-        if debug:
-            raise
-        status = getattr(error, "status", 2)
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return status
     except KeyboardInterrupt as stop:
+        interrupts.settle()  # a signal from now on waits for the line
         # the shell's convention: 128 + the signal's number (SIGINT 2, SIGTERM 15)
-        what, status = ("terminated", 143) if isinstance(stop, _Terminated) else ("interrupted", 130)
+        what, status = ("terminated", 143) if isinstance(stop, interrupts.Terminated) else ("interrupted", 130)
         print(f"{PROG}: {what}; finished files are intact, nothing half-written was kept", file=sys.stderr)
         return status
-    except Exception as error:  # an internal failure: one line unless --debug
+    except Exception as error:
+        interrupts.settle()
         if debug:
             raise
-        print(
+        from attention_math import ScenarioError
+
+        from .bundle import BundleError  # both imported by then: the parser imports them
+
+        if isinstance(error, ScenarioError | BundleError):  # bad input (2) or a failure (1), said in one line
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+            return getattr(error, "status", 2)
+        print(  # an internal failure: one line unless --debug
             f"{PROG}: internal error: {type(error).__name__}: {error} (run with --debug for details)", file=sys.stderr
         )
         return 1

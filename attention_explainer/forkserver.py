@@ -10,6 +10,10 @@ already done. Its stderr is a pipe the bundle reads, as before.
 
 The server is a child of the bundle's process, in its process group: Ctrl-C reaches the
 renders as it did; the server ignores it and goes when the bundle closes its socket (or dies).
+Each render gets back the SIGINT handling the server was started with, which is what a render
+started as a process of its own would inherit from the bundle: Python's KeyboardInterrupt, or
+SIGINT ignored where the bundle's process ignores it (a Ctrl-C then stops neither the bundle nor
+its renders; never the renders alone, which the bundle would take for failures).
 Where ``fork`` is missing, or ``ATTENTION_FORK_SERVER=0`` is set, or the server does not start,
 the bundle starts each render as its own process (:func:`start_fork_server` returns ``None``).
 
@@ -166,6 +170,9 @@ class _Launch:
             ready = self.channel.recv(_PACKET) == b"ready"
         except OSError:  # a timeout too
             ready = False
+        except BaseException:  # a Ctrl-C while it imports: it goes with the command
+            self.discard()
+            raise
         if not ready:
             self.discard()
             return None
@@ -245,15 +252,18 @@ def start_fork_server(cwd: Path, env: Mapping[str, str]) -> ForkServer | None:
 # -- the server's side ----------------------------------------------------------------------
 
 
-def _run_render(request: dict[str, Any], stderr_fd: int) -> int:
-    """In the forked child: become the render's process and run the runner; return its status."""
+def _run_render(request: dict[str, Any], stderr_fd: int, sigint: Any) -> int:
+    """In the forked child: become the render's process and run the runner; return its status.
+
+    ``sigint``: the SIGINT handler the server was started with (the server ignores it itself).
+    """
     os.dup2(stderr_fd, 2)
     os.close(stderr_fd)
     quiet = os.open(os.devnull, os.O_RDWR)
     os.dup2(quiet, 0)
     os.dup2(quiet, 1)
     os.close(quiet)
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it; a render does not
+    signal.signal(signal.SIGINT, sigint)
     os.chdir(request["cwd"])
     sys.path[0] = os.getcwd()  # as ``python -m`` started there has it (the server may run elsewhere)
     os.environ.clear()
@@ -274,7 +284,7 @@ def _run_render(request: dict[str, Any], stderr_fd: int) -> int:
         return 1
 
 
-def _fork(channel: socket.socket, request: dict[str, Any], stderr_fd: int) -> int:
+def _fork(channel: socket.socket, request: dict[str, Any], stderr_fd: int, sigint: Any) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -282,7 +292,7 @@ def _fork(channel: socket.socket, request: dict[str, Any], stderr_fd: int) -> in
         status = 1
         try:
             channel.close()
-            status = _run_render(request, stderr_fd)
+            status = _run_render(request, stderr_fd, sigint)
         finally:
             with contextlib.suppress(BaseException):
                 sys.stdout.flush()
@@ -314,7 +324,9 @@ def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
     """
     import importlib
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the renders get it back (see the module's text)
+    if sigint is None:  # a handler not set from Python
+        sigint = signal.SIG_DFL
     for name in _PRELOAD:
         importlib.import_module(name)
     if remove_folder:
@@ -332,7 +344,7 @@ def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
         if not message:
             break  # the bundle closed its end
         request = json.loads(message)
-        pid = _fork(channel, request, fds[0])
+        pid = _fork(channel, request, fds[0], sigint)
         requests[pid] = request["id"]
         channel.send(json.dumps({"id": request["id"], "pid": pid}).encode())
     # Renders still running (the bundle stops them when it is interrupted) end on their own.

@@ -6,7 +6,9 @@
                                          [--hold-after N --hold-file PATH] -- MANIM-RENDER-ARGS
 
 installs its hooks into this process, then runs manim's own command line in it
-(``manim render MANIM-RENDER-ARGS``) and exits with manim's status. The hooks:
+(``manim render MANIM-RENDER-ARGS``) and exits with manim's status, but for a Ctrl-C, which
+ends it with 130 (128 + SIGINT), not manim's "Aborted!" and 1: the bundle then knows the render
+was interrupted, not failed. The hooks:
 
 ``--progress``
     After every ``play``, one line on stderr: ``ATTENTION-PROGRESS <plays so far> <caption>``,
@@ -466,16 +468,37 @@ def _install_hooks(options: argparse.Namespace) -> None:
         install_hold(options.hold_after, options.hold_file.absolute())
 
 
+INTERRUPTED = 130
+"""The runner's status after a Ctrl-C: 128 + SIGINT, the shell's convention (manim's own is 1)."""
+
+
 def _manim_render(manim_args: Sequence[str]) -> int:
+    """``manim render MANIM-ARGS`` in this process; manim's status, or :data:`INTERRUPTED`.
+
+    Click, run standalone, reports a Ctrl-C as a failure ("Aborted!", exit 1), which the bundle
+    cannot tell from a failure of the scene; run with ``standalone_mode=False`` it hands the
+    Ctrl-C back, and its other outcomes are reported here as click would report them.
+    """
+    import click
     from manim.__main__ import main as manim_main
 
     try:
-        manim_main(["render", *manim_args], prog_name="manim", standalone_mode=True)
-    except SystemExit as stop:  # standalone click always ends here, with manim's status
+        status = manim_main(["render", *manim_args], prog_name="manim", standalone_mode=False)
+    except click.Abort as abort:  # click's Ctrl-C, or the end of an input it prompted for
+        if isinstance(abort.__cause__, KeyboardInterrupt):
+            return INTERRUPTED
+        print("Aborted!", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    except click.ClickException as error:  # a usage error: shown as click shows it
+        error.show()
+        return error.exit_code
+    except SystemExit as stop:  # manim's own exit (a failed scene: 1)
         if stop.code is None or isinstance(stop.code, int):
             return stop.code or 0
         raise
-    return 0
+    return status if isinstance(status, int) else 0  # an int from ``--help`` and the like; else manim's return
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,10 @@
   SIGINT, SIGTERM) leaves the previous manifest and every file byte for byte, adds nothing under
   a final name, and the next render into the folder succeeds (even when the kill cut one of
   manim's cached text pictures short).
+* A Ctrl-C ends the command with 130 and one line, SIGTERM with 143, whichever of its processes
+  sees the signal first: sent to the render alone (which then ends before the command hears of
+  any signal), to the whole group, to a command started with SIGINT ignored. A render killed
+  otherwise is a failure (exit 1, one line naming the scene).
 * Two renders at once: into two folders both succeed; into one folder the second refuses in one
   line, naming the lock, and the first is unharmed (a lock an older version left in the bundle,
   held, refuses the same way).
@@ -138,24 +142,39 @@ def _group_gone(pgid: int, timeout: float = 30) -> bool:
 
 # -- stopped mid-way ---------------------------------------------------------------------------
 
-
-@pytest.mark.parametrize(
-    ("signame", "moment"),
-    [("SIGKILL", "rendering"), ("SIGKILL", "assembling"), ("SIGINT", "rendering"), ("SIGTERM", "rendering")],
+IGNORING_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
 )
-def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
-    base: Path, tmp_path: Path, signame: str, moment: str
-) -> None:
-    out = tmp_path / "bundle"
-    shutil.copytree(base, out)
-    before = _final_files(out)
-    old_manifest = _manifest(out)
+"""``python -c IGNORING_SIGINT -m ...``: start ``python -m ...`` with SIGINT ignored, as a background
+job of a non-interactive shell is (``make test &``); the pid stays the same across the exec."""
+
+
+def _holder(marker: Path) -> int:
+    """The pid of the process that holds (the hook writes it into the marker, then a newline)."""
+    deadline = time.monotonic() + 10
+    while not (text := marker.read_text(encoding="utf-8")).endswith("\n"):
+        assert time.monotonic() < deadline, "the marker never got its pid"
+        time.sleep(0.01)
+    return int(text)
+
+
+def _stop_mid_way(
+    out: Path, tmp_path: Path, signame: str, moment: str, target: str = "group", ignoring_sigint: bool = False
+) -> tuple[int, str]:
+    """Start a render into ``out`` (a copy of ``base``), hold it at ``moment``, send ``signame`` to
+    ``target`` (``group``: the command's process group, as Ctrl-C; ``command``: the command alone,
+    as a service manager; ``render``: the held render alone, which then ends before the command
+    hears of any signal); return the command's status and its stderr once its processes are gone."""
     log = tmp_path / "stderr.txt"
     marker = tmp_path / "held"
     started = time.time_ns()
+    command = _command(out, 5)
+    if ignoring_sigint:
+        command = [sys.executable, "-c", IGNORING_SIGINT, *command[1:]]
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
-            _command(out, 5), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr,
+            command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr,
             env=_held(marker, f"play:{HOLD_AFTER_PLAY}" if moment == "rendering" else "staged"),
             start_new_session=True,  # its own process group: the CLI and the manim processes it starts
         )
@@ -165,27 +184,60 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
                 assert _written_since(work_folder(out), TEXT_PICTURES, started)
             else:  # the new files are staged, none swapped in yet
                 assert any(path.is_file() for path in (work_folder(out) / "next").rglob("*"))
-            if signame == "SIGTERM":
-                os.kill(process.pid, signal.SIGTERM)  # as a service manager would: the CLI alone
+            number = getattr(signal, signame)
+            if target == "group":
+                os.killpg(process.pid, number)  # Ctrl-C and kill -9 reach the whole group
+            elif target == "command":
+                os.kill(process.pid, number)  # as a service manager would: the CLI alone
             else:
-                os.killpg(process.pid, getattr(signal, signame))  # Ctrl-C and kill -9 reach the whole group
+                holder = _holder(marker)
+                assert holder != process.pid and os.getpgid(holder) == process.pid
+                os.kill(holder, number)
             status = process.wait(timeout=120)
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
     assert _group_gone(process.pid), "manim processes outlived the render"
-    messages = log.read_text(encoding="utf-8")
+    return status, log.read_text(encoding="utf-8")
+
+
+def _assert_one_line(messages: str, line: str) -> None:
+    """The command's only line is ``line``, last, with no traceback above it."""
+    assert "Traceback" not in messages
+    lines = [text for text in messages.splitlines() if text.startswith(f"{PROG}:")]
+    assert lines == [line], messages
+    assert messages.strip().splitlines()[-1] == line
+
+
+def _stopped_line(signame: str) -> tuple[int, str]:
+    status, word = {"SIGINT": (130, "interrupted"), "SIGTERM": (143, "terminated")}[signame]
+    return status, f"{PROG}: {word}; finished files are intact, nothing half-written was kept"
+
+
+@pytest.mark.parametrize(
+    ("signame", "moment"),
+    [
+        ("SIGKILL", "rendering"), ("SIGKILL", "assembling"), ("SIGINT", "rendering"), ("SIGINT", "assembling"),
+        ("SIGTERM", "rendering"),
+    ],
+)
+def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
+    base: Path, tmp_path: Path, signame: str, moment: str
+) -> None:
+    out = tmp_path / "bundle"
+    shutil.copytree(base, out)
+    before = _final_files(out)
+    old_manifest = _manifest(out)
+    started = time.time_ns()
+    status, messages = _stop_mid_way(out, tmp_path, signame, moment, "command" if signame == "SIGTERM" else "group")
 
     if signame == "SIGKILL":
         assert status == -signal.SIGKILL
     else:
-        expected_status, word = {"SIGINT": (130, "interrupted"), "SIGTERM": (143, "terminated")}[signame]
+        expected_status, line = _stopped_line(signame)
         assert status == expected_status, messages
-        assert "Traceback" not in messages
-        lines = [line for line in messages.splitlines() if line.startswith(f"{PROG}:")]
-        assert lines == [f"{PROG}: {word}; finished files are intact, nothing half-written was kept"], messages
-        assert messages.strip().splitlines()[-1] == lines[0]
+        _assert_one_line(messages, line)
 
     # the previous bundle, byte for byte, and nothing new under a final name
     assert _final_files(out) == before
@@ -209,6 +261,50 @@ def test_a_render_stopped_mid_way_leaves_the_previous_bundle_whole(
     assert _frames(out / f"{SCORES}.mp4") == _frames(base / f"{SCORES}.mp4")  # every frame of the scene
     assert not [path for path in out.rglob("*.tmp-*")]
     assert not [path for path in (work_folder(out) / "next").rglob("*") if path.is_file()]
+
+
+@pytest.mark.parametrize(
+    ("signame", "target", "ignoring_sigint"),
+    [
+        ("SIGINT", "render", False),  # the render ends (exit 130) before the command sees any signal
+        ("SIGINT", "group", True),  # a command started with SIGINT ignored still owns its Ctrl-C
+        ("SIGINT", "render", True),
+        ("SIGTERM", "group", False),  # as systemd stops a service: every process at once
+        ("SIGTERM", "render", False),
+    ],
+)
+def test_a_stop_ends_the_same_whichever_process_sees_it_first(
+    base: Path, tmp_path: Path, signame: str, target: str, ignoring_sigint: bool
+) -> None:
+    if ignoring_sigint:  # the way the command is started does ignore SIGINT
+        ignored = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
+        probe = subprocess.run([sys.executable, "-c", IGNORING_SIGINT, "-c", ignored], capture_output=True, text=True)
+        assert probe.stdout == "True\n", probe.stderr
+    out = tmp_path / "bundle"
+    shutil.copytree(base, out)
+    before = _final_files(out)
+    status, messages = _stop_mid_way(out, tmp_path, signame, "rendering", target, ignoring_sigint)
+    expected_status, line = _stopped_line(signame)
+    assert status == expected_status, messages
+    _assert_one_line(messages, line)
+    assert "Scores: stopped" in messages and "Scores: failed" not in messages  # the progress lines
+    assert _final_files(out) == before
+    _assert_manifest_holds(out)
+
+
+def test_a_render_that_fails_on_its_own_is_a_failure(base: Path, tmp_path: Path) -> None:
+    """Only SIGINT and SIGTERM stop a render: one killed otherwise (here SIGKILL, as the kernel
+    kills a process out of memory) is a failure of the scene, exit 1."""
+    out = tmp_path / "bundle"
+    shutil.copytree(base, out)
+    before = _final_files(out)
+    status, messages = _stop_mid_way(out, tmp_path, "SIGKILL", "rendering", "render")
+    assert status == 1, messages
+    lines = [text for text in messages.splitlines() if text.startswith(f"{PROG}:")]
+    assert len(lines) == 1 and lines[0].startswith(f"{PROG}: error: scene Scores: manim render failed (exit -9): ")
+    _assert_one_line(messages, lines[0])
+    assert "Scores: failed" in messages
+    assert _final_files(out) == before
 
 
 # -- two at once -----------------------------------------------------------------------------

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,14 +43,6 @@ def _explicit(n: int = 3, d_in: int = 2, d_k: int = 2, d_v: int = 2) -> str:
         f"tokens = [{tokens}]\nembeddings = {matrix(n, d_in)}\nw_query = {matrix(d_in, d_k)}\n"
         f"w_key = {matrix(d_in, d_k)}\nw_value = {matrix(d_in, d_v)}\n"
     )
-
-
-@pytest.fixture(autouse=True)
-def _keep_sigterm() -> Iterator[None]:
-    """``cli.main`` installs its SIGTERM handler; give the test process its own back."""
-    previous = signal.getsignal(signal.SIGTERM)
-    yield
-    signal.signal(signal.SIGTERM, previous)
 
 
 def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,6 +69,40 @@ def test_a_stopped_render_ends_by_its_signal(server: forkserver.ForkServer, tmp_
     render.terminate()
     status, _ = _finish(render)
     assert status == -15
+
+
+SIGINT_SCENE = (
+    "import signal\nfrom pathlib import Path\nfrom manim import Scene\n\nclass Sigint(Scene):\n"
+    "    def construct(self):\n        handler = signal.getsignal(signal.SIGINT)\n"
+    "        name = 'ignored' if handler is signal.SIG_IGN else getattr(handler, '__name__', repr(handler))\n"
+    "        Path('sigint.txt').write_text(name)\n"
+)
+
+
+def _sigint_of_a_render(server: forkserver.ForkServer, folder: Path) -> str:
+    """The SIGINT handler a render of ``server`` runs with, by name."""
+    (folder / "sigint.py").write_text(SIGINT_SCENE, encoding="utf-8")
+    status, lines = _finish(server.spawn(["--", "-ql", "--dry_run", "sigint.py", "Sigint"], folder, dict(os.environ)))
+    assert status == 0, lines
+    return (folder / "sigint.txt").read_text()
+
+
+@pytest.mark.parametrize(("bundles", "renders"), [(signal.default_int_handler, "default_int_handler"),
+                                                   (signal.SIG_IGN, "ignored")])
+def test_a_render_handles_sigint_as_the_bundles_process_had_it(tmp_path: Path, bundles: Any, renders: str) -> None:
+    """A Ctrl-C stops the renders exactly when it stops the bundle: the renders of a bundle that
+    ignores SIGINT ignore it (a render started as a process of its own would inherit that too);
+    the server itself ignores it either way."""
+    previous = signal.signal(signal.SIGINT, bundles)  # the test process is the bundle's here
+    try:
+        started = forkserver.start_fork_server(tmp_path, dict(os.environ, ATTENTION_FORK_SERVER="1"))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert started is not None, "the fork server did not start"
+    try:
+        assert _sigint_of_a_render(started, tmp_path) == renders
+    finally:
+        started.close()
 
 
 def test_the_server_can_be_turned_off(tmp_path: Path) -> None:

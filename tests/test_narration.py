@@ -8,10 +8,8 @@ the bundle's runner (``python -m attention_explainer.runner --voice DIR --burn-c
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import av
@@ -26,14 +24,6 @@ from scenes.kit.palette import BACKGROUND
 
 SCENE = Path(__file__).with_name("narrated_scene.py")
 TIMEOUT = 600
-
-
-@pytest.fixture(autouse=True)
-def _sigterm_as_it_was() -> Iterator[None]:
-    """cli.main turns SIGTERM into an interrupt of the render; the tests that call it in-process put it back."""
-    handler = signal.getsignal(signal.SIGTERM)
-    yield
-    signal.signal(signal.SIGTERM, handler)
 
 
 def _render(work: Path, voice: Path, *flags: str) -> Path:
