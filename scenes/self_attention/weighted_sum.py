@@ -50,10 +50,11 @@ from manim import (
 
 from scenes.base import ExplainerScene
 from scenes.facts import Fact, position, query_number, size, value
+from scenes.kit.labels import Box, Obstacles, box_of, name_arrow, place_at_tip, place_near, shaft_boxes
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, DIM, INK, MUTED, VALUE, WEIGHT
 from scenes.kit.text import NUMBER_SIZE, SMALLEST_SIZE, text, token_text
-from scenes.kit.vectors import Box, arrow, box_of, nice_span, place_near, shaft_boxes, try_place_label
+from scenes.kit.vectors import arrow, nice_span
 
 __all__ = ["WeightedSum"]
 
@@ -61,8 +62,8 @@ SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the table shows every co
 PLANE_LEAST = 4.2  # the plane keeps at least this much of the width while the table's text can shrink
 PLANE_SMALLEST = 2.5  # and this much when the table's numbers are too wide for the frame at the font floor
 PLANE_ASPECT = 0.5  # a plane's shorter side is at least this much of its longer (the points' spread may be flat)
-LABEL_PAD = 0.14  # labels keep this much more clear of each other than of arrows and axes
-NAME_REACH = 0.75  # a token's name sits at most this far from its arrow
+NEAR = 0.06  # labels keep this clear of arrows and axes
+LABEL_PAD = 0.14  # and this much more clear of each other
 TAG_ROOM = 0.08  # z's name keeps this much further clear of axes and arrows than a token's name
 GLOW_FILL, GLOW_LINE = 0.05, 1.5  # the most-attended rows' band: faint enough that their text keeps its contrast
 Z_WIDTH = 6  # z under the chain (drawn 4 wide): the chain stays seen where it runs along z
@@ -229,10 +230,6 @@ def _axis_boxes(view: _View) -> list[Box]:
     if not view.rows:
         boxes.append((left, right, oy - 0.02, oy + 0.02))
     return boxes
-
-
-def _grown(box: Box, pad: float) -> Box:
-    return (box[0] - pad, box[1] + pad, box[2] - pad, box[3] + pad)
 
 
 # -- rows of text on one baseline ---------------------------------------------------------------------
@@ -546,12 +543,15 @@ class WeightedSum(ExplainerScene):
     def _values(self, facts: list[Fact]) -> np.ndarray:
         return np.array([self.value_of(fact) for fact in facts] + [0.0] * (2 - len(facts)))
 
-    def _taken(self, space: _Space, arrows: Iterable[Arrow], view: _View | None = None) -> list[Box]:
+    def _taken(self, space: _Space, arrows: Iterable[Arrow], view: _View | None = None) -> Obstacles:
         """What labels keep clear of: arrows, the axes, the note."""
         boxes = [b for a in arrows for b in shaft_boxes(a, spacing=0.08, size=0.06)] + _axis_boxes(view or space.view)
-        return boxes + ([_grown(box_of(space.note), LABEL_PAD)] if space.note else [])
+        taken = Obstacles(boxes, box_pad=NEAR)
+        if space.note:
+            taken.add_box(box_of(space.note), room=LABEL_PAD)
+        return taken
 
-    def _labels(self, view: _View, tails: list[np.ndarray], tips: list[np.ndarray], taken: list[Box], area: Box,
+    def _labels(self, view: _View, tails: list[np.ndarray], tips: list[np.ndarray], taken: Obstacles, area: Box,
                 font: float = SMALLEST_SIZE, middle: bool = False, keep: Iterable[int] = ()) -> dict[int, Text]:
         """Token j's name beside arrow j (off its tip, or off its middle), nearer its own arrow than any other: the
         query's first (the scene is about it: it is always named), then the names shown before (``keep``), then
@@ -564,8 +564,7 @@ class WeightedSum(ExplainerScene):
         for j in sorted(range(len(segments)), key=lambda k: (k != query, k not in kept, -lengths[k])):
             label = token_text(self.scenario.tokens[j], size=font, color=VALUE)
             spots = _spots(*segments[j], centre, rows=bool(view.rows), middle=middle)
-            if _place_name(label, j, segments, spots, taken, area, must=j == query):
-                taken[-1] = _grown(taken[-1], LABEL_PAD)
+            if name_arrow(label, j, segments, spots, taken, area, must=j == query, room=LABEL_PAD):
                 label.names_token = j  # type: ignore[attr-defined]  # which arrow it names (for the tests)
                 placed[j] = label
         return placed
@@ -600,7 +599,7 @@ class WeightedSum(ExplainerScene):
         arrows = self._weighted_arrows(view, width=5, tip=0.2)
         taken = self._taken(space, arrows, view)
         if note:
-            taken.append(_grown(box_of(note), LABEL_PAD))
+            taken.add_box(box_of(note), room=LABEL_PAD)
         labels = self._labels(view, [a.get_start() for a in arrows], [a.get_end() for a in arrows], taken, box,
                               font=24, keep=space.labels)
         moves = _relabel({0: space.note} if space.note else {}, {0: note} if note else {})
@@ -621,7 +620,8 @@ class WeightedSum(ExplainerScene):
         z_facts = self._facts("context")
         space.dot = self.plot(Dot(view.point(self._values(z_facts), n), radius=0.08, color=CONTEXT), view.axis(n),
                               *z_facts).set_z_index(2)
-        taken = [*self._taken(space, chain, view), _grown(box_of(space.dot), 0.05)]
+        taken = self._taken(space, chain, view)
+        taken.add_box(box_of(space.dot), room=0.05)
         labels = self._labels(view, [a.get_start() for a in chain], [a.get_end() for a in chain], taken, space.box,
                               font=24, middle=True, keep=space.labels)
         readout = self._readout()
@@ -671,7 +671,7 @@ class WeightedSum(ExplainerScene):
         readout[2].next_to(readout[1], RIGHT, buff=0.12)
         return readout
 
-    def _place_readout(self, readout: VGroup, space: _Space, taken: list[Box]) -> None:
+    def _place_readout(self, readout: VGroup, space: _Space, taken: Obstacles) -> None:
         """As near the chain's end as it is free (else at the top left of the view)."""
         assert space.dot is not None
         if not place_near(readout, space.dot.get_center(), taken, space.box):
@@ -706,16 +706,16 @@ class WeightedSum(ExplainerScene):
         _draw(space.panel, view)
         space.box, space.view, space.arrows, space.labels, space.dot = box, view, chain, labels, dot
 
-    def _place_tag(self, tag: Mobject, view: _View, taken: list[Box], area: Box) -> None:
+    def _place_tag(self, tag: Mobject, view: _View, taken: Obstacles, area: Box) -> None:
         """z's name off its tip, where it is free and well clear of the axes and arrows (it is placed before the
         token names)."""
         n = self.scenario.n_tokens
         tip, origin = view.point(self._values(self._facts("context")), n), view.point((0, 0), n)
         direction = tip - origin if not view.rows else (RIGHT if tip[0] >= origin[0] else LEFT)
-        roomy = [_grown(box, TAG_ROOM) for box in taken]
-        if not try_place_label(tag, tip, direction, roomy, area) and not place_near(tag, tip, roomy, area):
+        if not (place_at_tip(tag, tip, direction, taken, area, margin=TAG_ROOM, room=LABEL_PAD)
+                or place_near(tag, tip, taken, area, margin=TAG_ROOM, room=LABEL_PAD)):
             tag.next_to(tip, UP, buff=0.12)
-        taken.append(_grown(box_of(tag), LABEL_PAD))
+            taken.add_box(box_of(tag), room=LABEL_PAD)
 
     # -- z from the origin -------------------------------------------------------------------------
     def _context(self, space: _Space, table: _Table) -> None:
@@ -778,41 +778,6 @@ def _spots(tail: np.ndarray, tip: np.ndarray, centre: np.ndarray, *, rows: bool,
     first = (tail, side) if rows else ((tail + tip) / 2, normal) if middle else (tip, run)
     more = [(tip, -side), (tail, side)] if rows else [(tail + t * run, normal) for t in (0.5, 0.3, 0.7)]
     return [first, *more, (tip, run), (tail, -run)]
-
-
-def _place_name(label: Mobject, j: int, segments: Sequence[tuple[np.ndarray, np.ndarray]],
-                spots: Sequence[tuple[np.ndarray, np.ndarray]], taken: list[Box], area: Box, *, must: bool) -> bool:
-    """Put token j's name at the nearest free place of ``spots`` where it is nearer its own arrow than any other
-    (its box joins ``taken``). A name that ``must`` be shown takes, failing that, a free place near its arrow (an
-    arrow that lies along a longer one has no place nearer it), then any free place, then its arrow's side."""
-    tail, tip = segments[j]
-    others = [segment for k, segment in enumerate(segments) if k != j]
-
-    def near(box: Box) -> bool:
-        return _box_to_segment(box, tail, tip) <= NAME_REACH
-
-    def its_own(box: Box) -> bool:
-        own = _box_to_segment(box, tail, tip)
-        return own <= NAME_REACH and all(own < _box_to_segment(box, *other) for other in others)
-
-    for accept in (its_own, near) if must else (its_own,):
-        for reach in (0.08, 0.25, 0.45, 0.65):
-            if any(try_place_label(label, anchor, direction, taken, area, (reach,), accept=accept)
-                   for anchor, direction in spots):
-                return True
-    if must and not place_near(label, (tail + tip) / 2, taken, area):
-        label.next_to((tail + tip) / 2, spots[0][1], buff=0.1)
-        taken.append(box_of(label))
-    return must
-
-
-def _box_to_segment(box: Box, start: np.ndarray, end: np.ndarray) -> float:
-    """How far a box is from a segment (0 where they meet), sampled every 0.03."""
-    count = max(8, int(np.linalg.norm(end[:2] - start[:2]) / 0.03) + 2)
-    points = start[:2] + np.linspace(0.0, 1.0, count)[:, None] * (end[:2] - start[:2])
-    dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[1]), 0.0)
-    dy = np.maximum(np.maximum(box[2] - points[:, 1], points[:, 1] - box[3]), 0.0)
-    return float(np.min(np.hypot(dx, dy)))
 
 
 def _relabel(old: dict[int, Any], new: dict[int, Any]) -> list[Any]:
