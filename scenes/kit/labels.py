@@ -77,7 +77,11 @@ def box_of(mob: Mobject) -> Box:
 
 
 def grown(box: Box, pad: float) -> Box:
-    """``box`` with ``pad`` more on every side."""
+    """``box`` with ``pad`` more on every side.
+
+    >>> grown((0.0, 1.0, 0.0, 0.5), 0.25)
+    (-0.25, 1.25, -0.25, 0.75)
+    """
     return (box[0] - pad, box[1] + pad, box[2] - pad, box[3] + pad)
 
 
@@ -90,7 +94,11 @@ def shaft_boxes(line: Line, spacing: float = 0.2, size: float = 0.05) -> list[Bo
 
 
 def box_to_segment(box: Box, start: np.ndarray, end: np.ndarray) -> float:
-    """How far a box is from a segment (0 where they meet), sampled every 0.03 along it."""
+    """How far a box is from a segment (0 where they meet), sampled every 0.03 along it.
+
+    >>> box_to_segment((1.0, 2.0, 1.0, 2.0), np.array([0.0, 0.0]), np.array([3.0, 0.0]))
+    1.0
+    """
     count = max(8, int(np.linalg.norm(end[:2] - start[:2]) / 0.03) + 2)
     points = start[:2] + np.linspace(0.0, 1.0, count)[:, None] * (end[:2] - start[:2])
     dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[1]), 0.0)
