@@ -114,7 +114,14 @@ def test_the_panel_zooms_from_one_view_to_the_other_and_knows_where_it_ended() -
     halfway = _lines(panel)
     assert halfway != _lines(PlanePanel(start)) and halfway != _lines(PlanePanel(end))
     move.interpolate(1.0)
+    assert _lines(panel) == _lines(PlanePanel(end))
+    move.finish()
     assert _lines(panel) == _lines(PlanePanel(end)) and panel.view == end
+    other = PlanePanel(start)
+    short = other.zoom(end, rate_func=lambda t: 0.999 * t)  # a rate that never reaches 1
+    short.begin()
+    short.finish()
+    assert other.view == end and _lines(other) == _lines(PlanePanel(end))
     with pytest.raises(ValueError, match="start"):
         PlanePanel().zoom(end)
 

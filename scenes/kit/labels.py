@@ -282,7 +282,7 @@ class Obstacles:
 # -- the search --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Placed:
     """Where a label went: its box, its gap from its point's edge and the ends of its leader line, if any."""
 
@@ -291,7 +291,7 @@ class Placed:
     leader: tuple[np.ndarray, np.ndarray] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Spots:
     """Boxes to try, in order: each with its gap from its point, and the points they name (each
     row's; ``None``: the boxes name no point, so want no leader line and need not be told from

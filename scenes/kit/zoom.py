@@ -27,8 +27,13 @@ In a scene (value space beside a table, then closer in on small arrows)::
     self.beat("Closer in: …", panel.zoom(close), ReplacementTransform(v, w))
     panel.draw(close)
 
-RoPE's per-pair planes are a view each (:func:`fit_view` into one box per pair);
-masked attention's context is value space as in lecture 6's weighted sum.
+Labels keep off a view's axes and arrows through :mod:`scenes.kit.labels`:
+``Obstacles([*view.axis_boxes(), *shaft_boxes(v)])``, then ``name_arrow`` or ``place_at_tip``.
+
+For the next lectures: RoPE's per-pair planes are a view each (:func:`fit_view` of the pair's
+q and k at every position shown, into one box per pair), the arrows turning within it;
+masked attention's context is value space as in lecture 6's weighted sum (a close-up on the
+few weighted values a middle token's past holds).
 """
 
 from __future__ import annotations
@@ -240,12 +245,20 @@ class PlanePanel(VGroup):
         begin = start if start is not None else self.view
         if begin is None:
             raise ValueError("start: a panel that drew no view yet needs the view to zoom from")
+        return _Zoom(self, begin, end, **options)
 
+
+class _Zoom(UpdateFromAlphaFunc):
+    """A panel's move between two views; it ends on ``end`` whatever its rate function's last value
+    (a smooth one may stop a hair short of 1), so the panel knows where it is."""
+
+    def __init__(self, panel: PlanePanel, begin: View, end: View, **options: Any) -> None:
         def update(mob: Mobject, t: float) -> None:
-            panel = cast(PlanePanel, mob)
-            if t >= 1.0:  # the same lines as the mixture's at 1; and the panel knows its view is ``end``
-                panel.draw(end)
-            else:
-                panel.draw(begin.toward(end, t), [(begin.tick, 1.0 - t), (end.tick, t)])
+            cast(PlanePanel, mob).draw(begin.toward(end, t), [(begin.tick, 1.0 - t), (end.tick, t)])
 
-        return UpdateFromAlphaFunc(self, cast(Any, update), **options)
+        super().__init__(panel, cast(Any, update), **options)
+        self.end_view = end
+
+    def finish(self) -> None:
+        super().finish()
+        cast(PlanePanel, self.mobject).draw(self.end_view)  # the same lines as the move's at 1
