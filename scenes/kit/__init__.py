@@ -6,7 +6,11 @@
 - :mod:`scenes.kit.layout`: the safe area under the header and above the subtitles, fitting.
 - :mod:`scenes.kit.grids`: number grids in brackets, outlines of rows and columns.
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
-- :mod:`scenes.kit.vectors`: planes, arrows and label placement.
+- :mod:`scenes.kit.vectors`: planes and arrows.
+- :mod:`scenes.kit.labels`: what labels keep off, and the one search that places them (variants: at a tip,
+  near a point, by a dot with a leader line, an axis's name, an arrow's name).
+- :mod:`scenes.kit.zoom`: a plane drawn (not filmed) at any scale: views, fitting, grid and axes, the
+  close-up and pull-back between two views.
 - :mod:`scenes.kit.formula`: the corner formula softmax(Q Kᵀ/√d_k) V and formula titles.
 - :mod:`scenes.kit.motion`: numbers flying from where they are made to where they are used.
 

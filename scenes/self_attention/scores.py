@@ -44,11 +44,12 @@ from scenes.base import ExplainerScene
 from scenes.facts import Fact, TokenPart, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.grids import Brackets, NumberGrid
+from scenes.kit.labels import Box, Obstacles, box_of, place_at_tip, shaft_boxes
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, SAFE_WIDTH, TOP
 from scenes.kit.motion import fly_into
 from scenes.kit.palette import DIM, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, text
-from scenes.kit.vectors import Box, QueryFrame, arrow, box_of, clear_of, shaft_boxes, try_place_label
+from scenes.kit.vectors import QueryFrame, arrow
 
 __all__ = ["Scores"]
 
@@ -59,6 +60,7 @@ MAX_BOARD_ROWS = 12  # more keys than this: the board shows a window of them, th
 STACK_MOST = 9  # up to this many keys the chart sits under the plane, each bar under its key's foot
 NARROW = 0.72  # a picture narrower than this share of the frame ends beside the board
 LONG_QUERY = 4.0  # a query this many times longer than the keys is drawn shorter, broken, its length written
+LABEL_PAD = 0.06  # labels keep this clear of arrows, lines and each other (the chart's title twice as clear)
 
 
 @dataclass
@@ -74,7 +76,7 @@ class _Picture:
     chart: BarRows
     title: VMobject
     narrow: bool  # the picture leaves much of the width empty: the summary puts the board beside it
-    taken: list[Box]  # where the plane's arrows, lines and labels are
+    taken: Obstacles  # where the plane's arrows, lines and labels are
 
 
 @dataclass
@@ -172,15 +174,15 @@ class Scores(ExplainerScene):
                       self.label("|q{}| = {}", query_number(), value("alignment", "query_norm"), size=22,
                                  color=QUERY)).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
 
-    def _head_chart(self, title: VMobject, chart: BarRows, taken: list[Box]) -> None:
+    def _head_chart(self, title: VMobject, chart: BarRows, taken: Obstacles) -> None:
         """The chart's title just above its labels, where the plane leaves room (it names the
         bars beneath it), else in the top left corner."""
         for edge in (LEFT, RIGHT):
             title.next_to(chart.labels, UP, buff=0.3, aligned_edge=edge)
-            if title.get_left()[0] >= -6.65 and clear_of(box_of(title), taken, pad=0.12):
+            if title.get_left()[0] >= -6.65 and taken.box_is_clear(box_of(title), margin=0.06):
                 return
         title.next_to(chart.labels, UP, buff=0.3).set_x(-6.6 + title.width / 2)
-        if not clear_of(box_of(title), taken, pad=0.12):
+        if not taken.box_is_clear(box_of(title), margin=0.06):
             title.move_to((-6.6 + title.width / 2, 2.6, 0))
 
     def _chart_labels(self, pitch: float) -> tuple[list[VMobject], float]:
@@ -276,28 +278,29 @@ class Scores(ExplainerScene):
         return drops
 
     def _place_labels(self, room: Box, query_arrow: VMobject, query_label: Mobject, keys: list[VMobject],
-                      lines: list[VMobject], note: Mobject | None) -> tuple[VGroup, list[Box]]:
+                      lines: list[VMobject], note: Mobject | None) -> tuple[VGroup, Obstacles]:
         """The query's label, then k1, k2, … wherever one fits, off every arrow, line and dot
-        (the chart names every key); returns them and the boxes now taken."""
+        (the chart names every key); returns them and what is now taken."""
         area: Box = (max(room[0] - 0.25, -6.8), min(room[1] + 0.25, 6.8), room[2] - 0.2, min(room[3] + 0.3, 2.8))
-        taken = [b for mob in (query_arrow, *keys, *lines) for b in _boxes(mob)]
-        taken += [box_of(note)] if note is not None else []
+        taken = Obstacles([b for mob in (query_arrow, *keys, *lines) for b in _boxes(mob)], box_pad=LABEL_PAD)
+        if note is not None:
+            taken.add_box(box_of(note))
         if self.scenario.d_k == 1:  # labels above or below the number line, never across it
             line = box_of(query_arrow)
-            taken.append((-7.1, 7.1, line[2] - 0.08, line[3] + 0.08))
+            taken.add_box((-7.1, 7.1, line[2] - 0.08, line[3] + 0.08))
         origin = query_arrow.get_start()
         tip = query_arrow.get_end()
         direction = tip - origin if self.scenario.d_k > 1 else UP
         # among many keys the only clear place may be further off: the label's colour still names the arrow
         reaches = (0.08, 0.25, 0.45, 0.7, 1.0, 1.4, 1.9)
-        if not try_place_label(query_label, tip, direction, taken, area, reaches=reaches):
+        if not place_at_tip(query_label, tip, direction, taken, area, gaps=reaches):
             query_label.next_to(tip, UP, buff=0.15)
-            taken.append(box_of(query_label))
+            taken.add_box(box_of(query_label))
         labels = VGroup()
         for j in np.argsort([-k.get_length() for k in keys]):
             label = self.label("k{}", position(int(j)), size=SMALLEST_SIZE, color=KEY)
             tip = keys[j].get_end() if isinstance(keys[j], Arrow) else keys[j].get_center()
-            if try_place_label(label, tip, tip - origin if self.scenario.d_k > 1 else DOWN, taken, area):
+            if place_at_tip(label, tip, tip - origin if self.scenario.d_k > 1 else DOWN, taken, area):
                 labels.add(label)
             else:
                 self.shown = [s for s in self.shown if s.mobject is not label]  # never shown

@@ -32,22 +32,11 @@ from manim import (
 
 from scenes.base import ExplainerScene
 from scenes.facts import Fact, TokenPart, position, query_number, size, value
+from scenes.kit.labels import Box, Obstacles, Placed, box_of, leader, place_axis_name, place_by_dot
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, KEY, MUTED, QUERY, VALUE
-from scenes.kit.space3d import (
-    Obstacles,
-    Placed,
-    SpaceAxes,
-    drawn_size,
-    fit_spans,
-    leader,
-    place_axis_name,
-    place_label,
-    plane_size,
-    span_of,
-)
+from scenes.kit.space3d import SpaceAxes, drawn_size, fit_spans, plane_size, span_of
 from scenes.kit.text import drop_svg_paths, text, token_text
-from scenes.kit.vectors import Box, box_of
 
 __all__ = ["Spaces"]
 
@@ -339,7 +328,7 @@ class Spaces(ExplainerScene):
         radius = RING + 0.02 + off if inside else panel.dots[key].radius + 0.02
         own = [marks.discs[key], marks.ring] if inside else [marks.discs[key]]
         first = key == "q" or (key == str(self.scenario.query) and "q" not in panel.dots)
-        return place_label(label, point, point - away, marks.obstacles, area, radius=radius, own=own,
+        return place_by_dot(label, point, point - away, marks.obstacles, area, radius=radius, own=own,
                            reach=math.inf if first else REACH)
 
     def _coordinates(self, role_name: str) -> np.ndarray:

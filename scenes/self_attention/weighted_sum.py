@@ -6,7 +6,7 @@ shrinks to w_j v_j; the view closes in on the small arrows (the whole frame is t
 table steps out), they are laid tip to tail and end at z_i; the view pulls back beside the table,
 and z_i is drawn from the origin to the chain's end.
 
-The close-up is drawn, not filmed: value space is redrawn at each scale (:class:`_View`), so text
+The close-up is drawn, not filmed: value space is redrawn at each scale (:mod:`scenes.kit.zoom`), so text
 keeps its size and lines their width at every zoom, and nothing enters the subtitles' band. A plane
 never collapses to a strip (its shorter side is at least half its longer). The query's arrow is
 always named; a name shown in one view is placed first in the next; a name sits nearer its own
@@ -16,7 +16,6 @@ arrow than any other. At the end, every row whose shown weight is the top one as
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -50,156 +49,24 @@ from manim import (
 
 from scenes.base import ExplainerScene
 from scenes.facts import Fact, position, query_number, size, value
+from scenes.kit.labels import Box, Obstacles, box_of, name_arrow, place_at_tip, place_near, shaft_boxes
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, DIM, INK, MUTED, VALUE, WEIGHT
 from scenes.kit.text import NUMBER_SIZE, SMALLEST_SIZE, text, token_text
-from scenes.kit.vectors import Box, arrow, box_of, nice_span, place_near, shaft_boxes, try_place_label
+from scenes.kit.vectors import arrow
+from scenes.kit.zoom import PlanePanel, View, fit_view
 
 __all__ = ["WeightedSum"]
 
 SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the table shows every component
 PLANE_LEAST = 4.2  # the plane keeps at least this much of the width while the table's text can shrink
 PLANE_SMALLEST = 2.5  # and this much when the table's numbers are too wide for the frame at the font floor
-PLANE_ASPECT = 0.5  # a plane's shorter side is at least this much of its longer (the points' spread may be flat)
-LABEL_PAD = 0.14  # labels keep this much more clear of each other than of arrows and axes
-NAME_REACH = 0.75  # a token's name sits at most this far from its arrow
+NEAR = 0.06  # labels keep this clear of arrows and axes
+LABEL_PAD = 0.14  # and this much more clear of each other
 TAG_ROOM = 0.08  # z's name keeps this much further clear of axes and arrows than a token's name
 GLOW_FILL, GLOW_LINE = 0.05, 1.5  # the most-attended rows' band: faint enough that their text keeps its contrast
 Z_WIDTH = 6  # z under the chain (drawn 4 wide): the chain stays seen where it runs along z
 ON_BASELINE = frozenset("abcdefhiklmnorstuvwxzABCDEFGHIKLMNOPRSTUVWXYZ0123456789")
-
-
-# -- where value space is drawn ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _View:
-    """Value space on screen: 0 at ``origin``, one unit of value ``unit`` long, a grid every ``tick``
-    inside ``window``. With d_v = 1 each token has a row of its own (``rows``: the y of row j, the last
-    one z's) and only the first coordinate moves along it."""
-
-    origin: tuple[float, float]
-    unit: float
-    tick: float
-    window: Box
-    rows: tuple[float, ...] = ()
-
-    def point(self, v: Sequence[float] | np.ndarray, j: int = 0) -> np.ndarray:
-        x = self.origin[0] + self.unit * float(v[0])
-        y = self.rows[j] if self.rows else self.origin[1] + self.unit * float(v[1])
-        return np.array([x, y, 0.0])
-
-    def axis(self, j: int) -> _Axis:
-        """What maps row j's coordinates to the screen (tests map drawn points back through it)."""
-        return _Axis(self, j)
-
-    def toward(self, other: _View, t: float) -> _View:
-        """The view a fraction ``t`` of the way to ``other``: every point moves on a straight line, as a
-        Transform moves the arrows, so grid and arrows stay together."""
-
-        def mix(a: Iterable[float], b: Iterable[float]) -> tuple[float, ...]:
-            return tuple((1 - t) * x + t * y for x, y in zip(a, b, strict=True))
-
-        origin = mix(self.origin, other.origin)
-        window = mix(self.window, other.window)
-        return _View((origin[0], origin[1]), (1 - t) * self.unit + t * other.unit, self.tick,
-                     (window[0], window[1], window[2], window[3]), mix(self.rows, other.rows))
-
-
-@dataclass(frozen=True)
-class _Axis:
-    view: _View
-    row: int
-
-    def c2p(self, *coordinates: float) -> np.ndarray:
-        return self.view.point(coordinates, self.row)
-
-
-def _fit(points: np.ndarray, box: Box, rows: int = 0, *, flush: bool = False) -> _View:
-    """The largest view holding ``points`` (and 0, with a margin) in ``box``, one unit alike on both axes, in
-    the box's middle (``flush``: at its left); ``rows``: d_v = 1, that many rows spread over the box's height."""
-    left, right, bottom, top = box
-    x_tick, x0, x1 = nice_span(points[:, 0], 6)
-    if rows:
-        unit = (right - left) / (x1 - x0)
-        gap = (top - bottom) / rows
-        ys = tuple(top - gap * (j + 0.5) for j in range(rows))
-        return _View((left - unit * x0, 0.0), unit, x_tick, box, ys)
-    y_tick, y0, y1 = nice_span(points[:, 1], 6)
-    x0, x1 = _widened(x0, x1, PLANE_ASPECT * (y1 - y0))  # no side of the plane collapses to a strip
-    y0, y1 = _widened(y0, y1, PLANE_ASPECT * (x1 - x0))
-    unit = min((right - left) / (x1 - x0), (top - bottom) / (y1 - y0))
-    ox = left - unit * x0 if flush else (left + right) / 2 - unit * (x0 + x1) / 2
-    oy = (bottom + top) / 2 - unit * (y0 + y1) / 2
-    return _View((ox, oy), unit, max(x_tick, y_tick), (ox + unit * x0, ox + unit * x1, oy + unit * y0, oy + unit * y1))
-
-
-def _widened(low: float, high: float, least: float) -> tuple[float, float]:
-    """The range ``low``..``high`` grown about its middle to at least ``least`` long."""
-    grow = max(0.0, least - (high - low)) / 2
-    return low - grow, high + grow
-
-
-def _multiples(origin: float, step: float, low: float, high: float) -> list[float]:
-    first, last = math.ceil((low - origin) / step - 1e-9), math.floor((high - origin) / step + 1e-9)
-    return [origin + k * step for k in range(first, last + 1) if k != 0]
-
-
-_Stroke = tuple[tuple[float, float, float], tuple[float, float, float], float, float]
-"""A line of the panel: start, end, stroke width, stroke opacity."""
-
-
-def _grid(view: _View, tick: float, opacity: float) -> list[_Stroke]:
-    """Faint lines at the multiples of ``tick`` inside the view's window (denser than 0.3 apart: fading)."""
-    left, right, bottom, top = view.window
-    step = view.unit * tick
-    opacity *= float(np.clip((step - 0.15) / 0.3, 0.0, 1.0))
-    if opacity <= 0.01:
-        return []
-    lines = [((x, bottom, 0.0), (x, top, 0.0), 1.0, 0.18 * opacity)
-             for x in _multiples(view.origin[0], step, left, right)]
-    if not view.rows:
-        lines += [((left, y, 0.0), (right, y, 0.0), 1.0, 0.18 * opacity)
-                  for y in _multiples(view.origin[1], step, bottom, top)]
-    return lines
-
-
-def _axes(view: _View) -> list[_Stroke]:
-    """The axes through 0 (d_v = 1: the line of 0 through every row)."""
-    left, right, bottom, top = view.window
-    ox, oy = view.origin
-    axes = [((ox, bottom, 0.0), (ox, top, 0.0), 2.0, 1.0)]
-    if not view.rows:
-        axes.append(((left, oy, 0.0), (right, oy, 0.0), 2.0, 1.0))
-    return axes
-
-
-def _draw(panel: VGroup, view: _View, ticks: Sequence[tuple[float, float]] = ()) -> None:
-    """Draw ``panel`` as value space seen through ``view``: a faint grid for each (tick, opacity) of ``ticks``
-    (by default the view's own), then the axes.
-
-    The panel keeps its lines and moves them (hiding the ones not needed): a play draws the lines its
-    mobjects had when it began, so a line taken out during a play would stay on screen. Lines are
-    described, not made, for each frame of a close-up (making a Line costs more than moving one)."""
-    lines = [line for tick, opacity in (ticks or [(view.tick, 1.0)]) for line in _grid(view, tick, opacity)]
-    lines += _axes(view)
-    while len(panel.submobjects) < len(lines):
-        panel.add(Line(LEFT, RIGHT))
-    for k, line in enumerate(panel.submobjects):
-        if k < len(lines):
-            start, end, width, opacity = lines[k]
-            line.put_start_and_end_on(np.array(start), np.array(end))
-            line.set_stroke(MUTED, width=width, opacity=opacity)
-        else:
-            line.set_stroke(opacity=0.0)
-
-
-def _moves(panel: VGroup, start: _View, end: _View, **options: Any) -> UpdateFromAlphaFunc:
-    """The panel's grid and axes going from ``start`` to ``end`` (the close-up, the pull-back): the old grid
-    fades as the new one comes."""
-
-    def update(mob: Mobject, t: float) -> None:
-        _draw(cast(VGroup, mob), start.toward(end, t), [(start.tick, 1.0 - t), (end.tick, t)])
-
-    return UpdateFromAlphaFunc(panel, cast(Any, update), **options)
 
 
 def _window(start: float, end: float) -> Callable[[float], float]:
@@ -220,19 +87,6 @@ def _travel(mob: Mobject, shapes: Sequence[Mobject], windows: Sequence[tuple[flo
             part.interpolate(a, b, local)
 
     return UpdateFromAlphaFunc(mob, cast(Any, update), rate_func=linear)
-
-
-def _axis_boxes(view: _View) -> list[Box]:
-    left, right, bottom, top = view.window
-    ox, oy = view.origin
-    boxes = [(ox - 0.02, ox + 0.02, bottom, top)]
-    if not view.rows:
-        boxes.append((left, right, oy - 0.02, oy + 0.02))
-    return boxes
-
-
-def _grown(box: Box, pad: float) -> Box:
-    return (box[0] - pad, box[1] + pad, box[2] - pad, box[3] + pad)
 
 
 # -- rows of text on one baseline ---------------------------------------------------------------------
@@ -333,8 +187,8 @@ class _Space:
 
     area: Box  # beside the table (the note's line in it)
     box: Box  # where the view is now fitted
-    view: _View
-    panel: VGroup
+    view: View
+    panel: PlanePanel
     note: VMobject | None
     arrows: list[Arrow]
     labels: dict[int, Text] = field(default_factory=dict)  # token j's label, where it fits
@@ -421,7 +275,7 @@ class WeightedSum(ExplainerScene):
             box = (box[0], box[1], box[2], box[3] - 0.45)  # the note's line
         if self._rows and (box[3] - box[2]) / self._rows < 0.4:
             return 0.0
-        units = [_fit(self._points(name), box, self._rows).unit for name in ("values", "running_context")]
+        units = [fit_view(self._points(name), box, self._rows).unit for name in ("values", "running_context")]
         return float(np.sqrt(units[0] * units[1]))
 
     def _lay_out(self, table: _Table) -> None:
@@ -498,9 +352,8 @@ class WeightedSum(ExplainerScene):
     # -- value space: every value as an arrow -------------------------------------------------
     def _value_space(self, area: Box) -> _Space:
         note, box = self._note(area)
-        view = _fit(self._points("values"), box, self._rows, flush=self._stacked)
-        panel = VGroup()
-        _draw(panel, view)
+        view = fit_view(self._points("values"), box, self._rows, flush=self._stacked)
+        panel = PlanePanel(view)
         space = _Space(area, box, view, panel, note, [])
         for j in range(self.scenario.n_tokens):
             facts = self._facts("values", j)
@@ -546,12 +399,15 @@ class WeightedSum(ExplainerScene):
     def _values(self, facts: list[Fact]) -> np.ndarray:
         return np.array([self.value_of(fact) for fact in facts] + [0.0] * (2 - len(facts)))
 
-    def _taken(self, space: _Space, arrows: Iterable[Arrow], view: _View | None = None) -> list[Box]:
+    def _taken(self, space: _Space, arrows: Iterable[Arrow], view: View | None = None) -> Obstacles:
         """What labels keep clear of: arrows, the axes, the note."""
-        boxes = [b for a in arrows for b in shaft_boxes(a, spacing=0.08, size=0.06)] + _axis_boxes(view or space.view)
-        return boxes + ([_grown(box_of(space.note), LABEL_PAD)] if space.note else [])
+        boxes = [b for a in arrows for b in shaft_boxes(a, spacing=0.08, size=0.06)] + (view or space.view).axis_boxes()
+        taken = Obstacles(boxes, box_pad=NEAR)
+        if space.note:
+            taken.add_box(box_of(space.note), room=LABEL_PAD)
+        return taken
 
-    def _labels(self, view: _View, tails: list[np.ndarray], tips: list[np.ndarray], taken: list[Box], area: Box,
+    def _labels(self, view: View, tails: list[np.ndarray], tips: list[np.ndarray], taken: Obstacles, area: Box,
                 font: float = SMALLEST_SIZE, middle: bool = False, keep: Iterable[int] = ()) -> dict[int, Text]:
         """Token j's name beside arrow j (off its tip, or off its middle), nearer its own arrow than any other: the
         query's first (the scene is about it: it is always named), then the names shown before (``keep``), then
@@ -564,8 +420,7 @@ class WeightedSum(ExplainerScene):
         for j in sorted(range(len(segments)), key=lambda k: (k != query, k not in kept, -lengths[k])):
             label = token_text(self.scenario.tokens[j], size=font, color=VALUE)
             spots = _spots(*segments[j], centre, rows=bool(view.rows), middle=middle)
-            if _place_name(label, j, segments, spots, taken, area, must=j == query):
-                taken[-1] = _grown(taken[-1], LABEL_PAD)
+            if name_arrow(label, j, segments, spots, taken, area, must=j == query, room=LABEL_PAD):
                 label.names_token = j  # type: ignore[attr-defined]  # which arrow it names (for the tests)
                 placed[j] = label
         return placed
@@ -583,7 +438,7 @@ class WeightedSum(ExplainerScene):
                   *(label.animate.set_opacity(0.6) for label in space.labels.values()), run_time=2.5)
         space.arrows = weighted
 
-    def _weighted_arrows(self, view: _View, *, width: float = 6, tip: float = 0.22,
+    def _weighted_arrows(self, view: View, *, width: float = 6, tip: float = 0.22,
                          rows: Sequence[int] | None = None) -> list[Arrow]:
         """w_j v_j from the origin, for every token (or the tokens of ``rows``, drawn as shapes only: unrecorded)."""
         arrows = []
@@ -596,32 +451,33 @@ class WeightedSum(ExplainerScene):
     # -- closer: the small arrows fill the frame -----------------------------------------------------
     def _close_in(self, space: _Space, table: _Table) -> None:
         note, box = self._note((-HALF_WIDTH, HALF_WIDTH, BOTTOM + 0.1, TOP - 0.05))
-        view = _fit(self._points("weighted_values"), box, self._rows)
+        view = fit_view(self._points("weighted_values"), box, self._rows)
         arrows = self._weighted_arrows(view, width=5, tip=0.2)
         taken = self._taken(space, arrows, view)
         if note:
-            taken.append(_grown(box_of(note), LABEL_PAD))
+            taken.add_box(box_of(note), room=LABEL_PAD)
         labels = self._labels(view, [a.get_start() for a in arrows], [a.get_end() for a in arrows], taken, box,
                               font=24, keep=space.labels)
         moves = _relabel({0: space.note} if space.note else {}, {0: note} if note else {})
         self.beat("Closer in: each small arrow is one token's weight times its value.",
-                  _moves(space.panel, space.view, view), *(ReplacementTransform(a, b) for a, b in
+                  space.panel.zoom(view, space.view), *(ReplacementTransform(a, b) for a, b in
                                                              zip(space.arrows, arrows, strict=True)),
                   *_relabel(space.labels, labels), FadeOut(space.ghosts), table.words.animate.set_opacity(0), *moves,
                   run_time=1.8, wait=0.6)
-        _draw(space.panel, view)
+        space.panel.draw(view)
         space.box, space.view, space.arrows, space.labels, space.note = box, view, arrows, labels, note or space.note
 
     def _chain(self, space: _Space) -> VGroup:
         """Tip to tail, in token order (the view first widening to hold the chain); they end at one point, z_i,
         written there with every component."""
         start, n = space.view, self.scenario.n_tokens
-        view = _fit(self._points("weighted_values", "running_context"), space.box, self._rows)
+        view = fit_view(self._points("weighted_values", "running_context"), space.box, self._rows)
         chain = self._chain_arrows(view, width=5, tip=0.2)
         z_facts = self._facts("context")
         space.dot = self.plot(Dot(view.point(self._values(z_facts), n), radius=0.08, color=CONTEXT), view.axis(n),
                               *z_facts).set_z_index(2)
-        taken = [*self._taken(space, chain, view), _grown(box_of(space.dot), 0.05)]
+        taken = self._taken(space, chain, view)
+        taken.add_box(box_of(space.dot), room=0.05)
         labels = self._labels(view, [a.get_start() for a in chain], [a.get_end() for a in chain], taken, space.box,
                               font=24, middle=True, keep=space.labels)
         readout = self._readout()
@@ -631,7 +487,7 @@ class WeightedSum(ExplainerScene):
         whole = widen + laying + landing
         each = laying / (1 + 0.35 * (n - 1))
         windows = [((widen + 0.35 * each * j) / whole, (widen + 0.35 * each * j + each) / whole) for j in range(n)]
-        moves: list[Animation] = [_moves(space.panel, start, view, rate_func=_window(0, widen / whole))]
+        moves: list[Animation] = [space.panel.zoom(view, start, rate_func=_window(0, widen / whole))]
         moves += [FadeOut(label, rate_func=_window(0, widen / whole)) for label in space.labels.values()]
         for j, a in enumerate(space.arrows):
             self.remove(a)
@@ -643,11 +499,11 @@ class WeightedSum(ExplainerScene):
         self.beat("Laid tip to tail, in token order, the shrunken arrows end at one point: z"
                   f"{self.cite(query_number())}.", *moves, FadeIn(space.dot, scale=0.5, rate_func=land),
                   FadeIn(readout, rate_func=land), run_time=whole, wait=1.0)
-        _draw(space.panel, view)
+        space.panel.draw(view)
         space.view, space.arrows, space.labels = view, chain, labels
         return readout
 
-    def _chain_arrows(self, view: _View, *, width: float, tip: float) -> list[Arrow]:
+    def _chain_arrows(self, view: View, *, width: float, tip: float) -> list[Arrow]:
         """w_j v_j from the running sum before it to the running sum after it."""
         chain = []
         for j in range(self.scenario.n_tokens):
@@ -671,7 +527,7 @@ class WeightedSum(ExplainerScene):
         readout[2].next_to(readout[1], RIGHT, buff=0.12)
         return readout
 
-    def _place_readout(self, readout: VGroup, space: _Space, taken: list[Box]) -> None:
+    def _place_readout(self, readout: VGroup, space: _Space, taken: Obstacles) -> None:
         """As near the chain's end as it is free (else at the top left of the view)."""
         assert space.dot is not None
         if not place_near(readout, space.dot.get_center(), taken, space.box):
@@ -681,7 +537,7 @@ class WeightedSum(ExplainerScene):
     # -- back beside the table: the columns add up --------------------------------------------------
     def _pull_back(self, space: _Space, table: _Table, readout: VGroup) -> None:
         note, box = self._note(space.area)
-        view = _fit(self._points("running_context"), box, self._rows, flush=self._stacked)
+        view = fit_view(self._points("running_context"), box, self._rows, flush=self._stacked)
         n = self.scenario.n_tokens
         chain = self._chain_arrows(view, width=4, tip=0.16)
         z_facts = self._facts("context")
@@ -698,24 +554,24 @@ class WeightedSum(ExplainerScene):
         said = f"The columns add up to z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("step", "context", c) for c in range(self.scenario.d_v)) + ")."
         assert space.dot is not None
-        self.beat(said, _moves(space.panel, space.view, view),
+        self.beat(said, space.panel.zoom(view, space.view),
                   *(ReplacementTransform(a, b) for a, b in zip(space.arrows, chain, strict=True)),
                   ReplacementTransform(space.dot, dot), *_relabel(space.labels, labels), *moves,
                   table.words.animate.set_opacity(1), Create(table.rule), FadeIn(table.total[1]),
                   ReplacementTransform(readout[2], table.total[2]), FadeOut(readout[:2]), run_time=2.2, wait=1.2)
-        _draw(space.panel, view)
+        space.panel.draw(view)
         space.box, space.view, space.arrows, space.labels, space.dot = box, view, chain, labels, dot
 
-    def _place_tag(self, tag: Mobject, view: _View, taken: list[Box], area: Box) -> None:
+    def _place_tag(self, tag: Mobject, view: View, taken: Obstacles, area: Box) -> None:
         """z's name off its tip, where it is free and well clear of the axes and arrows (it is placed before the
         token names)."""
         n = self.scenario.n_tokens
         tip, origin = view.point(self._values(self._facts("context")), n), view.point((0, 0), n)
         direction = tip - origin if not view.rows else (RIGHT if tip[0] >= origin[0] else LEFT)
-        roomy = [_grown(box, TAG_ROOM) for box in taken]
-        if not try_place_label(tag, tip, direction, roomy, area) and not place_near(tag, tip, roomy, area):
+        if not (place_at_tip(tag, tip, direction, taken, area, margin=TAG_ROOM, room=LABEL_PAD)
+                or place_near(tag, tip, taken, area, margin=TAG_ROOM, room=LABEL_PAD)):
             tag.next_to(tip, UP, buff=0.12)
-        taken.append(_grown(box_of(tag), LABEL_PAD))
+            taken.add_box(box_of(tag), room=LABEL_PAD)
 
     # -- z from the origin -------------------------------------------------------------------------
     def _context(self, space: _Space, table: _Table) -> None:
@@ -778,41 +634,6 @@ def _spots(tail: np.ndarray, tip: np.ndarray, centre: np.ndarray, *, rows: bool,
     first = (tail, side) if rows else ((tail + tip) / 2, normal) if middle else (tip, run)
     more = [(tip, -side), (tail, side)] if rows else [(tail + t * run, normal) for t in (0.5, 0.3, 0.7)]
     return [first, *more, (tip, run), (tail, -run)]
-
-
-def _place_name(label: Mobject, j: int, segments: Sequence[tuple[np.ndarray, np.ndarray]],
-                spots: Sequence[tuple[np.ndarray, np.ndarray]], taken: list[Box], area: Box, *, must: bool) -> bool:
-    """Put token j's name at the nearest free place of ``spots`` where it is nearer its own arrow than any other
-    (its box joins ``taken``). A name that ``must`` be shown takes, failing that, a free place near its arrow (an
-    arrow that lies along a longer one has no place nearer it), then any free place, then its arrow's side."""
-    tail, tip = segments[j]
-    others = [segment for k, segment in enumerate(segments) if k != j]
-
-    def near(box: Box) -> bool:
-        return _box_to_segment(box, tail, tip) <= NAME_REACH
-
-    def its_own(box: Box) -> bool:
-        own = _box_to_segment(box, tail, tip)
-        return own <= NAME_REACH and all(own < _box_to_segment(box, *other) for other in others)
-
-    for accept in (its_own, near) if must else (its_own,):
-        for reach in (0.08, 0.25, 0.45, 0.65):
-            if any(try_place_label(label, anchor, direction, taken, area, (reach,), accept=accept)
-                   for anchor, direction in spots):
-                return True
-    if must and not place_near(label, (tail + tip) / 2, taken, area):
-        label.next_to((tail + tip) / 2, spots[0][1], buff=0.1)
-        taken.append(box_of(label))
-    return must
-
-
-def _box_to_segment(box: Box, start: np.ndarray, end: np.ndarray) -> float:
-    """How far a box is from a segment (0 where they meet), sampled every 0.03."""
-    count = max(8, int(np.linalg.norm(end[:2] - start[:2]) / 0.03) + 2)
-    points = start[:2] + np.linspace(0.0, 1.0, count)[:, None] * (end[:2] - start[:2])
-    dx = np.maximum(np.maximum(box[0] - points[:, 0], points[:, 0] - box[1]), 0.0)
-    dy = np.maximum(np.maximum(box[2] - points[:, 1], points[:, 1] - box[3]), 0.0)
-    return float(np.min(np.hypot(dx, dy)))
 
 
 def _relabel(old: dict[int, Any], new: dict[int, Any]) -> list[Any]:
