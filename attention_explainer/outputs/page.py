@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..plan import BundlePlan, SceneSpec
     from ..staging import Staging
 
-__all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary", "scene_words"]
+__all__ = ["SCRIPT", "STYLE", "handout_section", "lecture_page", "scenario_summary", "scene_words"]
 
 STYLE = """
 body { font: 16px/1.45 "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 78rem;
@@ -225,7 +225,7 @@ def _matrix_table(table: Table, precision: int) -> str:
     return f"<table><caption>{_e(table.caption)}</caption><tr>{head}</tr>{body}</table>"
 
 
-def _handout_section(scenario: Scenario, lecture: str) -> str:
+def handout_section(scenario: Scenario, lecture: str) -> str:
     """Every table of the lecture's handout (the registry's, as the handout writes them), with links."""
     tables = []
     for table in handout_tables(scenario, lecture):
@@ -292,7 +292,7 @@ def lecture_page(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{title}</title><style>{STYLE}</style></head>\n<body><header>"
         f'<h1>{title}</h1><nav>{" · ".join(links)}</nav>{scenario_summary(plan.scenario)}</header>\n'
-        f"<main>{_lecture_section(plan, staging)}{clips}{_handout_section(plan.scenario, plan.lecture)}"
+        f"<main>{_lecture_section(plan, staging)}{clips}{handout_section(plan.scenario, plan.lecture)}"
         f"{_files_section(files)}</main>\n<script>{SCRIPT}</script></body></html>\n"
     )
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..steps import LectureSteps
+from .masked import MASKED
+from .multi_head import MULTI_HEAD
 from .self_attention import SELF_ATTENTION
 
 __all__ = ["LECTURE_STEPS", "lecture_steps"]
@@ -19,6 +21,8 @@ __all__ = ["LECTURE_STEPS", "lecture_steps"]
 LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
     {
         "self-attention": SELF_ATTENTION,
+        "masked": MASKED,
+        "multi-head": MULTI_HEAD,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""
