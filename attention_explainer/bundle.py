@@ -686,9 +686,10 @@ def _stage_texts(plan: BundlePlan, staging: Staging, durations: dict[str, float]
         staging.stage(f"{spec.stem}.vtt").write_text(to_webvtt(clip_srt), encoding="utf-8")
     scenes = [(s, staging.current(f"{s.stem}.srt"), offsets[s.name]) for s in plan.chosen]
     staging.stage("narration.md").write_text(_narration(plan.scenario, scenes), encoding="utf-8")
-    for name, content in handout_files(plan.scenario).items():
+    for name, content in handout_files(plan.scenario, plan.lecture).items():
         staging.stage(f"handout/{name}").write_text(content, encoding="utf-8")
-    staging.stage("handout/notebook.ipynb").write_text(notebook_json(plan.scenario), encoding="utf-8")
+    notebook = notebook_json(plan.scenario, plan.lecture)
+    staging.stage("handout/notebook.ipynb").write_text(notebook, encoding="utf-8")
     staging.stage("scenario.toml").write_text(scenario_to_toml(plan.scenario), encoding="utf-8")
 
 
@@ -713,7 +714,7 @@ def _file_entries(plan: BundlePlan, staging: Staging) -> list[dict[str, Any]]:
     listed += [(f"lecture.{plan.settings.extension}", "lecture", None), ("lecture.srt", "subtitles", None)]
     listed += [("lecture.vtt", "webvtt", None), ("narration.md", "narration", None)]
     listed.append(("stills/contact-sheet.png", "contact-sheet", None))
-    listed += [(f"handout/{name}", "handout", None) for name in sorted(handout_files(plan.scenario))]
+    listed += [(f"handout/{name}", "handout", None) for name in sorted(handout_files(plan.scenario, plan.lecture))]
     listed += [("handout/notebook.ipynb", "notebook", None), ("scenario.toml", "scenario", None)]
     listed += [(rel, kind, None) for rel, kind in staging.deck]
     listed += [(rel, kind, None) for rel, kind in staging.pptx]

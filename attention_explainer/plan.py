@@ -173,6 +173,14 @@ class BundlePlan:
     work: Path
 
     @property
+    def lecture(self) -> str:
+        """The lecture the chosen scenes belong to (``--lecture``): it chooses the handout's and the
+        notebook's steps (:mod:`attention_explainer.outputs.lectures`)."""
+        from scenes.plan import DEFAULT_LECTURE, lecture_of
+
+        return lecture_of(self.chosen[0].name) if self.chosen else DEFAULT_LECTURE
+
+    @property
     def old_scenes(self) -> dict[str, Any]:
         """The previous manifest's entry of every scene, by class name."""
         return {entry["name"]: entry for entry in self.old.get("scenes", [])}

@@ -18,6 +18,7 @@ __all__ = [
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
+    "MASKED_DROPOUT",
     "MULTI_HEAD_LECTURE",
     "OWN_PRESET",
     "RENDER_COST",
@@ -50,6 +51,13 @@ LECTURES: dict[str, tuple[tuple[str, str], ...]] = {DEFAULT_LECTURE: LECTURE, "m
 
 LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "multi-head": "two-heads"}
 """The preset a lecture shows when no scenario is chosen."""
+
+MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
+"""The masked lecture's dropout on the attention weights, ``(p, seed)``:
+``attention_math.attention_dropout(weights, p, seed=seed)``. p = 0.5 and seed 123 as in Raschka's
+chapter 3 (whose ``torch.manual_seed(123)`` draws other numbers: this is numpy's
+``default_rng(123)``). The lecture's dropout scene and its handout (the CSV, the notebook's replay)
+both read it here, so they drop the same weights."""
 
 INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 """The scenario's numbers; everything else in a trace is computed from them."""

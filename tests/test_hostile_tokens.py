@@ -2,6 +2,8 @@
 
 * TeX (which the scenes use only for their own formulas) runs with ``\\write18`` disabled
   outright, not TeX Live's default restricted mode: checked with manim's own compile function.
+* Every lecture's handout tables (:mod:`attention_explainer.outputs.lectures`), for the same tokens,
+  compiled by pdflatex: the tokens print literally, no file they name is read, nothing runs.
 * A still of ``Scores`` rendered for tokens such as ``\\input{/etc/hostname}`` and
   ``\\write18{touch PWNED}``: no file named PWNED appears, no TeX source holds user text, no
   file the tokens name is read into anything, and the frame shows each label where the dry run
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -22,7 +25,9 @@ from manim import Text, tempconfig
 from PIL import Image
 from scene_helpers import DRY_RUN_SETTINGS, REPO, clean_environment, manim_command, on_screen, text_of, with_scenario
 
-from attention_math import load_scenario
+from attention_explainer.outputs.handout import handout_files
+from attention_explainer.outputs.lectures import LECTURE_STEPS
+from attention_math import Scenario, load_scenario
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import shorten_token
 from scenes.self_attention.scores import Scores
@@ -103,6 +108,39 @@ def _hostile_scenario_file(folder: Path) -> tuple[Path, list[str], str]:
         encoding="utf-8",
     )
     return path, tokens, secret
+
+
+@pytest.mark.parametrize("lecture", sorted(LECTURE_STEPS))
+def test_every_lectures_handout_latex_prints_hostile_tokens_and_reads_nothing(lecture: str, tmp_path: Path) -> None:
+    scenario_file, tokens, secret = _hostile_scenario_file(tmp_path)
+    one_head = load_scenario(scenario_file)
+    two_heads = Scenario.from_sentence(" ".join(f"t{i}" for i in range(len(tokens))), heads=2, seed=2)
+    scenario = one_head if lecture != "multi-head" else dataclasses.replace(two_heads, tokens=one_head.tokens)
+    handout = tmp_path / "handout"
+    handout.mkdir()
+    tables = []
+    for name, content in handout_files(scenario, lecture).items():
+        (handout / name).write_text(content, encoding="utf-8")
+        if name.endswith(".tex"):
+            tables.append(f"\\input{{{handout / name}}}\\par")
+    doc = tmp_path / "doc.tex"
+    doc.write_text(
+        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n"
+        "\\begin{document}\n" + "\n".join(tables) + "\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        ["pdflatex", "-interaction=batchmode", "-halt-on-error", "-no-shell-escape", doc.name],
+        cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT,
+    )
+    log = doc.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
+    assert result.returncode == 0, "\n".join(line for line in log.splitlines() if line.startswith("!"))
+    assert "(/etc/hostname" not in log and "secret.tex" not in log  # TeX logs every file it opens as "(path"
+    assert not list(tmp_path.rglob("PWNED"))
+    printed = subprocess.run(["pdftotext", "doc.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=TIMEOUT).stdout
+    assert secret not in printed
+    assert r"\input{/etc/hostname}" in printed and r"\write18{touch PWNED}" in printed  # as typed
 
 
 def _final_texts(scenario_file: Path, media: Path) -> list[Text]:

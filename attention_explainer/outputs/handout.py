@@ -1,4 +1,10 @@
-"""The handout: every intermediate matrix as CSV and as a LaTeX table, and the walkthrough.
+"""The handout: every step of the lecture as CSV and as a LaTeX table, and the walkthrough.
+
+Which steps is the lecture's choice (:mod:`attention_explainer.outputs.lectures`): lecture 6's X,
+W_Q, W_K, W_V, Q, K, V, the scores, the scaled scores, the weights and Z; the masked lecture's
+mask, masked scores, renormalised route and dropout; the multi-head lecture's heads, their join
+and W_O. CSV values are written with ``repr`` (they read back to the same float64; a masked
+score is ``-inf``), LaTeX at the lecture's precision (``$-\\infty$``).
 
 Tokens are user text: in LaTeX every TeX special is replaced by its text command and control
 characters are dropped, so a token such as ``\\input{/etc/passwd}`` prints literally and never
@@ -10,34 +16,22 @@ from __future__ import annotations
 import csv
 import io
 
-import numpy as np
+from attention_math import Scenario, format_walkthrough
+from scenes.plan import DEFAULT_LECTURE
 
-from attention_math import Scenario, format_number, format_walkthrough
+from .lectures import lecture_steps
+from .lectures.self_attention import HANDOUT_MATRICES
+from .steps import Table
 
 __all__ = [
     "HANDOUT_MATRICES",
     "handout_files",
+    "handout_tables",
     "latex_escape",
-    "matrix_csv",
-    "matrix_labels",
-    "matrix_latex",
     "read_matrix_csv",
+    "table_csv",
+    "table_latex",
 ]
-
-# (file stem, trace field, caption, row labels are tokens?, column prefix)
-HANDOUT_MATRICES: tuple[tuple[str, str, str, bool, str], ...] = (
-    ("X", "embeddings", "X, the input embeddings", True, "x"),
-    ("W_Q", "w_query", "W_Q, the query weights", False, "q"),
-    ("W_K", "w_key", "W_K, the key weights", False, "k"),
-    ("W_V", "w_value", "W_V, the value weights", False, "v"),
-    ("Q", "queries", "Q = X W_Q, the queries", True, "q"),
-    ("K", "keys", "K = X W_K, the keys", True, "k"),
-    ("V", "values", "V = X W_V, the values", True, "v"),
-    ("scores", "scores", "Q Kᵀ, the attention scores", True, ""),
-    ("scaled_scores", "scaled_scores", "Q Kᵀ / √d_k, the scaled scores", True, ""),
-    ("weights", "weights", "softmax(Q Kᵀ / √d_k), the attention weights", True, ""),
-    ("Z", "context", "Z = weights V, the context vectors", True, "z"),
-)
 
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -69,63 +63,67 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in text if ch.isprintable() or ch == " ")
 
 
-def matrix_labels(scenario: Scenario, field: str, tokens_as_rows: bool, prefix: str) -> tuple[list[str], list[str]]:
-    """A trace matrix's row labels (its tokens, or ``row 1``, ...) and column names (the tokens for
-    the scores and weights, else ``prefix`` numbered from 1), as the handout and the page print them."""
-    trace = scenario.trace()
-    matrix = np.asarray(getattr(trace, field))
-    rows = list(scenario.tokens) if tokens_as_rows else [f"row {i + 1}" for i in range(matrix.shape[0])]
-    if field in {"scores", "scaled_scores", "weights"}:
-        columns = list(scenario.tokens)
-    else:
-        columns = [f"{prefix}{j + 1}" for j in range(matrix.shape[1])]
-    return rows, columns
+def table_csv(table: Table) -> str:
+    """One table as CSV: a header of column names, then a labelled row per row.
 
-
-def matrix_csv(scenario: Scenario, field: str, tokens_as_rows: bool = True, prefix: str = "") -> str:
-    """One trace matrix as CSV: a header of column names, then a labelled row per token.
-
-    Values are written with ``repr`` so they read back to the same float64.
+    Values are written with ``repr`` so they read back to the same float64 (``-inf`` too); a
+    mask's as 1 and 0.
     """
-    matrix = np.asarray(getattr(scenario.trace(), field))
-    rows, columns = matrix_labels(scenario, field, tokens_as_rows, prefix)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["", *columns])
-    for label, row in zip(rows, matrix, strict=True):
-        writer.writerow([label, *(repr(float(v)) for v in row)])
+    writer.writerow(["", *table.columns])
+    for label, row in zip(table.rows, table.values, strict=True):
+        writer.writerow([label, *(table.csv_number(v) for v in row)])
     return out.getvalue()
 
 
-def matrix_latex(scenario: Scenario, field: str, caption: str, tokens_as_rows: bool = True, prefix: str = "") -> str:
-    """One trace matrix as a LaTeX ``tabular`` (booktabs) at the scenario's precision."""
-    matrix = np.asarray(getattr(scenario.trace(), field))
-    rows, columns = matrix_labels(scenario, field, tokens_as_rows, prefix)
-    p = scenario.precision
+def table_latex(table: Table, precision: int) -> str:
+    """One table as a LaTeX ``tabular`` (booktabs) at the lecture's precision; ``-inf`` as ``$-\\infty$``."""
 
     def number(value: float) -> str:
-        return "$" + format_number(value, p, minus="-").replace("∞", r"\infty") + "$"
+        return "$" + table.shown(float(value), precision, minus="-").replace("∞", r"\infty") + "$"
 
     lines = [
-        f"% {latex_escape(caption)} — generated by attention-explainer; needs \\usepackage{{booktabs}}",
-        r"\begin{tabular}{l" + "r" * len(columns) + "}",
+        f"% {latex_escape(table.caption)} — generated by attention-explainer; needs \\usepackage{{booktabs}}",
+        r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
         r"\toprule",
-        " & ".join(["", *(latex_escape(c) for c in columns)]) + r" \\",
+        " & ".join(["", *(latex_escape(c) for c in table.columns)]) + r" \\",
         r"\midrule",
     ]
-    for label, row in zip(rows, matrix, strict=True):
+    for label, row in zip(table.rows, table.values, strict=True):
         lines.append(" & ".join([latex_escape(label), *(number(float(v)) for v in row)]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)
 
 
-def handout_files(scenario: Scenario) -> dict[str, str]:
-    """Every handout file by name: ``<matrix>.csv``, ``<matrix>.tex`` and ``walkthrough.md``."""
+def handout_tables(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> tuple[Table, ...]:
+    """The lecture's handout matrices for ``scenario``, in the lecture's order."""
+    return lecture_steps(lecture).tables(scenario)
+
+
+def handout_files(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> dict[str, str]:
+    """Every handout file of the lecture by name: ``<stem>.csv`` and ``<stem>.tex`` for each of its
+    tables, and ``walkthrough.md`` when the lecture has one.
+
+    Parameters
+    ----------
+    scenario
+        What the lecture shows.
+    lecture
+        A name of :data:`attention_explainer.outputs.lectures.LECTURE_STEPS` (``--lecture``).
+
+    Returns
+    -------
+    dict of str to str
+        Each file's text by its name inside ``handout/``.
+    """
+    steps = lecture_steps(lecture)
     files: dict[str, str] = {}
-    for stem, field, caption, tokens_as_rows, prefix in HANDOUT_MATRICES:
-        files[f"{stem}.csv"] = matrix_csv(scenario, field, tokens_as_rows, prefix)
-        files[f"{stem}.tex"] = matrix_latex(scenario, field, caption, tokens_as_rows, prefix)
-    files["walkthrough.md"] = format_walkthrough(scenario, "markdown")
+    for table in steps.tables(scenario):
+        files[f"{table.stem}.csv"] = table_csv(table)
+        files[f"{table.stem}.tex"] = table_latex(table, scenario.precision)
+    if steps.walkthrough:
+        files["walkthrough.md"] = format_walkthrough(scenario, "markdown")
     return files
 
 

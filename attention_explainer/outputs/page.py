@@ -25,20 +25,21 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import srt
 
 from attention_math import Scenario, format_number
 
 from ..escape import visible
-from .handout import HANDOUT_MATRICES, matrix_labels
+from .handout import handout_tables
+from .lectures import lecture_steps
+from .steps import Table
 from .subtitles import to_webvtt
 
 if TYPE_CHECKING:
     from ..plan import BundlePlan, SceneSpec
     from ..staging import Staging
 
-__all__ = ["SCRIPT", "STYLE", "lecture_page", "scenario_summary", "scene_words"]
+__all__ = ["SCRIPT", "STYLE", "handout_section", "lecture_page", "scenario_summary", "scene_words"]
 
 STYLE = """
 body { font: 16px/1.45 "DejaVu Sans", system-ui, sans-serif; margin: 0 auto; max-width: 78rem;
@@ -213,28 +214,31 @@ def _lecture_section(plan: BundlePlan, staging: Staging) -> str:
     )
 
 
-def _matrix_table(scenario: Scenario, field: str, caption: str, tokens_as_rows: bool, prefix: str) -> str:
-    matrix = np.asarray(getattr(scenario.trace(), field))
-    rows, columns = matrix_labels(scenario, field, tokens_as_rows, prefix)
-    head = "".join(f"<th>{_e(c)}</th>" for c in ["", *columns])
+def _matrix_table(table: Table, precision: int) -> str:
+    head = "".join(f"<th>{_e(c)}</th>" for c in ["", *table.columns])
     body = "".join(
         f"<tr><th>{_e(label)}</th>"
-        + "".join(f'<td class="n">{format_number(float(v), scenario.precision)}</td>' for v in row)
+        + "".join(f'<td class="n">{table.shown(float(v), precision)}</td>' for v in row)
         + "</tr>"
-        for label, row in zip(rows, matrix, strict=True)
+        for label, row in zip(table.rows, table.values, strict=True)
     )
-    return f"<table><caption>{_e(caption)}</caption><tr>{head}</tr>{body}</table>"
+    return f"<table><caption>{_e(table.caption)}</caption><tr>{head}</tr>{body}</table>"
 
 
-def _handout_section(scenario: Scenario) -> str:
+def handout_section(scenario: Scenario, lecture: str) -> str:
+    """Every table of the lecture's handout (the registry's, as the handout writes them), with links."""
     tables = []
-    for stem, field, caption, tokens_as_rows, prefix in HANDOUT_MATRICES:
-        links = f' (<a href="handout/{stem}.csv">CSV</a>, <a href="handout/{stem}.tex">LaTeX</a>)'
-        tables.append(f"<div>{_matrix_table(scenario, field, caption, tokens_as_rows, prefix)}{links}</div>")
+    for table in handout_tables(scenario, lecture):
+        links = f' (<a href="handout/{table.stem}.csv">CSV</a>, <a href="handout/{table.stem}.tex">LaTeX</a>)'
+        tables.append(f"<div>{_matrix_table(table, scenario.precision)}{links}</div>")
+    walkthrough = (
+        'the <a href="handout/walkthrough.md">walkthrough</a> works one query by hand, and '
+        if lecture_steps(lecture).walkthrough
+        else ""
+    )
     return (
-        '<section id="handout"><h2>The handout</h2><p>Every step at the lecture\'s precision; the '
-        '<a href="handout/walkthrough.md">walkthrough</a> works one query by hand, and the '
-        '<a href="handout/notebook.ipynb">notebook</a> computes every step in numpy.</p>'
+        '<section id="handout"><h2>The handout</h2><p>Every step at the lecture\'s precision; '
+        f'{walkthrough}the <a href="handout/notebook.ipynb">notebook</a> computes every step in numpy.</p>'
         f'<div class="tables">{"".join(tables)}</div></section>'
     )
 
@@ -288,7 +292,7 @@ def lecture_page(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{title}</title><style>{STYLE}</style></head>\n<body><header>"
         f'<h1>{title}</h1><nav>{" · ".join(links)}</nav>{scenario_summary(plan.scenario)}</header>\n'
-        f"<main>{_lecture_section(plan, staging)}{clips}{_handout_section(plan.scenario)}"
+        f"<main>{_lecture_section(plan, staging)}{clips}{handout_section(plan.scenario, plan.lecture)}"
         f"{_files_section(files)}</main>\n<script>{SCRIPT}</script></body></html>\n"
     )
 
