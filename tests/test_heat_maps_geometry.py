@@ -40,7 +40,7 @@ from attention_math import Scenario, format_number
 from attention_math.scenario import scenario_from_mapping
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import text as pango_text
-from scenes.self_attention.causal_mask import free_block
+from scenes.kit.mask import free_block
 
 pytestmark = pytest.mark.xdist_group("heat-maps-geometry")  # one worker builds the scenes once for every test here
 

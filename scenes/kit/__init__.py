@@ -6,6 +6,10 @@
 - :mod:`scenes.kit.layout`: the safe area under the header and above the subtitles, fitting.
 - :mod:`scenes.kit.grids`: number grids in brackets, outlines of rows and columns.
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
+- :mod:`scenes.kit.mask`: the causal mask on a token grid: the staircase over the future, its
+  greyed cells, the lower triangle of who reads whom.
+- :mod:`scenes.kit.sequence`: a sentence as a row of token boxes written one at a time, and
+  arrows from a token back to the tokens it may read.
 - :mod:`scenes.kit.vectors`: planes, arrows and label placement.
 - :mod:`scenes.kit.formula`: the corner formula softmax(Q Kᵀ/√d_k) V and formula titles.
 - :mod:`scenes.kit.motion`: numbers flying from where they are made to where they are used.
