@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, DashedVMobject, Mobject, RoundedRectangle, VGroup
@@ -20,6 +21,8 @@ from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, DashedVMobject, Mobject, R
 from scenes.kit.heatmap import text_height, text_width
 from scenes.kit.palette import INK, KEY, MUTED
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, stand, token_text
+
+M = TypeVar("M", bound=Mobject)
 
 __all__ = ["ROW_LIMITS", "ROW_SIZES", "TokenRow", "reading_arrows", "row_fit"]
 
@@ -37,12 +40,13 @@ def _row_width(tokens: Sequence[str], size: float, limit: int, pad: float, gap: 
     return boxes + gap * scale * (len(tokens) - 1)
 
 
-def row_fit(tokens: Sequence[str], width: float) -> tuple[float, int, float, float] | None:
+def row_fit(tokens: Sequence[str], width: float,
+            sizes: Sequence[float] = ROW_SIZES) -> tuple[float, int, float, float] | None:
     """``(size, limit, pad, gap)`` of the row that fits ``width``: the most characters of every token
-    first (:data:`ROW_LIMITS`), then the largest type (:data:`ROW_SIZES`), then roomy boxes; ``None``
-    when even the tightest row does not fit."""
+    first (:data:`ROW_LIMITS`), then the largest of ``sizes``, then roomy boxes; ``None`` when even the
+    tightest row does not fit."""
     for limit in ROW_LIMITS:
-        for size in ROW_SIZES:
+        for size in sizes:
             for pad, gap in PADS:
                 if _row_width(tokens, size, limit, pad, gap) <= width:
                     return float(size), limit, pad, gap
@@ -59,15 +63,18 @@ class TokenRow(VGroup):
     width
         The most the row may take; see :func:`row_fit` (a row that does not fit at all is drawn at
         the tightest fit, wider than ``width``: check with :func:`row_fit` first).
+    sizes
+        The type sizes tried, largest first (the last at least the font floor).
     color
         The boxes' outline.
 
     ``boxes[j]`` is token ``j``'s box and ``labels[j]`` its text; ``tokens[j]`` the two together.
     """
 
-    def __init__(self, tokens: Sequence[str], *, width: float, color: str = MUTED) -> None:
+    def __init__(self, tokens: Sequence[str], *, width: float, sizes: Sequence[float] = ROW_SIZES,
+                 color: str = MUTED) -> None:
         super().__init__()
-        size, limit, pad, gap = row_fit(tokens, width) or (float(SMALLEST_SIZE), ROW_LIMITS[-1], *PADS[-1])
+        size, limit, pad, gap = row_fit(tokens, width, sizes) or (float(sizes[-1]), ROW_LIMITS[-1], *PADS[-1])
         scale = size / 26
         self.size, self.limit = size, limit
         self.labels = VGroup(*(token_text(token, limit=limit, size=size, color=INK) for token in tokens))
@@ -92,7 +99,7 @@ class TokenRow(VGroup):
         dashes = max(6, int(2 * (box.width + box.height) / 0.12))
         return DashedVMobject(box.copy().set_stroke(color, width=2, opacity=0.8), num_dashes=dashes)
 
-    def under(self, j: int, mob: Mobject, buff: float = 0.12) -> Mobject:
+    def under(self, j: int, mob: M, buff: float = 0.12) -> M:
         """Put ``mob`` (token ``j``'s number, say) under token ``j``'s box; returns it."""
         return mob.next_to(self.boxes[j], DOWN, buff=buff)
 
@@ -112,7 +119,8 @@ def reading_arrows(row: TokenRow, reader: int, *, color: str = KEY, rise: float 
     for j in range(reader):
         end = row.boxes[j].get_top()
         chord = float(start[0] - end[0])
-        height = min(rise, 0.3 + (rise - 0.3) * chord / farthest)
+        # a farther token, a higher arc; never more than a half circle
+        height = min(rise, 0.45 * chord, 0.3 + (rise - 0.3) * chord / farthest)
         angle = 4 * math.atan(2 * height / chord)  # an arc of this angle over the chord rises ``height``
         arrows.add(CurvedArrow(start + LEFT * 0.04, end + RIGHT * 0.04, angle=angle, color=color,
                                stroke_width=stroke_width, tip_length=0.16))
