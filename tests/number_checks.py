@@ -58,6 +58,7 @@ __all__ = [
     "expected_for",
     "expected_text",
     "is_shortened",
+    "masked_row",
     "numbers_in",
     "place_problems",
     "placements",

@@ -76,6 +76,7 @@ class GenerationOrder(ExplainerScene):
     """Token by token, each reading only itself and the tokens before it: query i reads keys 1 … i."""
 
     board: _Board  # what the last beats draw on (the geometry tests look at it)
+    row: TokenRow  # the sentence (and the tests)
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
@@ -88,7 +89,7 @@ class GenerationOrder(ExplainerScene):
 
     def construct(self) -> None:
         self.header("A decoder writes one token at a time", "query", "key")
-        row = TokenRow(self.scenario.tokens, width=2 * HALF_WIDTH, sizes=ROW_SIZES).shift(UP * ROW_Y)
+        row = self.row = TokenRow(self.scenario.tokens, width=2 * HALF_WIDTH, sizes=ROW_SIZES).shift(UP * ROW_Y)
         numbers = VGroup(*(row.under(j, self.label("{}", position(j), size=self._number_size(row), color=MUTED))
                            for j in range(self.scenario.n_tokens)))
         self._write(row, numbers)
