@@ -111,9 +111,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
         "MultiHead": 1.1,
-        "GenerationOrder": 1.0,
-        "MaskedScores": 1.5,
-        "Renormalise": 1.0,
+        "GenerationOrder": 0.7,
+        "MaskedScores": 1.2,
+        "Renormalise": 0.7,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -128,9 +128,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
         "MultiHead": 0.7,
-        "GenerationOrder": 1.0,
-        "MaskedScores": 1.0,
-        "Renormalise": 1.0,
+        "GenerationOrder": 1.04,
+        "MaskedScores": 0.9,
+        "Renormalise": 0.72,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
