@@ -37,6 +37,7 @@ from scenes.facts import TokenPart, position
 from scenes.kit.heatmap import (
     HeatFit,
     HeatGrid,
+    column_orientation,
     fit_heat,
     numbered_columns,
     roomier_rows,
@@ -192,6 +193,10 @@ class GenerationOrder(ExplainerScene):
             labels = max(text_width(shorten_token(t, fit.row_limit), fit.size) for t in tokens) + 0.35
             side = min(CELL_MOST, (TOP - BOTTOM - 0.1 - fit.column_height(tokens)) / n, (GRID_WIDTH - labels) / n)
             fit = replace(fit, cell_w=max(fit.cell_w, side), cell_h=max(fit.cell_h, side))  # square, or nearly
+            # the column labels again, over the wider cells (flat where their tokens now fit)
+            upright, limit = column_orientation(tokens, fit.size, fit.cell_w, fit.cell_h, TOP - BOTTOM - 0.1, most,
+                                                q) or (fit.upright, fit.column_limit)
+            fit = replace(fit, upright=upright, column_limit=limit)
         return roomier_rows(fit, tokens, GRID_WIDTH)
 
     def _board(self) -> _Board:
