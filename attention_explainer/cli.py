@@ -61,8 +61,9 @@ def _parser() -> argparse.ArgumentParser:
         "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
     )
     render.add_argument("--lecture", metavar="NAME", default=DEFAULT_LECTURE,
-                        help=f"the lecture: {', '.join(LECTURES)} (default {DEFAULT_LECTURE}); multi-head shows "
-                        f"the {LECTURE_PRESETS['multi-head']} preset unless a scenario is given")
+                        help=f"the lecture: {', '.join(LECTURES)} (default {DEFAULT_LECTURE}); each shows its own "
+                        "preset unless a scenario is given ("
+                        + ", ".join(f"{name}: {LECTURE_PRESETS[name]}" for name in LECTURES) + ")")
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
     render.add_argument(
         "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"

@@ -137,9 +137,28 @@ numbers were found, not tuned by hand: ``tools/find_two_heads_preset.py`` draws 
 draws the values and ``W_O``.
 """
 
+MASKED_DOG = Scenario(
+    title="The dog chased the ball (masked)",
+    tokens=DOG_CHASED_BALL.tokens,
+    embeddings=DOG_CHASED_BALL.embeddings,
+    w_query=DOG_CHASED_BALL.w_query,
+    w_key=DOG_CHASED_BALL.w_key,
+    w_value=DOG_CHASED_BALL.w_value,
+    query=2,
+)
+"""Masked (causal) self-attention: the numbers of ``dog-chased-ball``, the query "chased" (token 3).
+
+A middle token, because the mask changes its row: "ball", the last token, could already see
+every token before it, so its weights are the same masked or not. "chased" loses "the" and
+"ball": unmasked its weights are 0.18, 0.18, 0.25, 0.12, 0.28; masked they are 0.30, 0.29,
+0.41, 0, 0 (its three past weights of the full softmax add up to 0.60, and each divided by that
+sum gives the same). Its context vector moves from (−0.32, 0.41) to (−0.38, 0.46).
+"""
+
 PRESETS: Mapping[str, Scenario] = MappingProxyType(
     {
         "dog-chased-ball": DOG_CHASED_BALL,
+        "masked-dog": MASKED_DOG,
         "raw-dot-product": RAW_DOT_PRODUCT,
         "softmax-saturation": SOFTMAX_SATURATION,
         "two-heads": TWO_HEADS,

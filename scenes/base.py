@@ -295,6 +295,16 @@ class ExplainerScene(Scene):
             return 2
         return next(i for i in range(self.scenario.n_tokens) if i != self.scenario.query)
 
+    @property
+    def earlier_query(self) -> int:
+        """The 0-based token whose row the causal mask changes, followed by the scenes about the mask: the
+        query when a token comes after it; else (the last token sees every key, masked or not) the second
+        query, or the token before the last when that is the last."""
+        last, query = self.scenario.n_tokens - 1, self.scenario.query
+        if query != last:
+            return query
+        return self.second_query if self.second_query != last else max(last - 1, 0)
+
     # -- numbers ----------------------------------------------------------------------------
     def add_source(self, name: str, obj: Any, precision: int) -> None:
         """Name an object whose fields the scene shows (a trace, a query step, ...)."""

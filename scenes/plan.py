@@ -18,6 +18,7 @@ __all__ = [
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
+    "MASKED_LECTURE",
     "MASKED_DROPOUT",
     "MULTI_HEAD_LECTURE",
     "OWN_PRESET",
@@ -42,14 +43,25 @@ LECTURE: tuple[tuple[str, str], ...] = (
 )
 """``(module, class)`` of every scene of the default lecture, self-attention, in order."""
 
+MASKED_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.masked.generation_order", "GenerationOrder"),
+    ("scenes.masked.masked_scores", "MaskedScores"),
+    ("scenes.masked.renormalise", "Renormalise"),
+    # scenes 4 to 6 (another branch, merged by the lead): ("scenes.masked.masked_context", "MaskedContext"),
+    # ("scenes.masked.dropout", "AttentionDropout"), ("scenes.masked.triangular_map", "TriangularMap")
+)
+"""Lecture 7, masked (causal) self-attention: why a decoder may not read ahead, the mask, the other route."""
+
 MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
-"""The next lecture's scenes: several heads side by side, joined by W_O."""
+"""The multi-head lecture's scenes: several heads side by side, joined by W_O."""
 
 DEFAULT_LECTURE = "self-attention"
-LECTURES: dict[str, tuple[tuple[str, str], ...]] = {DEFAULT_LECTURE: LECTURE, "multi-head": MULTI_HEAD_LECTURE}
+LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
+    DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
+}
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
-LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "multi-head": "two-heads"}
+LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads"}
 """The preset a lecture shows when no scenario is chosen."""
 
 MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
@@ -86,6 +98,11 @@ SHOWS: dict[str, frozenset[str]] = {
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
     "MultiHead": INPUTS,
+    # the masked lecture: the sentence and its order only; then the causal trace, computed afresh from the
+    # inputs, beside the unmasked scaled scores (and the other route, renormalised_weights, from those)
+    "GenerationOrder": frozenset(),
+    "MaskedScores": INPUTS | {"scaled_scores"},
+    "Renormalise": INPUTS | {"scaled_scores"},
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -102,6 +119,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
         "MultiHead": 1.1,
+        "GenerationOrder": 0.7,
+        "MaskedScores": 1.2,
+        "Renormalise": 0.7,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -116,6 +136,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
         "MultiHead": 0.7,
+        "GenerationOrder": 1.04,
+        "MaskedScores": 0.9,
+        "Renormalise": 0.72,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

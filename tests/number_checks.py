@@ -31,7 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from attention_math import ScalingSpread, Scenario, multi_head_attention, preset, scaling_spread, self_attention
+from attention_math import (
+    ScalingSpread,
+    Scenario,
+    multi_head_attention,
+    preset,
+    renormalised_weights,
+    scaling_spread,
+    self_attention,
+)
 from attention_math.alignment import alignment
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
@@ -50,6 +58,7 @@ __all__ = [
     "expected_for",
     "expected_text",
     "is_shortened",
+    "masked_row",
     "numbers_in",
     "place_problems",
     "placements",
@@ -133,6 +142,17 @@ def _head(s: Scenario, k: int) -> Any:
     return heads[k] if k < len(heads) else None
 
 
+def masked_row(s: Scenario) -> int:
+    """The row the masked lecture follows (and lecture 6's last scene): the query's, if a token comes after it;
+    else, the last token seeing every key masked or not, token 3's (token 1's with fewer than 3 tokens, or if
+    the query is token 3), or the token before the last where that one is the last."""
+    last, query = s.n_tokens - 1, s.query
+    if query != last:
+        return query
+    second = 2 if s.n_tokens > 2 and query != 2 else next(i for i in range(s.n_tokens) if i != query)
+    return second if second != last else max(last - 1, 0)
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -147,6 +167,10 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the ends of each heat map's colour scale
     "extremes": lambda s: (_Ranges(s.trace()), s.precision),
     "causal_extremes": lambda s: (_Ranges(s.trace(causal=True)), s.precision),
+    # the masked lecture: the row it follows, masked, step by step (its exps, their sum); the other route to the
+    # masked weights, from the unmasked scaled scores
+    "causal_step": lambda s: (s.trace(causal=True).query_step(masked_row(s)), s.precision),
+    "renormalised": lambda s: (renormalised_weights(s.trace().scaled_scores), s.precision),
     # scene 1 shows its own preset: raw dot products (X plays every role), then W_K's keys
     "raw": lambda s: (_raw_dot_product().simplified().trace(), _raw_dot_product().precision),
     "raw_step": lambda s: (_raw_dot_product().simplified().query_step(), _raw_dot_product().precision),
@@ -402,13 +426,27 @@ BELONGS: dict[str, tuple[str, ...]] = {
     "weighted_values": ("key", "d_v"), "running_context": ("key", "d_v"),
     # several heads joined, and W_O
     "concat": ("query", "concat"), "w_out": ("concat", "output"), "output": ("query", "output"),
+    # the other route to the masked weights (renormalised_weights): the full softmax, its future zeroed, what
+    # is left of each query's row
+    "full": ATTENTION, "zeroed": ATTENTION, "row_sums": ("query",),
 }
 """What each index of a field names (see :data:`scenes.facts.BAND_KINDS`), written from the fields'
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "raw", "raw_step", "projected", "projected_step", "multi",
-                           *(f"head{k}" for k in range(1, 5))})
+                           "renormalised", *(f"head{k}" for k in range(1, 5))})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
+
+STEP_SOURCES = frozenset({"causal_step"})
+"""Query steps of another row than the query's (``step`` is the query's: :func:`canonical` makes its rows of a
+trace field that field's): one index of a row field names a key (:data:`STEP_BELONGS`)."""
+
+STEP_BELONGS: dict[str, tuple[str, ...]] = {
+    **{name: BELONGS[name] for name in ("query_terms", "products", "exps", "running_weights", "weighted_values",
+                                        "running_context", "keys", "values")},
+    "scores": ("key",), "scaled_scores": ("key",), "weights": ("key",), "query": ("d_k",), "context": ("d_v",),
+}
+"""What each index of a query step's field names."""
 
 SCALING_BELONGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dims", "raw_std", "scaled_std", "sqrt_dims"), ("size",)),
@@ -422,6 +460,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
     source, field, index, _ = canonical(fact, query)
     if source in TRACE_SOURCES:
         kinds = BELONGS.get(field, ())
+    elif source in STEP_SOURCES:
+        kinds = STEP_BELONGS.get(field, ())
     elif source.startswith("scaling"):
         kinds = SCALING_BELONGS.get(field, ())
     else:

@@ -38,9 +38,9 @@ from scene_helpers import text_of as said_by
 
 from attention_math import Scenario, format_number
 from attention_math.scenario import scenario_from_mapping
+from scenes.kit.mask import free_block
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import text as pango_text
-from scenes.self_attention.causal_mask import free_block
 
 pytestmark = pytest.mark.xdist_group("heat-maps-geometry")  # one worker builds the scenes once for every test here
 

@@ -1,4 +1,4 @@
-"""The two lectures (self-attention, multi-head) and what is special to WhyScale and MultiHead.
+"""The lectures (self-attention, masked, multi-head) and what is special to WhyScale and MultiHead.
 
 ``attention-explainer render --lecture NAME`` picks a lecture's scenes in its own order and, with
 no scenario named, its own preset; an unknown lecture, or a scenario a lecture's scene cannot
@@ -11,6 +11,7 @@ layout and plan checks of both scenes run with every other scene's, in ``test_sc
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +57,11 @@ def test_the_multi_head_lecture_has_its_own_scenes_numbered_from_one() -> None:
 
 def test_an_unknown_lecture_is_one_line_with_the_known_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(BundleError) as error:
-        lecture_specs("masked")
+        lecture_specs("kv-cache")
     assert error.value.status == 2
-    assert str(error.value) == "--lecture: unknown lecture 'masked'; expected one of self-attention, multi-head"
-    assert main(["render", "--lecture", "masked"]) == 2
+    assert str(error.value) == ("--lecture: unknown lecture 'kv-cache'; expected one of self-attention, masked, "
+                                "multi-head")
+    assert main(["render", "--lecture", "kv-cache"]) == 2
     err = capsys.readouterr().err
     assert err == f"attention-explainer: error: {error.value}\n"
 
@@ -92,6 +94,32 @@ def test_the_multi_head_lecture_shows_the_two_heads_preset_unless_told(monkeypat
     assert asked["scenario"].n_heads == 3
     asked = _rendered_with(monkeypatch, tmp_path)
     assert asked["scenes"][5] == "WhyScale" and asked["scenario"].title == preset("dog-chased-ball").title
+
+
+MASKED = ("GenerationOrder", "MaskedScores", "Renormalise")
+"""The masked lecture's first scenes (its last three come from another branch: MaskedContext,
+AttentionDropout, TriangularMap)."""
+
+
+def test_the_masked_lecture_has_its_scenes_in_order_and_its_own_preset(monkeypatch, tmp_path) -> None:
+    specs = select_scenes(None, "masked")
+    assert [spec.name for spec in specs][:3] == list(MASKED)
+    assert [(spec.number, spec.stem) for spec in specs][:3] == [(1, "01-generation-order"), (2, "02-masked-scores"),
+                                                                 (3, "03-renormalise")]
+    assert LECTURE_PRESETS["masked"] == "masked-dog" and preset("masked-dog").query_token == "chased"
+    asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "masked")
+    assert asked["scenes"][:3] == list(MASKED) and asked["scenario"].title == preset("masked-dog").title
+    assert asked["out"] == tmp_path / "out"
+    assert default_out_dir(preset("masked-dog"), Path("/r"), "masked") == Path(
+        "/r/media/the-dog-chased-the-ball-masked-masked")
+
+
+def test_the_command_line_names_every_lecture_and_its_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["render", "--help"])
+    shown = re.sub(r"-\s+", "-", " ".join(capsys.readouterr().out.split()))  # argparse wraps after a hyphen
+    for name, preset_name in LECTURE_PRESETS.items():
+        assert name in shown and f"{name}: {preset_name}" in shown, name
 
 
 def test_a_scenario_the_multi_head_scene_cannot_draw_stops_before_rendering(monkeypatch, tmp_path, capsys) -> None:

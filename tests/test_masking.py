@@ -181,6 +181,16 @@ def test_the_route_gives_causal_self_attention_s_weights(inputs: tuple[np.ndarra
     assert np.all(route.weights[causal_mask(unmasked.n_tokens)] == 0.0)
 
 
+@FAST
+@given(st.sampled_from([3.0, 30.0, 3e4]).flatmap(attention_inputs), st.booleans())
+def test_the_masked_scores_are_causal_self_attention_s(inputs: tuple[np.ndarray, ...], scaled: bool) -> None:
+    """The masked lecture draws causal self-attention's scaled scores as the mask's −∞: the same numbers,
+    bit for bit, as masked_scores of the unmasked ones."""
+    unmasked = self_attention(*inputs, scaled=scaled)
+    causal = self_attention(*inputs, scaled=scaled, causal=True)
+    assert np.array_equal(masked_scores(unmasked.scaled_scores), causal.scaled_scores)
+
+
 @pytest.mark.parametrize("scale", [1e3, 1e6, 1e100, 1e300])
 @pytest.mark.parametrize("n", [1, 2, 5, 12])
 def test_huge_scores_keep_the_masked_softmax(scale: float, n: int) -> None:

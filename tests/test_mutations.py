@@ -23,10 +23,16 @@ swapped heads          MultiHead registers head 2's trace as head 1's
 flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
 swapped scores         Scores' summary puts k1's score beside k2's bar and k2's beside k1's
 weights one row down   WeightedSum's table shows each row's weight in the row below (the last on top)
+typed rule             GenerationOrder's rule "query i reads keys 1 … i" typed as text, outside the
+                       recording path
+masked as a number     MaskedScores' mask writes a large negative number (−10⁹) where a score is −∞
+exps one key down      MaskedScores' exp(s − m) of each key in the line of the key below (the last on top)
+route of another row   Renormalise's renormalised weights taken from the row above the one it follows
 =====================  =========================================================================
 
-The last two draw only true numbers, each in another's place: the number checks hold every number to
-the band (row, column) of the token or dimension its fact names, as the scene registered them.
+"swapped scores", "weights one row down" and "exps one key down" draw only true numbers, each in
+another's place: the number checks hold every number to the band (row, column) of the token or
+dimension its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
@@ -161,6 +167,54 @@ def _weights_one_row_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _typed_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    label = ExplainerScene.label
+
+    def planted(self: ExplainerScene, template: str, *parts: Any, **options: Any) -> Any:
+        if "reads keys" not in template:
+            return label(self, template, *parts, **options)
+        typed = template.format(*(part.shown if hasattr(part, "shown") else self.text_for(part) for part in parts))
+        return text(typed, size=options.get("size", 24), color=options.get("color", "#FFFFFF"))
+
+    monkeypatch.setattr(ExplainerScene, "label", planted)
+
+
+class _Replaced:
+    """An attention_math result with one field replaced (the rest as they are)."""
+
+    def __init__(self, wrapped: Any, field: str, replacement: np.ndarray) -> None:
+        self._wrapped, self._field, self._replacement = wrapped, field, replacement
+
+    def __getattr__(self, name: str) -> Any:
+        return self._replacement if name == self._field else getattr(self._wrapped, name)
+
+
+def _replaced_source(source: str, field: str, change: Callable[[np.ndarray], np.ndarray]) -> Plant:
+    """The scene's source ``source`` registered with ``change(field)`` in place of its ``field``."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        add_source = ExplainerScene.add_source
+
+        def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+            if name == source:
+                obj = _Replaced(obj, field, change(np.asarray(getattr(obj, field))))
+            add_source(self, name, obj, precision)
+
+        monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+    return plant
+
+
+def _exps_one_key_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("causal_step", "exps"):  # key j's line draws key j − 1's exp
+            index = ((index[0] - 1) % self.scenario.n_tokens,)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -180,6 +234,16 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "flipped output": (("scenes.multi_head.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
     "swapped scores": (("scenes.self_attention.scores", "Scores"), _swapped_scores),
     "weights one row down": (("scenes.self_attention.weighted_sum", "WeightedSum"), _weights_one_row_down),
+    "typed rule": (("scenes.masked.generation_order", "GenerationOrder"), _typed_rule),
+    "masked as a number": (
+        ("scenes.masked.masked_scores", "MaskedScores"),
+        _replaced_source("causal", "scaled_scores", lambda m: np.where(np.isinf(m), -1e9, m)),
+    ),
+    "exps one key down": (("scenes.masked.masked_scores", "MaskedScores"), _exps_one_key_down),
+    "route of another row": (
+        ("scenes.masked.renormalise", "Renormalise"),
+        _replaced_source("renormalised", "weights", lambda m: np.roll(m, 1, axis=0)),
+    ),
 }
 
 
@@ -217,6 +281,10 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "flipped output": ("two-heads",),
     "swapped scores": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "weights one row down": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
+    "typed rule": ("5-tokens-0-decimals",),
+    "masked as a number": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
+    "exps one key down": ("8-tokens-2-decimals",),
+    "route of another row": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
@@ -274,6 +342,6 @@ def test_a_planted_fault_fails_the_number_checks(builds: _Builds, fault: str, sc
     assert _problems(clean) == [], "the scene must pass the checks before a fault is planted"
     planted = builds.get(scene, scenario, fault)
     assert planted.error is None, planted.error
-    if fault not in ("typed number", "plotted elsewhere"):  # the same look: only what is recorded differs
+    if fault not in ("typed number", "typed rule", "plotted elsewhere"):  # the same look: only the record differs
         assert _what_it_shows(planted) != _what_it_shows(clean), f"{fault} changed nothing the viewer sees"
     assert _problems(planted), f"{fault} in {scene[1]} [{scenario}] passed the number checks"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
-from attention_math.presets import DOG_CHASED_BALL, TWO_HEADS
+from attention_math.presets import DOG_CHASED_BALL, MASKED_DOG, TWO_HEADS
 
 MATRICES = ("embeddings", "w_query", "w_key", "w_value")
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
@@ -238,11 +238,64 @@ def test_find_two_heads_preset_reproduces_the_matrices() -> None:
         assert np.array_equal(np.array(found[name]), getattr(TWO_HEADS, name)), name
 
 
+# -- masked-dog -----------------------------------------------------------------------------------
+
+
+def _masked_row_by_hand(scenario: Scenario, i: int) -> list[float]:
+    """Row ``i`` of the causal weights from the formula: exp of each scaled score of keys 1..i over their sum."""
+    x, d_k = scenario.embeddings, scenario.d_k
+    query = x[i] @ scenario.w_query
+    exps = [math.exp(float(query @ (x[j] @ scenario.w_key)) / math.sqrt(d_k)) for j in range(i + 1)]
+    return [e / sum(exps) for e in exps] + [0.0] * (scenario.n_tokens - i - 1)
+
+
+def test_masked_dog_is_dog_chased_ball_asking_about_chased() -> None:
+    scenario = preset("masked-dog")
+    assert scenario is MASKED_DOG and "masked" in scenario.title
+    assert scenario.tokens == DOG_CHASED_BALL.tokens and scenario.query == 2 and scenario.query_token == "chased"
+    for name in MATRICES:
+        assert np.array_equal(getattr(scenario, name), getattr(DOG_CHASED_BALL, name)), name
+    assert (scenario.precision, scenario.scaled) == (2, True)
+
+
+def test_masked_dog_reproduces_its_docstring() -> None:
+    scenario = preset("masked-dog")
+    unmasked, masked = scenario.trace().weights[2], scenario.trace(causal=True).weights[2]
+    assert unmasked.round(2).tolist() == [0.18, 0.18, 0.25, 0.12, 0.28]
+    assert masked.round(2).tolist() == [0.30, 0.29, 0.41, 0.0, 0.0]
+    np.testing.assert_allclose(masked, _masked_row_by_hand(scenario, 2), rtol=1e-12, atol=0)
+    assert round(float(unmasked[:3].sum()), 2) == 0.60
+    assert scenario.trace().context[2].round(2).tolist() == [-0.32, 0.41]
+    assert scenario.trace(causal=True).context[2].round(2).tolist() == [-0.38, 0.46]
+
+
+def test_masked_dog_query_is_one_the_mask_changes_and_ball_is_not() -> None:
+    scenario = preset("masked-dog")
+    unmasked, masked = scenario.trace().weights, scenario.trace(causal=True).weights
+    assert not np.allclose(unmasked[scenario.query], masked[scenario.query])  # "chased" loses "the" and "ball"
+    np.testing.assert_allclose(unmasked[-1], masked[-1], rtol=1e-15)  # "ball" saw every token already
+
+
+def test_masked_dog_shown_numbers_are_not_on_a_rounding_boundary() -> None:
+    from attention_math import renormalised_weights
+
+    scenario = preset("masked-dog")
+    trace, causal = scenario.trace(), scenario.trace(causal=True)
+    route = renormalised_weights(trace.scaled_scores)
+    step = causal.query_step(scenario.query)
+    for numbers in (trace.scaled_scores, causal.weights, route.full, route.zeroed, route.row_sums, step.exps,
+                    causal.context, [step.max_score, step.exp_sum]):
+        for value in np.ravel(numbers):
+            hundredths = float(value) * 100
+            assert abs(hundredths - math.floor(hundredths) - 0.5) > 0.005, value
+
+
 # -- the registry ------------------------------------------------------------------------------
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "raw-dot-product", "softmax-saturation", "two-heads", "your-journey"]
+    assert sorted(PRESETS) == ["dog-chased-ball", "masked-dog", "raw-dot-product", "softmax-saturation", "two-heads",
+                               "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario
         assert isinstance(scenario, Scenario)

@@ -65,3 +65,20 @@ def test_the_sentence_file_documents_every_sentence_key() -> None:
     sentence = next(block for block in fences("toml") if "sentence" in block)
     for key in ("seed", "d_model", "d_k", "d_v", "heads", "query"):
         assert f"\n{key} = " in "\n" + sentence, key
+
+
+def test_the_readme_lists_every_lecture_and_every_scene() -> None:
+    """Each lecture of ``scenes.plan.LECTURES`` has its ``--lecture`` line and each scene its table row, with
+    its file, and a still in the gallery."""
+    from scenes.plan import LECTURES
+
+    text = README.read_text(encoding="utf-8")
+    for lecture, scenes in LECTURES.items():
+        if lecture != "self-attention":
+            assert f"--lecture {lecture}" in text, lecture
+        for module, name in scenes:
+            path = module.replace(".", "/") + ".py"
+            assert re.search(rf"^\| \d+ \| `{name}` \| `{re.escape(path)}` \|", text, flags=re.MULTILINE), name
+            still = f"docs/stills/{lecture.replace('-', '_')}/{path.rsplit('/', 1)[1][:-3]}.png"
+            assert f"]({still})" in text, still
+            assert (README.parent / still).is_file(), f"{still} is missing: python tools/stills.py --lecture {lecture}"

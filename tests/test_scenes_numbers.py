@@ -21,7 +21,16 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
-from number_checks import BELONGS, SCALING_BELONGS, band_of, belongs_to, canonical, derive_all, expected_text
+from number_checks import (
+    BELONGS,
+    SCALING_BELONGS,
+    band_of,
+    belongs_to,
+    canonical,
+    derive_all,
+    expected_text,
+    masked_row,
+)
 from scene_helpers import (
     NUMBER_SCENARIOS,
     SCENARIOS,
@@ -156,6 +165,21 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("causal", "scaled_scores", lambda s: ABOVE_DIAGONAL(s) if numbers_in_cells(s) else [(0, 1)]),  # −∞
         ("causal", "weights", lambda s: every_index((s.n_tokens,) * 2) if numbers_in_cells(s) else []),
         ("causal", "weights", lambda s: [(s.n_tokens - 1, j) for j in range(s.n_tokens)]),  # the row kept
+    ],
+    # the masked lecture, following the row masked_row(s) (the query's, unless the query is the last token)
+    "GenerationOrder": [("position", "", every(n))],  # every token numbered, in the order it is written
+    "MaskedScores": [
+        ("causal", "scaled_scores", lambda s: ABOVE_DIAGONAL(s) if numbers_in_cells(s) else [(0, 1)]),  # −∞
+        ("causal", "weights", lambda s: every_index((s.n_tokens,) * 2) if numbers_in_cells(s) else []),
+        ("causal_step", "exps", every(n)),  # exp(−∞) = 0 for the keys after the row's token
+        ("causal_step", "exp_sum", lambda s: [()]),
+        ("causal", "weights", lambda s: [(masked_row(s), j) for j in range(s.n_tokens)]),  # its softmax
+    ],
+    "Renormalise": [
+        *((("renormalised", stage, lambda s: [(masked_row(s), j) for j in range(s.n_tokens)]))
+          for stage in ("full", "zeroed", "weights")),
+        ("renormalised", "row_sums", lambda s: [(masked_row(s),)]),  # what is left of the row
+        ("causal", "weights", lambda s: [(masked_row(s), j) for j in range(s.n_tokens)]),  # the same weights
     ],
     "MultiHead": [
         *((f"head{k + 1}", "weights", head_row(k)) for k in range(4)),  # where each head looks most

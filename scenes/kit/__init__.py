@@ -6,6 +6,10 @@
 - :mod:`scenes.kit.layout`: the safe area under the header and above the subtitles, fitting.
 - :mod:`scenes.kit.grids`: number grids in brackets, outlines of rows and columns.
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
+- :mod:`scenes.kit.mask`: the causal mask on a token grid: the staircase over the future, its
+  greyed cells, the lower triangle of who reads whom.
+- :mod:`scenes.kit.sequence`: a sentence as a row of token boxes written one at a time, and
+  arrows from a token back to the tokens it may read.
 - :mod:`scenes.kit.vectors`: planes and arrows.
 - :mod:`scenes.kit.labels`: what labels keep off, and the one search that places them (variants: at a tip,
   near a point, by a dot with a leader line, an axis's name, an arrow's name).

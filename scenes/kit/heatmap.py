@@ -452,18 +452,19 @@ def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALL
     return Legend(low, high, hue, width=0.9, height=0.2)
 
 
-def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int, str]], *, left: float,
+def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int | None, str]], *, left: float,
                heads: Sequence[VMobject], size: float = SMALLEST_SIZE, gap: float = 0.3) -> VGroup:
     """One row per key beside a grid (each at its row's height): "k_j", then a number per column.
 
-    ``columns`` are ``(source, field, row, colour)``: entry ``j`` of a column is ``field[row, j]``.
+    ``columns`` are ``(source, field, row, colour)``: entry ``j`` of a column is ``field[row, j]`` (``field[j]``
+    where ``row`` is ``None``: a query step's own row, such as its exps).
     ``heads`` sit over the columns. Returns ``VGroup(heads, keys, *columns)``, its rows registered with
     the scene as the keys' (``scene.rows("key", …)``: each number stands in its key's row).
     """
     n = len(grid.squares)
     keys = VGroup(*(scene.label("k{}", Fact("position", "", (j,)), size=size, color=KEY) for j in range(n)))
-    made = [VGroup(*(scene.number(source, field, row, j, size=size, color=color) for j in range(n)))
-            for source, field, row, color in columns]
+    made = [VGroup(*(scene.number(source, field, *([] if row is None else [row]), j, size=size, color=color)
+                     for j in range(n))) for source, field, row, color in columns]
     x = left + max(k.width for k in keys) + gap
     for k, column in enumerate(made):
         x += max(max(e.width for e in column), heads[k].width if k < len(heads) else 0.0)

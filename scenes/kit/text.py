@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from manim import Mobject, Text, VGroup
+import numpy as np
+from manim import UP, Mobject, Text, VGroup, VMobject
 
 from scenes.kit.palette import INK, MUTED
 
@@ -25,9 +26,11 @@ __all__ = [
     "NUMBER_SIZE",
     "SMALLEST_SIZE",
     "TokenBox",
+    "baseline",
     "drop_svg_paths",
     "share_made_texts",
     "shorten_token",
+    "stand",
     "text",
     "token_labels",
     "token_text",
@@ -225,6 +228,31 @@ def drop_svg_paths(mob: M) -> M:
             part.id_to_vgroup_dict = {}
             part.chars = VGroup()
     return mob
+
+
+_ON_BASELINE = frozenset("abcdehiklmnorstuvwxzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789Σ")
+
+
+def baseline(mob: VMobject) -> float:
+    """The y of a Pango text's baseline: where its glyphs without descenders stand.
+
+    A text is centred by its box, so "canyons" (a descender) would sit higher than "0.33" beside
+    it; rows and headers stand on their baselines instead. Glyphs follow the characters (spaces
+    left out) up to the first that may join others ("f" ligatures) or is not ASCII.
+    """
+    chars = [ch for ch in getattr(mob, "text", "") if not ch.isspace()]
+    bottoms = []
+    for ch, glyph in zip(chars, mob.submobjects, strict=False):
+        if ch == "f" or not (ch.isascii() or ch in "−÷√Σ≈·"):
+            break
+        if ch in _ON_BASELINE:
+            bottoms.append(float(glyph.get_bottom()[1]))
+    return float(np.median(bottoms)) if bottoms else float(mob.get_bottom()[1])
+
+
+def stand(mob: VMobject, y: float) -> VMobject:
+    """Move ``mob`` up or down so that its baseline is at ``y``; returns it."""
+    return mob.shift(UP * (y - baseline(mob)))
 
 
 class TokenBox(VGroup):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from manim import (
     DL,
     DOWN,
@@ -55,7 +54,8 @@ from scenes.kit.heatmap import (
     widest,
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import CONTEXT, FAINT, HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.mask import block_centre, free_block, future_mask
+from scenes.kit.palette import CONTEXT, FAINT, INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["CausalMask"]
@@ -107,15 +107,6 @@ class CausalMask(ExplainerScene):
         mask = self._mask_future(board)
         self._softmax(board, mask)
         self._z_changes(board, self._row_changed(board, self._row_unchanged(board)))
-
-    @property
-    def _earlier(self) -> int:
-        """The token whose row the mask changes: the query the lecture follows if it is not the last
-        token (its z changes), else the scene's second query, or the token before the last."""
-        last, query = self.scenario.n_tokens - 1, self.scenario.query
-        if query != last:
-            return query
-        return self.second_query if self.second_query != last else max(last - 1, 0)
 
     # -- layout ---------------------------------------------------------------------------------
     def _comparison_width(self, size: float) -> float:
@@ -200,7 +191,7 @@ class CausalMask(ExplainerScene):
     def _mask_future(self, board: _Board) -> Polygon:
         """A mask slides over the keys after each query: their scores become −∞, one region of one colour."""
         n, grid = self.scenario.n_tokens, board.grid
-        mask = _mask(grid)
+        mask = future_mask(grid)
         hidden = [(i, j) for i in range(n) for j in range(i + 1, n)]
         old = board.numbers
         board.numbers = self._numbers(board, "causal", "scaled_scores", "extremes")
@@ -224,7 +215,7 @@ class CausalMask(ExplainerScene):
         middle of the largest rectangle of hidden cells (:func:`free_block`)."""
         board.mark_cell = cell
         sign = self.number("causal", "scaled_scores", *cell, size=self._mark_size(board), color=INK)
-        return VGroup(sign.move_to(_block_centre(board.grid)))
+        return VGroup(sign.move_to(block_centre(board.grid)))
 
     def _mark_size(self, board: _Board) -> float:
         """The mark's type: large, but within the rectangle it sits in (its widest text "0.00" or "−∞")."""
@@ -293,7 +284,7 @@ class CausalMask(ExplainerScene):
 
     def _row_changed(self, board: _Board, shown: tuple[VGroup, Any]) -> VGroup:
         """An earlier token loses the tokens after it, so its weights change."""
-        earlier, (old, box) = self._earlier, shown
+        earlier, (old, box) = self.earlier_query, shown
         table = self._comparison(board, earlier)
         box.generate_target().move_to(row_box(board.grid, earlier))
         self.beat(f"'{self.scenario.tokens[earlier]}' loses the tokens after it, so its weights change.",
@@ -302,7 +293,7 @@ class CausalMask(ExplainerScene):
 
     def _z_size(self, board: _Board, room: float) -> float | None:
         """The largest type (up to a size above the table's) at which both lines of z fit in ``room``."""
-        row = self._earlier
+        row = self.earlier_query
         for size in (26, 24, 22, SMALLEST_SIZE):
             wide = max(text_width(caption, size) + 0.2 + vector_width(self, "z", source, "context", row, size)
                        for caption, source in (("no mask", "trace"), ("masked", "causal")))
@@ -316,7 +307,7 @@ class CausalMask(ExplainerScene):
         Beside the grid's title and legend; where they are too wide for the lines at their type and
         the cells carry their numbers, the legend makes room (the numbers say what it said).
         """
-        row, lines = self._earlier, VGroup()
+        row, lines = self.earlier_query, VGroup()
         size = self._z_size(board, HALF_WIDTH - board.legend.get_right()[0] - 0.3)
         free = self._z_size(board, HALF_WIDTH - board.titles[2].get_right()[0] - 0.3)
         drop = board.fit.numbers and free is not None and (size is None or free > size)
@@ -332,30 +323,3 @@ class CausalMask(ExplainerScene):
                   *([FadeOut(board.legend)] if drop else []),
                   LaggedStart(*(FadeIn(line, shift=UP * 0.1) for line in lines), lag_ratio=0.4), run_time=2, wait=2)
 
-
-def free_block(n: int) -> tuple[int, int]:
-    """``(rows, columns)`` of the largest block of cells above the diagonal of an ``n × n`` grid: the
-    first ``rows`` rows by the last ``columns`` columns (``rows + columns = n``, as square as it goes)."""
-    return n // 2, n - n // 2
-
-
-def _block_centre(grid: HeatGrid) -> np.ndarray:
-    """The centre of :func:`free_block` on ``grid``: the middle of the masked region's free area."""
-    n = len(grid.squares)
-    rows, columns = free_block(n)
-    centre: np.ndarray = (grid.cell_center(0, n - columns) + grid.cell_center(rows - 1, n - 1)) / 2
-    return centre
-
-
-def _mask(grid: HeatGrid) -> Polygon:
-    """A staircase over the cells above the diagonal."""
-    n = len(grid.squares)
-    half_w, half_h = grid.cell_w / 2, grid.cell_h / 2
-    points = [
-        grid.cell_center(0, n - 1) + RIGHT * half_w + UP * half_h,
-        grid.cell_center(n - 2, n - 1) + RIGHT * half_w + DOWN * half_h,
-    ]
-    for i in range(n - 2, -1, -1):  # down the staircase, right to left
-        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + DOWN * half_h)
-        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + UP * half_h)
-    return Polygon(*points, color=HIGHLIGHT, fill_color=HIGHLIGHT, fill_opacity=0.35, stroke_width=2)

@@ -33,7 +33,7 @@ from scenes.kit.bars import BarRows
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.motion import arrive, fly_into
 from scenes.kit.palette import DIM, HIGHLIGHT, INK, KEY, MUTED, WEIGHT
-from scenes.kit.text import SMALLEST_SIZE, text
+from scenes.kit.text import SMALLEST_SIZE, baseline, stand, text
 
 __all__ = ["ScaleAndSoftmax"]
 
@@ -46,31 +46,6 @@ BARS_GAP = 0.4  # between the table and the bars
 OVERHANG = 0.4  # a header may be wider than its column by this share of a gap (reaching into the gaps beside it)
 UNDER_HEADERS, AROUND_RULE = 0.18, 0.14  # below the headers; above and below the rule over the Σ (type size 26)
 EDGE = 0.18  # the bars end this far inside the safe area: their glow stays clear of the frame's edge
-_ON_BASELINE = frozenset("abcdehiklmnorstuvwxzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789Σ")
-
-
-def baseline(mob: VMobject) -> float:
-    """The y of a Pango text's baseline: where its glyphs without descenders stand.
-
-    A text is centred by its box, so "canyons" (a descender) would sit higher than "0.33" beside
-    it; rows and headers stand on their baselines instead. Glyphs follow the characters (spaces
-    left out) up to the first that may join others ("f" ligatures) or is not ASCII.
-    """
-    chars = [ch for ch in getattr(mob, "text", "") if not ch.isspace()]
-    bottoms = []
-    for ch, glyph in zip(chars, mob.submobjects, strict=False):
-        if ch == "f" or not (ch.isascii() or ch in "−÷√Σ≈·"):
-            break
-        if ch in _ON_BASELINE:
-            bottoms.append(float(glyph.get_bottom()[1]))
-    return float(np.median(bottoms)) if bottoms else float(mob.get_bottom()[1])
-
-
-def stand(mob: VMobject, y: float) -> VMobject:
-    """Move ``mob`` up or down so that its baseline is at ``y``; returns it."""
-    return mob.shift(UP * (y - baseline(mob)))
-
-
 def _reach(mobs: list[VMobject]) -> tuple[float, float]:
     """The most any of ``mobs`` rises above its baseline, and the most it drops below."""
     return (max(float(m.get_top()[1]) - baseline(m) for m in mobs),
