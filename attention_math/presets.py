@@ -137,9 +137,18 @@ numbers were found, not tuned by hand: ``tools/find_two_heads_preset.py`` draws 
 draws the values and ``W_O``.
 """
 
+MASKED_DOG = DOG_CHASED_BALL.with_query("chased")
+"""Masked (causal) self-attention: the numbers of ``dog-chased-ball``, explaining "chased" (token 3).
+
+A middle token, so that the mask changes its row: unmasked, "chased" weighs every token (0.18,
+0.18, 0.25, 0.12, 0.28); masked, only itself and the two before it (0.30, 0.29, 0.41, then 0 for
+"the" and "ball"). For the last token, "ball", the mask would change nothing.
+"""
+
 PRESETS: Mapping[str, Scenario] = MappingProxyType(
     {
         "dog-chased-ball": DOG_CHASED_BALL,
+        "masked-dog": MASKED_DOG,
         "raw-dot-product": RAW_DOT_PRODUCT,
         "softmax-saturation": SOFTMAX_SATURATION,
         "two-heads": TWO_HEADS,
