@@ -18,6 +18,7 @@ __all__ = [
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
+    "MASKED_LECTURE",
     "MULTI_HEAD_LECTURE",
     "OWN_PRESET",
     "RENDER_COST",
@@ -44,11 +45,21 @@ LECTURE: tuple[tuple[str, str], ...] = (
 MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
 """The next lecture's scenes: several heads side by side, joined by W_O."""
 
+MASKED_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.masked.masked_context", "MaskedContext"),
+    ("scenes.masked.dropout", "AttentionDropout"),
+    ("scenes.masked.triangular_map", "TriangularMap"),
+)
+"""Lecture 7, masked (causal) self-attention (scenes 4 to 6 here; registered for now, the lecture's
+registration puts scenes 1 to 3 first)."""
+
 DEFAULT_LECTURE = "self-attention"
-LECTURES: dict[str, tuple[tuple[str, str], ...]] = {DEFAULT_LECTURE: LECTURE, "multi-head": MULTI_HEAD_LECTURE}
+LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
+    DEFAULT_LECTURE: LECTURE, "multi-head": MULTI_HEAD_LECTURE, "masked": MASKED_LECTURE,
+}
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
-LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "multi-head": "two-heads"}
+LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "multi-head": "two-heads", "masked": "masked-dog"}
 """The preset a lecture shows when no scenario is chosen."""
 
 INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
@@ -78,6 +89,11 @@ SHOWS: dict[str, frozenset[str]] = {
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
     "MultiHead": INPUTS,
+    # the masked lecture: the masked trace (and dropout on it) computed afresh from the inputs; the context
+    # scene also shows the unmasked query step and masks the unmasked scaled scores after the softmax
+    "MaskedContext": INPUTS | {"scaled_scores", "weights", "values", "context"},
+    "AttentionDropout": INPUTS,
+    "TriangularMap": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -94,6 +110,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
         "MultiHead": 1.1,
+        # the masked lecture's, from one cold -ql render each here (user time, against Scores' in the same run)
+        "MaskedContext": 0.6,
+        "AttentionDropout": 0.8,
+        "TriangularMap": 0.65,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -108,6 +128,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
         "MultiHead": 0.7,
+        # the masked lecture's by the length of their clips against Scores' (16, 16 and 14 s against 28 s)
+        "MaskedContext": 0.6,
+        "AttentionDropout": 0.6,
+        "TriangularMap": 0.55,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

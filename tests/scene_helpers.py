@@ -110,6 +110,8 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "sixteen-whole": lambda: _whole(SIXTEEN, d_in=2, d_k=1, d_v=1, seed=6, query=3),
     "saturation": lambda: preset("softmax-saturation"),  # a query 710 long, keys of length 1
     "two": lambda: Scenario.from_sentence("Hello world", seed=4),  # a tall, thin query/key picture
+    "masked-dog": lambda: preset("masked-dog"),  # the masked lecture's: a middle token, whose row the mask changes
+    "two-first": lambda: Scenario.from_sentence("Hello world", seed=4, query=1),  # the first token: only itself
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
@@ -148,6 +150,10 @@ MORE_SCENARIOS: dict[str, tuple[str, ...]] = {
     "WeightedSum": ("two-wide", "sixteen-whole"),  # d_v 3; d_v 1 with whole numbers
     "MatrixForm": ("twelve",),  # maps too big for numbers (and 16 tokens, as every scene)
     "CausalMask": ("sixteen-whole",),  # whole numbers, d_k 1
+    # the masked lecture: its preset (a middle token), 2 tokens asking about the first, 12 about the ninth
+    "MaskedContext": ("masked-dog", "two-first", "twelve", "sixteen-whole"),  # and d_v 1: a row per arrow
+    "AttentionDropout": ("masked-dog", "two-first", "twelve"),
+    "TriangularMap": ("masked-dog", "two-first", "twelve"),
 }
 """The other test scenarios, shared out between the scenes (most are built by two scenes or more,
 chosen for what it strains in them): the suite stays within CI's time. Set
