@@ -253,7 +253,7 @@ class MaskedContext(ExplainerScene):
         """A faint band of the mask's colour behind key j's row (a key after the query)."""
         left, right = -HALF_WIDTH - 0.08, table.right + 0.08
         band = Rectangle(width=right - left, height=pitch - 0.04, stroke_width=0, fill_color=FUTURE, fill_opacity=0.16)
-        return band.move_to(((left + right) / 2, table.keys[j].get_y(), 0)).set_z_index(-1)
+        return band.move_to(((left + right) / 2, table.unmasked[j].get_y(), 0)).set_z_index(-1)
 
     def _sums(self, table: _Table, rule_y: float, pitch: float) -> None:
         """Under a rule: "Σ k1–k_i", the unmasked weights of the past added up, the masked row's sum (one); under

@@ -62,6 +62,8 @@ class TriangularMap(ExplainerScene):
     """softmax(mask(QKᵀ/√d_k)): a triangle of weights; the first token looks only at itself."""
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
+    summary: VGroup  # the last frame's formulas and lines
+    marks: VGroup  # the outlines of the two rows written out, at the end
 
     def construct(self) -> None:
         causal = self.scenario.trace(causal=True)
@@ -187,7 +189,10 @@ class TriangularMap(ExplainerScene):
         lines[2].shift(DOWN * 0.15)
         lines[3].shift(DOWN * 0.15)
         lines.move_to((0, (TOP + BOTTOM + BAND) / 2, 0)).align_to((board.right, 0, 0), LEFT)
+        left = board.grid.get_right()[0] + 0.3  # the grid drawn a hair wider than fitted: the panel's gap gives
+        lines.shift(LEFT * min(max(0.0, lines.get_right()[0] - HALF_WIDTH), lines.get_left()[0] - left))
         marks = SurroundingRectangle(board.grid.row(first), color=INK, buff=0.03, stroke_width=2.5)
+        self.summary, self.marks = lines, VGroup(marks, box)
         self.beat("Masked attention: softmax of the masked, scaled scores, times V. Each token mixes only the values "
                   "of its past.", FadeOut(table), FadeIn(marks), LaggedStart(*(FadeIn(line, shift=UP * 0.1)
                                                                               for line in lines), lag_ratio=0.3),
