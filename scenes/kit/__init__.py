@@ -6,6 +6,7 @@
 - :mod:`scenes.kit.layout`: the safe area under the header and above the subtitles, fitting.
 - :mod:`scenes.kit.grids`: number grids in brackets, outlines of rows and columns.
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
+- :mod:`scenes.kit.board`: a token grid fitted beside a panel of its own, the mask's staircase over it.
 - :mod:`scenes.kit.vectors`: planes, arrows and label placement.
 - :mod:`scenes.kit.formula`: the corner formula softmax(Q Kᵀ/√d_k) V and formula titles.
 - :mod:`scenes.kit.motion`: numbers flying from where they are made to where they are used.
