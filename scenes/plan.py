@@ -18,8 +18,8 @@ __all__ = [
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
-    "MASKED_LECTURE",
     "MASKED_DROPOUT",
+    "MASKED_LECTURE",
     "MULTI_HEAD_LECTURE",
     "OWN_PRESET",
     "RENDER_COST",
@@ -47,10 +47,12 @@ MASKED_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.masked.generation_order", "GenerationOrder"),
     ("scenes.masked.masked_scores", "MaskedScores"),
     ("scenes.masked.renormalise", "Renormalise"),
-    # scenes 4 to 6 (another branch, merged by the lead): ("scenes.masked.masked_context", "MaskedContext"),
-    # ("scenes.masked.dropout", "AttentionDropout"), ("scenes.masked.triangular_map", "TriangularMap")
+    ("scenes.masked.masked_context", "MaskedContext"),
+    ("scenes.masked.dropout", "AttentionDropout"),
+    ("scenes.masked.triangular_map", "TriangularMap"),
 )
-"""Lecture 7, masked (causal) self-attention: why a decoder may not read ahead, the mask, the other route."""
+"""Lecture 7, masked (causal) self-attention: why a decoder may not read ahead, the mask, the other route,
+the context from the past only, dropout on the weights, the triangular map."""
 
 MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
 """The multi-head lecture's scenes: several heads side by side, joined by W_O."""
@@ -103,6 +105,11 @@ SHOWS: dict[str, frozenset[str]] = {
     "GenerationOrder": frozenset(),
     "MaskedScores": INPUTS | {"scaled_scores"},
     "Renormalise": INPUTS | {"scaled_scores"},
+    # the masked lecture: the masked trace (and dropout on it) computed afresh from the inputs; the context
+    # scene also shows the unmasked query step and masks the unmasked scaled scores after the softmax
+    "MaskedContext": INPUTS | {"scaled_scores", "weights", "values", "context"},
+    "AttentionDropout": INPUTS,
+    "TriangularMap": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -122,6 +129,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "GenerationOrder": 0.7,
         "MaskedScores": 1.2,
         "Renormalise": 0.7,
+        # the masked lecture's, from one cold -ql render each here (user time, against Scores' in the same run)
+        "MaskedContext": 0.6,
+        "AttentionDropout": 0.8,
+        "TriangularMap": 0.65,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -139,6 +150,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "GenerationOrder": 1.04,
         "MaskedScores": 0.9,
         "Renormalise": 0.72,
+        # the masked lecture's by the length of their clips against Scores' (16, 16 and 14 s against 28 s)
+        "MaskedContext": 0.6,
+        "AttentionDropout": 0.6,
+        "TriangularMap": 0.55,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

@@ -41,9 +41,10 @@ from attention_math import (
     self_attention,
 )
 from attention_math.alignment import alignment
+from attention_math.masking import attention_dropout
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
-from scenes.plan import LECTURES, lecture_of
+from scenes.plan import LECTURES, MASKED_DROPOUT, lecture_of
 
 __all__ = [
     "BELONGS",
@@ -153,6 +154,18 @@ def masked_row(s: Scenario) -> int:
     return second if second != last else max(last - 1, 0)
 
 
+DROPOUT_P, DROPOUT_SEED = MASKED_DROPOUT
+"""Dropout as the masked lecture shows it (scene AttentionDropout, and its handout): p = 0.5 as in Raschka's
+chapter 3, one seed for every scenario (it drops at least one weight of the triangle and keeps one, for 2 to 16
+tokens)."""
+
+
+def _causal(s: Scenario) -> Any:
+    """The masked trace (of the first head, if several), computed here from the inputs (not by the scenario)."""
+    one = s.heads[0] if s.w_out is not None else s
+    return self_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=one.scaled, causal=True)
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -171,6 +184,12 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # masked weights, from the unmasked scaled scores
     "causal_step": lambda s: (s.trace(causal=True).query_step(masked_row(s)), s.precision),
     "renormalised": lambda s: (renormalised_weights(s.trace().scaled_scores), s.precision),
+    # the masked lecture's context scene: the query's row masked; dropout on the masked weights (its p and
+    # scale at one decimal, its seed whole)
+    "causal_query_step": lambda s: (_causal(s).query_step(s.query), s.precision),
+    "dropout": lambda s: (attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED), s.precision),
+    "dropout_rate": lambda s: (attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED), 1),
+    "dropout_seed": lambda s: (attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED), 0),
     # scene 1 shows its own preset: raw dot products (X plays every role), then W_K's keys
     "raw": lambda s: (_raw_dot_product().simplified().trace(), _raw_dot_product().precision),
     "raw_step": lambda s: (_raw_dot_product().simplified().query_step(), _raw_dot_product().precision),
@@ -269,14 +288,18 @@ STEP_TO_TRACE = {"query": "queries", "scores": "scores", "scaled_scores": "scale
                  "context": "context"}
 """QueryStep fields that are one row of a trace field (the query's row)."""
 
+STEPS = {"step": "trace", "causal_query_step": "causal"}
+"""The query steps of a trace, by the name of the trace (the unmasked and the masked)."""
+
 
 def canonical(fact: Fact, query: int) -> tuple[str, str, tuple[int, ...], str | None]:
-    """step.weights[j] and trace.weights[q, j] are the same number; "q5" is position 5."""
+    """step.weights[j] and trace.weights[q, j] are the same number (causal_query_step's and causal's too); "q5" is
+    position 5."""
     source, field, index = fact.source, fact.field, tuple(int(i) for i in fact.index)
-    if source == "step" and field in STEP_TO_TRACE and len(index) == 1:
-        source, field, index = "trace", STEP_TO_TRACE[field], (query, *index)
-    elif source == "step" and field in ("keys", "values"):
-        source = "trace"
+    if source in STEPS and field in STEP_TO_TRACE and len(index) == 1:
+        source, field, index = STEPS[source], STEP_TO_TRACE[field], (query, *index)
+    elif source in STEPS and field in ("keys", "values"):
+        source = STEPS[source]
     elif source == "query":
         source, field, index = "position", "", (query,)
     return source, field, index, fact.reduce
@@ -426,15 +449,14 @@ BELONGS: dict[str, tuple[str, ...]] = {
     "weighted_values": ("key", "d_v"), "running_context": ("key", "d_v"),
     # several heads joined, and W_O
     "concat": ("query", "concat"), "w_out": ("concat", "output"), "output": ("query", "output"),
-    # the other route to the masked weights (renormalised_weights): the full softmax, its future zeroed, what
-    # is left of each query's row
-    "full": ATTENTION, "zeroed": ATTENTION, "row_sums": ("query",),
+    # masking after the softmax (each row's share of the past), dropout (the weights before it, each row's sum)
+    "full": ATTENTION, "zeroed": ATTENTION, "row_sums": ("query",), "before": ATTENTION, "kept": ATTENTION,
 }
 """What each index of a field names (see :data:`scenes.facts.BAND_KINDS`), written from the fields'
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
-TRACE_SOURCES = frozenset({"trace", "step", "causal", "raw", "raw_step", "projected", "projected_step", "multi",
-                           "renormalised", *(f"head{k}" for k in range(1, 5))})
+TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
+                           "projected", "projected_step", "multi", *(f"head{k}" for k in range(1, 5))})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
 STEP_SOURCES = frozenset({"causal_step"})

@@ -110,7 +110,8 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "sixteen-whole": lambda: _whole(SIXTEEN, d_in=2, d_k=1, d_v=1, seed=6, query=3),
     "saturation": lambda: preset("softmax-saturation"),  # a query 710 long, keys of length 1
     "two": lambda: Scenario.from_sentence("Hello world", seed=4),  # a tall, thin query/key picture
-    "masked-dog": lambda: preset("masked-dog"),  # the masked lecture's own: its query "chased" has a future
+    "masked-dog": lambda: preset("masked-dog"),  # the masked lecture's: a middle token, whose row the mask changes
+    "two-first": lambda: Scenario.from_sentence("Hello world", seed=4, query=1),  # the first token: only itself
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
@@ -132,6 +133,12 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
     "WhyScale": ("default", "sixteen"),  # it shows the sampler, never the scenario
     "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # heads, and one head
+    # the masked lecture: its preset (a middle token, whose row the mask changes), 2 tokens asking about the first,
+    # 12 about the ninth (colours only); the context also asks about a last token (the mask changes nothing) and
+    # with d_v 1 (a row per arrow), dropout with 16 tokens at 4 decimals (its widest panel)
+    "MaskedContext": ("default", "masked-dog", "two-first", "twelve", "sixteen-whole"),
+    "AttentionDropout": ("masked-dog", "two-first", "twelve", "sixteen"),
+    "TriangularMap": ("masked-dog", "two-first", "twelve"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

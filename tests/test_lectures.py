@@ -57,11 +57,11 @@ def test_the_multi_head_lecture_has_its_own_scenes_numbered_from_one() -> None:
 
 def test_an_unknown_lecture_is_one_line_with_the_known_names(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(BundleError) as error:
-        lecture_specs("kv-cache")
+        lecture_specs("unmasked")
     assert error.value.status == 2
-    assert str(error.value) == ("--lecture: unknown lecture 'kv-cache'; expected one of self-attention, masked, "
-                                "multi-head")
-    assert main(["render", "--lecture", "kv-cache"]) == 2
+    known = ", ".join(LECTURES)
+    assert str(error.value) == f"--lecture: unknown lecture 'unmasked'; expected one of {known}"
+    assert main(["render", "--lecture", "unmasked"]) == 2
     err = capsys.readouterr().err
     assert err == f"attention-explainer: error: {error.value}\n"
 

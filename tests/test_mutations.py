@@ -28,15 +28,23 @@ typed rule             GenerationOrder's rule "query i reads keys 1 … i" typed
 masked as a number     MaskedScores' mask writes a large negative number (−10⁹) where a score is −∞
 exps one key down      MaskedScores' exp(s − m) of each key in the line of the key below (the last on top)
 route of another row   Renormalise's renormalised weights taken from the row above the one it follows
+future weight kept     MaskedContext shows the keys after the query with their unmasked weights
+unmasked chain         MaskedContext draws the masked plane's links where the unmasked chain runs
+kept unscaled          AttentionDropout shows each kept weight as it was, not ×1/(1 − p)
+another dropout seed   AttentionDropout draws with seed 1 instead of the lecture's 123
+triangle one row down  TriangularMap puts each row's weights in the row below (the last on top)
+first row unmasked     TriangularMap shows the first token's row without the mask
 =====================  =========================================================================
 
-"swapped scores", "weights one row down" and "exps one key down" draw only true numbers, each in
-another's place: the number checks hold every number to the band (row, column) of the token or
-dimension its fact names, as the scene registered them.
+"Swapped scores", "weights one row down", "exps one key down" and "triangle one row down" draw only true
+numbers, each in another's place: the number checks hold every number to the band (row, column) of the
+token or dimension its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
-WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset.
+WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset; the
+masked lecture's with a query that has keys after it (its preset's "chased", 2 tokens asking about the
+first, 8 tokens about the fifth), where the mask changes the query's row.
 """
 
 from __future__ import annotations
@@ -215,6 +223,53 @@ def _exps_one_key_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _future_weight_kept(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    """A masked weight of a key after its query, shown as it was without the mask."""
+    if fact.source == "causal" and len(fact.index) == 2 and fact.index[1] > fact.index[0]:
+        return float(scene.trace.weights[fact.index])
+    return number
+
+
+def _unmasked_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+    value_of = ExplainerScene.value_of
+
+    def planted(self: ExplainerScene, fact: Fact) -> float:
+        if fact.source == "causal_query_step" and fact.field == "running_context":
+            return value_of(self, Fact("step", fact.field, fact.index, fact.reduce))
+        return value_of(self, fact)
+
+    monkeypatch.setattr(ExplainerScene, "value_of", planted)
+
+
+def _kept_unscaled(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    """A kept weight after dropout, shown as it was before (not ×1/(1 − p))."""
+    if fact.source == "dropout" and len(fact.index) == 2:
+        obj, _ = scene.sources["dropout"]
+        return float(obj.before[fact.index]) if obj.kept[fact.index] else number
+    return number
+
+
+def _another_dropout_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("scenes.masked.dropout"), "SEED", 1)
+
+
+def _triangle_one_row_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("causal", "weights") and len(index) == 2:  # row i draws row i − 1's weight
+            index = ((index[0] - 1) % self.scenario.n_tokens, index[1])
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _first_row_unmasked(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    if fact.source == "causal" and fact.index[:1] == (0,):
+        return float(scene.trace.weights[fact.index])
+    return number
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -244,6 +299,14 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
         ("scenes.masked.renormalise", "Renormalise"),
         _replaced_source("renormalised", "weights", lambda m: np.roll(m, 1, axis=0)),
     ),
+    "future weight kept": (("scenes.masked.masked_context", "MaskedContext"),
+                           _changed_value("weights", _future_weight_kept)),
+    "unmasked chain": (("scenes.masked.masked_context", "MaskedContext"), _unmasked_chain),
+    "kept unscaled": (("scenes.masked.dropout", "AttentionDropout"), _changed_value("weights", _kept_unscaled)),
+    "another dropout seed": (("scenes.masked.dropout", "AttentionDropout"), _another_dropout_seed),
+    "triangle one row down": (("scenes.masked.triangular_map", "TriangularMap"), _triangle_one_row_down),
+    "first row unmasked": (("scenes.masked.triangular_map", "TriangularMap"),
+                           _changed_value("weights", _first_row_unmasked)),
 }
 
 
@@ -264,6 +327,8 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
 SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
+SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
+SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -285,10 +350,17 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "masked as a number": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
     "exps one key down": ("8-tokens-2-decimals",),
     "route of another row": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
+    # the masked lecture: a query with keys after it (the mask changes its row), 2, 5 and 8 tokens
+    "future weight kept": ("2-tokens-first", "8-tokens-2-decimals"),
+    "unmasked chain": ("masked-dog",),
+    "kept unscaled": ("2-tokens-3-decimals", "masked-dog"),
+    "another dropout seed": ("masked-dog",),
+    "triangle one row down": ("masked-dog", "8-tokens-2-decimals"),
+    "first row unmasked": ("2-tokens-first", "masked-dog"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
-POSITION_FAULTS = frozenset({"plotted elsewhere"})
+POSITION_FAULTS = frozenset({"plotted elsewhere", "unmasked chain"})
 """Faults that only the position checks see: built with the layout checks (the others without)."""
 
 
@@ -321,9 +393,11 @@ def _problems(build: Build) -> list[str]:
 
 
 def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact], list[tuple[float, ...]]]:
-    """Every text the scene recorded, every caption and what each caption cites, where each number ends."""
+    """Every text the scene recorded, every caption and what each caption cites, where each number and each
+    plotted point (an arrow, a dot) ends."""
     drawn = [item.text for item in build.shown] + [str(getattr(i.mobject, "text", "")) for i in build.shown]
     ends = [tuple(np.round(i.mobject.get_center(), 2)) for i in build.shown if i.mobject is not None]
+    ends += [tuple(np.round(item.mobject.get_center(), 2)) for item in build.plotted]
     said = [item.fact for beat in build.beats for item in beat.said]
     return drawn, [beat.caption for beat in build.beats], said, ends
 

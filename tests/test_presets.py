@@ -288,6 +288,20 @@ def test_masked_dog_shown_numbers_are_not_on_a_rounding_boundary() -> None:
         for value in np.ravel(numbers):
             hundredths = float(value) * 100
             assert abs(hundredths - math.floor(hundredths) - 0.5) > 0.005, value
+# -- masked-dog ------------------------------------------------------------------------------------
+
+
+def test_masked_dog_asks_about_a_middle_token_whose_row_the_mask_changes() -> None:
+    scenario = preset("masked-dog")
+    for name in MATRICES:
+        assert np.array_equal(getattr(scenario, name), getattr(DOG_CHASED_BALL, name)), name
+    assert scenario.tokens == DOG_CHASED_BALL.tokens and scenario.query == 2 and scenario.query_token == "chased"
+    x, wq, wk = scenario.embeddings, scenario.w_query, scenario.w_key
+    scores = (x @ wq)[2] @ (x @ wk).T / math.sqrt(2)  # a plain loop's numbers: q3 · k_j / √2
+    past = np.exp(scores[:3] - scores[:3].max())
+    assert np.round(past / past.sum(), 2).tolist() == [0.30, 0.29, 0.41]  # masked: the past only
+    full = np.exp(scores - scores.max())
+    assert np.round(full / full.sum(), 2).tolist() == [0.18, 0.18, 0.25, 0.12, 0.28]  # unmasked
 
 
 # -- the registry ------------------------------------------------------------------------------

@@ -96,6 +96,14 @@ ABOVE_DIAGONAL: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E73
     (i, j) for i in range(s.n_tokens) for j in range(i + 1, s.n_tokens)
 ]
 
+# The masked lecture: the query's row of a token grid, its z (every component), the links of its past's chain
+# (the dimensions value space shows: 1 and 2).
+QUERY_ROW: Callable[[Scenario], Iterable[Index]] = lambda s: [(s.query, j) for j in range(s.n_tokens)]  # noqa: E731
+QUERY_Z: Callable[[Scenario], Iterable[Index]] = lambda s: [(s.query, c) for c in range(s.d_v)]  # noqa: E731
+PAST_CHAIN: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
+    (j, c) for j in range(s.query + 1) for c in range(min(2, s.d_v))
+]
+
 # WhyScale shows the sampler (seed 0), whatever the scenario: the clouds of d = 2, 32 and 512, every
 # spread, both rows of weights at d = 512.
 SPREAD = scaling_spread(seed=0)
@@ -180,6 +188,27 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
           for stage in ("full", "zeroed", "weights")),
         ("renormalised", "row_sums", lambda s: [(masked_row(s),)]),  # what is left of the row
         ("causal", "weights", lambda s: [(masked_row(s), j) for j in range(s.n_tokens)]),  # the same weights
+    ],
+    # the masked lecture (scenes 4 to 6)
+    "MaskedContext": [
+        ("step", "weights", every(n)),  # the query's weights without the mask
+        ("causal", "weights", QUERY_ROW),  # and with it
+        ("trace", "context", QUERY_Z),  # z without the mask
+        ("causal", "context", QUERY_Z),  # and with it
+        ("causal_query_step", "running_context", PAST_CHAIN),  # the past's arrows, tip to tail, as numbered
+        ("renormalised", "row_sums", lambda s: [(s.query,)]),  # what the past had of the weight: the divisor
+    ],
+    "AttentionDropout": [
+        ("causal", "weights", QUERY_ROW),  # the query's row before dropout
+        ("dropout", "weights", QUERY_ROW),  # and after
+        ("dropout", "row_sums", every(n)),  # every row's sum after dropout
+        ("dropout_rate", "p", lambda s: [()]),
+        ("dropout_rate", "scale", lambda s: [()]),  # 1 / (1 − p)
+        ("dropout_seed", "seed", lambda s: [()]),
+    ],
+    "TriangularMap": [
+        ("causal", "weights", GRID),  # every row (the query's, when colours only)
+        ("causal", "weights", lambda s: [(0, 0)] if s.query else [(s.n_tokens - 1, j) for j in range(s.n_tokens)]),
     ],
     "MultiHead": [
         *((f"head{k + 1}", "weights", head_row(k)) for k in range(4)),  # where each head looks most

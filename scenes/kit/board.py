@@ -1,0 +1,87 @@
+"""A token × token heat grid with a panel beside it, and the mask's staircase over its future cells.
+
+The masked lecture's scenes draw every query's weights as a grid: the numbers in the cells while they are
+legible beside a panel of their own (one row written out, sums, a setting), else colours only (columns
+numbered, each row label "j token") with the panel's text at the font floor. :func:`fit_board` finds the
+drawing, :func:`token_board` builds the grid with its labels, :func:`staircase` outlines the cells above
+the diagonal (the keys after each query) — lecture 6's causal-mask scene draws its grid by the same recipe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from manim import DOWN, LEFT, RIGHT, UP, Polygon
+
+from scenes.facts import Fact, TokenPart
+from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
+from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
+from scenes.kit.palette import HIGHLIGHT, KEY, QUERY
+from scenes.kit.text import SMALLEST_SIZE, shorten_token
+
+__all__ = ["PANEL_MOST", "fit_board", "panel_size", "staircase", "token_board"]
+
+PANEL_MOST = 26  # the largest type of the panel beside the grid
+GAPS = (0.8, 0.55)  # between the grid and the panel: with numbers in the cells, and colour only
+
+
+def panel_size(fit: HeatFit) -> float:
+    """The panel's type: the grid's, up to :data:`PANEL_MOST`; the floor beside a colour-only grid."""
+    return min(fit.size, PANEL_MOST) if fit.numbers else SMALLEST_SIZE
+
+
+def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel: Callable[[float], float],
+              band: Callable[[float], float], top: float = 0.4) -> tuple[HeatFit, float]:
+    """The grid's drawing and the gap after it.
+
+    ``cells``: every number the cells may carry (their widest decides); ``panel(size)``: the panel's width at
+    type ``size``; ``band(size)``: the height kept under the grid (its title, a legend) at that type; ``top``:
+    kept over it (over the panel's heads). Numbers in the cells while they are legible beside the panel at
+    its largest type, else colours, the panel at the floor beside them.
+    """
+    most = max(10, len(shorten_token(tokens[query], 10**9)))  # the query's column label whole, if it fits
+    fit: HeatFit | None = None
+    width = 0.0
+    for size, gap in zip((PANEL_MOST, SMALLEST_SIZE), GAPS, strict=True):
+        width = 2 * HALF_WIDTH - gap - panel(size)
+        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - band(size) - top,
+                       fill=min(width, 8.0), upright_most=most, query=query)
+        if fit.numbers:
+            return fit, gap
+    assert fit is not None
+    return roomier_rows(fit, tokens, width), GAPS[1]
+
+
+def token_board(scene: Any, fit: HeatFit, tokens: Sequence[str], *, width: float, band: float,
+                top: float = 0.4) -> HeatGrid:
+    """The grid of ``fit``: its left edge where a board ``width`` wide (grid, gap, panel) starts in the middle
+    of the frame, in the middle of the height left between a ``band`` under it and ``top`` over it (as
+    :func:`fit_board` was given). Colour only: columns numbered, each row label "j token" (labels made by
+    ``scene.label``, so recorded)."""
+    n = len(tokens)
+    grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
+                    row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
+                    column_limit=fit.column_limit, upright=fit.upright)
+    if fit.numbered:
+        numbered = numbered_columns(n, fit.size, fit.cell_w)
+        grid.label_columns([scene.label("{}", Fact("position", "", (j,)), size=fit.size, color=KEY)
+                            for j in numbered], numbered)
+        grid.label_rows([scene.label("{} {}", Fact("position", "", (i,)), TokenPart(t, fit.row_limit), size=fit.size,
+                                     color=QUERY) for i, t in enumerate(tokens)])
+    grid.shift(RIGHT * (-width / 2 - grid.get_left()[0]) + UP * ((TOP - top + BOTTOM + band) / 2 - grid.get_y()))
+    return grid
+
+
+def staircase(grid: HeatGrid, *, opacity: float = 0.35) -> Polygon:
+    """An outline, filled faintly, over the cells above the diagonal: a staircase down from the top right."""
+    n = len(grid.squares)
+    half_w, half_h = grid.cell_w / 2, grid.cell_h / 2
+    points = [
+        grid.cell_center(0, n - 1) + RIGHT * half_w + UP * half_h,
+        grid.cell_center(n - 2, n - 1) + RIGHT * half_w + DOWN * half_h,
+    ]
+    for i in range(n - 2, -1, -1):  # down the staircase, right to left
+        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + DOWN * half_h)
+        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + UP * half_h)
+    return Polygon(*points, color=HIGHLIGHT, fill_color=HIGHLIGHT, fill_opacity=opacity, stroke_width=2)
