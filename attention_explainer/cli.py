@@ -38,15 +38,29 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     from attention_math.__main__ import add_scenario_arguments
     from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
-    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
-
-    from .bundle import CAPTIONS, FORMATS, QUALITIES
 
     parser = _Parser(prog=PROG, description="Animated, hand-checkable explainers of self-attention.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_render(commands.add_parser("render", help="render a scenario into a lecture bundle"))
 
-    render = commands.add_parser("render", help="render a scenario into a lecture bundle")
+    numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
+    add_scenario_arguments(numbers)
+    numbers.add_argument("--format", choices=NUMBER_FORMATS, default="text")
+    numbers.add_argument("--debug", action="store_true", help="show tracebacks")
+
+    presets = commands.add_parser("presets", help="list the presets")
+    presets.add_argument("--debug", action="store_true", help="show tracebacks")
+    return parser
+
+
+def _add_render(render: argparse.ArgumentParser) -> None:
+    """The options of ``render``: the scenario's, then the bundle's."""
+    from attention_math.__main__ import add_scenario_arguments
+    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
+
+    from .bundle import CAPTIONS, FORMATS, QUALITIES
+
     add_scenario_arguments(render)
     render.add_argument("--quality", choices=QUALITIES, default="l", help="manim quality flag (default l: 480p15)")
     render.add_argument("--fps", type=int, default=None,
@@ -87,15 +101,6 @@ def _parser() -> argparse.ArgumentParser:
         "clips already made are kept",
     )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
-
-    numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
-    add_scenario_arguments(numbers)
-    numbers.add_argument("--format", choices=NUMBER_FORMATS, default="text")
-    numbers.add_argument("--debug", action="store_true", help="show tracebacks")
-
-    presets = commands.add_parser("presets", help="list the presets")
-    presets.add_argument("--debug", action="store_true", help="show tracebacks")
-    return parser
 
 
 def _cmd_presets() -> int:
