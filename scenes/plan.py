@@ -41,8 +41,13 @@ LECTURE: tuple[tuple[str, str], ...] = (
 )
 """``(module, class)`` of every scene of the default lecture, self-attention, in order."""
 
-MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
-"""The next lecture's scenes: several heads side by side, joined by W_O."""
+MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.multi_head.why_heads", "WhyHeads"),
+    ("scenes.multi_head.per_head", "PerHead"),
+    ("scenes.multi_head.multi_head", "MultiHead"),
+)
+"""Lecture 8, multi-head attention: why several heads, each head's pipeline, then the heads side by side
+joined by W_O."""
 
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {DEFAULT_LECTURE: LECTURE, "multi-head": MULTI_HEAD_LECTURE}
@@ -61,7 +66,7 @@ OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`."""
 
-ALL_HEADS = frozenset({"MultiHead"})
+ALL_HEADS = frozenset({"WhyHeads", "PerHead", "MultiHead"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -77,6 +82,8 @@ SHOWS: dict[str, frozenset[str]] = {
     # the causal trace is computed afresh from the inputs
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
+    "WhyHeads": INPUTS,
+    "PerHead": INPUTS,
     "MultiHead": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
@@ -93,6 +100,8 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "WeightedSum": 0.9,
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
+        "WhyHeads": 1.0,
+        "PerHead": 1.5,
         "MultiHead": 1.1,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
@@ -107,6 +116,8 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "WeightedSum": 1.25,
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
+        "WhyHeads": 0.7,
+        "PerHead": 1.0,
         "MultiHead": 0.7,
     },
 }

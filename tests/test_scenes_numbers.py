@@ -113,6 +113,16 @@ def head_context(k: int) -> Callable[[Scenario], Iterable[Index]]:
     return lambda s: [(s.query, m) for m in range(s.d_v)] if k < s.n_heads else []
 
 
+def head_query_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
+    """Head ``k``'s whole row of the query (none if the scenario has fewer heads)."""
+    return lambda s: [(s.query, j) for j in range(s.n_tokens)] if k < s.n_heads else []
+
+
+def head_every(k: int, *shape: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[Index]]:
+    """Every index of one of head ``k``'s fields (none if the scenario has fewer heads)."""
+    return lambda s: every_index(tuple(size(s) for size in shape)) if k < s.n_heads else []
+
+
 def joined(field: str, columns: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[Index]]:
     """The query's row of a multi-head field (nothing for one head)."""
     return lambda s: [(s.query, c) for c in range(columns(s))] if s.n_heads > 1 else []
@@ -156,6 +166,17 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("causal", "scaled_scores", lambda s: ABOVE_DIAGONAL(s) if numbers_in_cells(s) else [(0, 1)]),  # −∞
         ("causal", "weights", lambda s: every_index((s.n_tokens,) * 2) if numbers_in_cells(s) else []),
         ("causal", "weights", lambda s: [(s.n_tokens - 1, j) for j in range(s.n_tokens)]),  # the row kept
+    ],
+    "WhyHeads": [(f"head{k + 1}", "weights", head_query_row(k)) for k in range(4)],  # each drawn head's row
+    "PerHead": [
+        ("trace", "embeddings", every(n, d_in)),  # X, the same for every head
+        *(item for k in range(2) for item in (  # head 1's pipeline and head 2's: q, K, V, the row, z
+            (f"head{k + 1}", "queries", lambda s, k=k: [(s.query, m) for m in range(s.d_k)] if k < s.n_heads else []),
+            (f"head{k + 1}", "keys", head_every(k, n, d_k)),
+            (f"head{k + 1}", "values", head_every(k, n, d_v)),
+            *((f"head{k + 1}", field, head_query_row(k)) for field in ("scores", "scaled_scores", "weights")),
+            (f"head{k + 1}", "context", head_context(k)),
+        )),
     ],
     "MultiHead": [
         *((f"head{k + 1}", "weights", head_row(k)) for k in range(4)),  # where each head looks most
