@@ -23,14 +23,19 @@ swapped heads          MultiHead registers head 2's trace as head 1's
 flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
 swapped scores         Scores' summary puts k1's score beside k2's bar and k2's beside k1's
 weights one row down   WeightedSum's table shows each row's weight in the row below (the last on top)
+head 2 read as head 1  WhyHeads draws head 2's weights of the query as head 1's bars' numbers
+stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
+unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
 =====================  =========================================================================
 
-The last two draw only true numbers, each in another's place: the number checks hold every number to
-the band (row, column) of the token or dimension its fact names, as the scene registered them.
+"swapped scores", "weights one row down", "head 2 read as head 1" and "stale head 1 scores" draw only
+true numbers, each in another's place: the number checks hold every number to the band (row, column,
+head's panel) of the token, dimension or head its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
-WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset.
+WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset, WhyHeads'
+and PerHead's with it or two tokens through two heads.
 """
 
 from __future__ import annotations
@@ -161,6 +166,21 @@ def _weights_one_row_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _other_head(scene_source: str, drawn_source: str, field: str) -> Plant:
+    """The scene's numbers of ``scene_source.field`` drawn (and recorded) from ``drawn_source`` instead."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        number = ExplainerScene.number
+
+        def planted(self: ExplainerScene, source: str, field_name: str, *index: int, **options: Any) -> Any:
+            if (source, field_name) == (scene_source, field):
+                source = drawn_source
+            return number(self, source, field_name, *index, **options)
+
+        monkeypatch.setattr(ExplainerScene, "number", planted)
+
+    return plant
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -180,6 +200,12 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "flipped output": (("scenes.multi_head.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
     "swapped scores": (("scenes.self_attention.scores", "Scores"), _swapped_scores),
     "weights one row down": (("scenes.self_attention.weighted_sum", "WeightedSum"), _weights_one_row_down),
+    "head 2 read as head 1": (("scenes.multi_head.why_heads", "WhyHeads"), _other_head("head1", "head2", "weights")),
+    "stale head 1 scores": (("scenes.multi_head.per_head", "PerHead"), _other_head("head2", "head1", "scores")),
+    "unscaled per head": (
+        ("scenes.multi_head.per_head", "PerHead"),
+        _changed_value("scaled_scores", lambda s, f, v: v * float(s.sources[f.source][0].sqrt_d_k)),
+    ),
 }
 
 
@@ -200,6 +226,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
 SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
+SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -217,6 +244,9 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "flipped output": ("two-heads",),
     "swapped scores": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "weights one row down": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
+    "head 2 read as head 1": ("two-heads", "2-tokens-two-heads"),
+    "stale head 1 scores": ("two-heads",),
+    "unscaled per head": ("2-tokens-two-heads",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

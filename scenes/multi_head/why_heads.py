@@ -185,7 +185,8 @@ class WhyHeads(ExplainerScene):
             self.rows("key", c.chart)  # each number beside its key's bar
             extents[c.head] = Rectangle(width=column_w, height=block, stroke_width=0, fill_opacity=0).move_to(
                 (x + column_w / 2, top - block / 2, 0))
-        self.columns("head", extents, *extents.values())  # each head's numbers in its own column
+        # each head's numbers in its own column (the columns' extents draw nothing: the set is on screen by its titles)
+        self.columns("head", extents, *extents.values(), *(c.title for c in columns))
         self.board_right = left + width  # where a single head's note starts (beside = its width)
 
     @staticmethod
