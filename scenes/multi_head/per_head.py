@@ -150,14 +150,18 @@ class _Head:
 class PerHead(ExplainerScene):
     """Head 1's W_Q, W_K, W_V and its whole pipeline for the query; head 2's, shorter; their z side by side."""
 
+    layout: _Layout  # what the beats draw on (the geometry tests look at them)
+    board: _Board
+    drawn: list[_Head]
+
     def construct(self) -> None:
         heads = self.scenario.heads[:SHOWN_HEADS]
         for k, head in enumerate(heads):
             self.add_source(f"head{k + 1}", head.trace(), self.scenario.precision)
         self.header("Each head's own pipeline")
-        layout = self._layout()
-        board = self._board(layout)
-        drawn = [self._head(k, layout) for k in range(len(heads))]
+        layout = self.layout = self._layout()
+        board = self.board = self._board(layout)
+        drawn = self.drawn = [self._head(k, layout) for k in range(len(heads))]
         self._register(board, drawn)
         self._full(board, drawn[0])
         if len(drawn) > 1:

@@ -82,6 +82,9 @@ class _Column:
 class WhyHeads(ExplainerScene):
     """The query's weights in each head as bars over the keys: each head reads the sentence its own way."""
 
+    board: list[_Column]  # what the beats draw on, a column per head (the geometry tests look at it)
+    labels: VGroup  # the keys' labels
+
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
         """Any number of heads: the first :data:`MAX_DRAWN` are drawn and the screen says how many there are."""
@@ -94,7 +97,8 @@ class WhyHeads(ExplainerScene):
         self.header("Why several heads")
         fit = self._fit()
         labels = self._labels(fit)
-        columns = [self._column(k, fit, labels) for k in range(len(self.drawn))]
+        columns = self.board = [self._column(k, fit, labels) for k in range(len(self.drawn))]
+        self.labels = labels
         self._place(labels, columns, fit)
         self._one_reading(labels, columns[0])
         if len(columns) > 1:
