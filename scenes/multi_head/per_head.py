@@ -488,9 +488,8 @@ class PerHead(ExplainerScene):
         self.beat(f"The softmax turns them into weights: head {self.cite(position(head.head))} looks most at "
                   f"{self._looks(head)}.", *self._column_in(board, head, "weights"),
                   FadeIn(head.outline), run_time=1.4, wait=1.4)
-        self._mixed(board, head, f"Its values V = X W_V, weighted and added up, give head "
-                                 f"{self.cite(position(head.head))}'s z{self.cite(q)} for "
-                                 f"'{self.scenario.query_token}'.")
+        self._mixed(board, head, f"Its values V = X W_V, weighted and added up, give the z{self.cite(q)} of head "
+                                 f"{self.cite(position(head.head))} for '{self.scenario.query_token}'.")
 
     def _matrices_in(self, board: _Board, head: _Head) -> list[Animation]:
         """The head's matrices arrive beside X (X stays, or comes back, beside them), or in X's place."""

@@ -228,8 +228,8 @@ class WhyHeads(ExplainerScene):
     def _one_reading(self, labels: VGroup, column: _Column) -> None:
         """Head 1's row: its bars grow over the keys, then its largest weight glows."""
         chart = column.chart
-        self.beat(f"One head's weights are one way of reading the sentence: head {self.cite(position(0))}'s, "
-                  f"for '{self.scenario.query_token}'.",
+        self.beat(f"One head's weights are one way of reading the sentence: here, the weights of head "
+                  f"{self.cite(position(0))} for '{self.scenario.query_token}'.",
                   FadeIn(self._heading_note(), labels, column.title, chart.zero_line),
                   LaggedStart(*(GrowFromEdge(bar, LEFT) for bar in chart.bars), lag_ratio=0.08),
                   FadeIn(column.numbers), run_time=1.8, wait=1.0)
