@@ -125,6 +125,9 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
                                                         query=9),
     "two-heads-two": lambda: Scenario.from_sentence("Hello world", seed=4, heads=2),  # a tie in head 1 as shown
     "five-heads-twelve": lambda: Scenario.from_sentence(TWELVE, seed=12, heads=5, query=8),  # more heads than drawn
+    # 16 tokens at 4 decimals, d_in 6: X and the matrices by their shapes, z as columns beside the table
+    "two-heads-sixteen-wide": lambda: Scenario.from_sentence(SIXTEEN, seed=3, d_model=6, d_k=2, d_v=2, heads=2,
+                                                             precision=4),
 }
 """Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (the multi-head lecture's)."""
 SCENARIOS.update(HEADS_SCENARIOS)
@@ -134,8 +137,8 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "WhyScale": ("default", "sixteen"),  # it shows the sampler, never the scenario
     "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # heads, and one head
     # 2, 5, 12 and 16 tokens; 2 and 5 heads (more than drawn); one head
-    "WhyHeads": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen", "default"),
-    "PerHead": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen", "default"),
+    "WhyHeads": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
+    "PerHead": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

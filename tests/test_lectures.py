@@ -187,3 +187,13 @@ def test_one_head_is_one_reading_and_its_z_the_output(scene_builds, scene) -> No
     last = build.beats[-1].caption
     assert "one head" in last.lower()
     assert not any(item.fact.source == "head2" for item in build.shown)
+
+
+def test_per_head_refuses_only_a_table_that_cannot_fit_and_says_why() -> None:
+    wide = dict(d_model=6, d_k=4, d_v=4, heads=2, precision=4, seed=3)
+    sixteen = "Attention lets every token look back at all the others and choose what matters most here"
+    with pytest.raises(ScenarioError, match=r"^precision: PerHead's table of 16 tokens \(d_k 4, d_v 4\)"):
+        PerHead.check_scenario(Scenario.from_sentence(sixteen, **wide))
+    eight = Scenario.from_sentence(" ".join(sixteen.split()[:8]), **wide)
+    assert PerHead.check_scenario(eight) is eight
+    assert WhyHeads.check_scenario(Scenario.from_sentence(sixteen, **wide)) is not None

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.xdist_group("per-head-geometry")  # one worker builds e
 CHOSEN = {
     "two-heads": SCENARIOS["two-heads"],  # 5 tokens: the matrices in X's place, z under the table
     "five-heads-twelve": SCENARIOS["five-heads-twelve"],  # 12 tokens: the matrices one above another, z beside
+    "two-heads-sixteen-wide": SCENARIOS["two-heads-sixteen-wide"],  # X and the matrices by shape, z as columns
     "lighthouse": REVIEWED["lighthouse"],  # 8 tokens, d_in 4, d_k = d_v = 3, one head
 }
 Box = tuple[float, float, float, float]

@@ -71,6 +71,7 @@ def d_v(s: Scenario) -> int:
 IT_AGAINST_DOG_AND_BALL: Callable[[Scenario], Iterable[Index]] = lambda s: [(0, 1), (0, 2)]  # noqa: E731
 
 _GRID_NUMBERS = [True]  # set by the test for the build it checks
+_X_NUMBERS = [True]  # PerHead writes X's numbers (else its shape, "X: 16 × 6"): set by the test too
 
 
 def numbers_in_cells(s: Scenario) -> bool:
@@ -169,7 +170,7 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     ],
     "WhyHeads": [(f"head{k + 1}", "weights", head_query_row(k)) for k in range(4)],  # each drawn head's row
     "PerHead": [
-        ("trace", "embeddings", every(n, d_in)),  # X, the same for every head
+        ("trace", "embeddings", lambda s: every(n, d_in)(s) if _X_NUMBERS[0] else []),  # X, the same for every head
         *(item for k in range(2) for item in (  # head 1's pipeline and head 2's: q, K, V, the row, z
             (f"head{k + 1}", "queries", lambda s, k=k: [(s.query, m) for m in range(s.d_k)] if k < s.n_heads else []),
             (f"head{k + 1}", "keys", head_every(k, n, d_k)),
@@ -212,6 +213,7 @@ def test_scene_shows_its_key_numbers(scene_builds, scene: tuple[str, str], scena
     query = build.scenario.query
     shown = shown_keys(build)
     _GRID_NUMBERS[0] = COLOURS_ONLY not in build.texts
+    _X_NUMBERS[0] = not any(text.startswith("X: ") for text in build.texts)
     missing = []
     for source, field, indexes in KEY_NUMBERS[scene[1]]:
         for index in indexes(build.scenario):

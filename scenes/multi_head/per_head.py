@@ -32,10 +32,11 @@ from manim import (
     VMobject,
 )
 
+from attention_math import Scenario, ScenarioError
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
 from scenes.kit.baselines import row_baseline, stand
-from scenes.kit.grids import NumberGrid
+from scenes.kit.grids import Brackets, NumberGrid
 from scenes.kit.heatmap import text_height, text_width, vector_line, vector_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.motion import fly_into
@@ -49,7 +50,12 @@ LABEL_LIMITS = (10, 8, 6)  # characters kept of a token in the row labels, most 
 SHOWN_HEADS = 2  # head 1 in full, head 2 in short; the others are said to take the same steps
 HEAD_BAND = 0.62  # from a panel's top to q's row: the head's title and the columns' headers
 Q_GAP = 0.12  # between q's row and the keys'
-Z_BAND, Z_GAP = 0.72, 0.2  # the boxes of z under the table, and the room above them
+Z_GAP = 0.2  # between the table and the boxes of z under it
+Z_PAD, Z_APART = 0.4, 0.4  # around a box's content; between two boxes
+ARRANGEMENTS = (("under", "line"), ("beside", "tall"), ("beside", "column"), ("under", "tall"))
+"""Where the boxes of z go and how each writes z, in the order tried: under the table side by side, each on one
+line ("head 1: z5 = (…)"); beside it one above the other, the name over z; the same with z as a column; under it,
+the name over z."""
 PITCH_MOST = 0.95
 CELL_GAP = 0.22  # between the numbers of one vector (at type size 26)
 GAP_LEAST, GAP_MOST = 0.4, 1.1  # between the table's columns
@@ -74,8 +80,7 @@ class _Widths:
     cell: float
     slot: float
     columns: dict[str, float]
-    z: float  # on one line
-    z_tall: float  # its name over z
+    z: dict[str, float]  # the widest box of z by its shape: "line", "tall", "column"
     x: float
     matrices: float  # side by side
     stacked: float  # one above another, each name left of it
@@ -85,8 +90,8 @@ class _Widths:
         return self.labels + self.slot + sum(self.columns.values()) + 4 * gap + 2 * PANEL_PAD
 
     def least(self) -> float:
-        """The narrowest panel: the table at the least gaps, or X (then the matrices' shapes in its place)."""
-        return max(self.table(GAP_LEAST), self.labels + GAP_LEAST + max(self.x, SHAPES_WIDTH) + 2 * PANEL_PAD)
+        """The narrowest panel: the table at the least gaps, or the matrices' shapes (X by its shape too)."""
+        return max(self.table(GAP_LEAST), self.labels + GAP_LEAST + SHAPES_WIDTH + 2 * PANEL_PAD)
 
     def with_matrices(self, beside_x: bool) -> float:
         """The narrowest panel that shows the matrices' numbers, beside X or in its place."""
@@ -100,7 +105,8 @@ class _Layout:
     font: float
     limit: int
     pitch: float
-    beside: bool  # the boxes of z right of the table, one above the other (else under it, side by side)
+    place: str  # the boxes of z "under" the table side by side, or "beside" it one above the other
+    shape: str  # each box's z on one "line" after its name, "tall" under it, or a "column" of numbers
     left: float  # the panel's left edge
     right: float  # and its right edge
     label_right: float  # the row labels' right edge
@@ -112,6 +118,10 @@ class _Layout:
     y_head: float
     bottom: float  # the panel's bottom
 
+    @property
+    def beside(self) -> bool:
+        return self.place == "beside"
+
 
 @dataclass
 class _Board:
@@ -119,8 +129,7 @@ class _Board:
 
     labels: VGroup
     query: VMobject
-    x_grid: VGroup  # a row of numbers per token
-    x_cell: float
+    x_grid: VGroup  # a row of numbers per token (or X's shape, where they do not fit)
     headers: dict[str, VMobject]  # "X", "K", "V" and the three fields'
     rows: Rectangle  # the keys' rows' reach across the table (a mark that draws nothing)
     x_shown: bool = True  # is X on screen?
@@ -153,6 +162,19 @@ class PerHead(ExplainerScene):
     layout: _Layout  # what the beats draw on (the geometry tests look at them)
     board: _Board
     drawn: list[_Head]
+
+    @classmethod
+    def check_scenario(cls, scenario: Scenario) -> Scenario:
+        """Any number of heads (heads 1 and 2 drawn, the others said); refused only when the table and the heads'
+        z do not fit the frame legibly (16 tokens of wide numbers, d_k and d_v 4)."""
+        measure = cls.__new__(cls)  # measures only: no scene is set up
+        measure.scenario, measure.trace = scenario, scenario.trace()
+        measure.sources = {f"head{k + 1}": (head.trace(), scenario.precision)
+                           for k, head in enumerate(scenario.heads[:SHOWN_HEADS])}
+        measure.sources["trace"] = (measure.trace, scenario.precision)
+        if measure._choice() is None:
+            raise ScenarioError(measure._too_wide())
+        return scenario
 
     def construct(self) -> None:
         heads = self.scenario.heads[:SHOWN_HEADS]
@@ -188,10 +210,11 @@ class PerHead(ExplainerScene):
         slot = max(max(d_k, d_v) * cell, text_width("K = X W_K", font))
         columns = {f: max(widest(self._texts(f, [q], range(n)), font), text_width(self._header_text(f), font) - 0.2)
                    for f in FIELDS}
-        z = [max(self._box_width(k, font, tall=tall) for k in range(len(self._heads()))) for tall in (False, True)]
+        z = {shape: max(self._box_width(k, font, shape) for k in range(len(self._heads())))
+             for shape in ("line", "tall", "column")}
         x = self.scenario.d_in * self._x_cell(font)
         matrices = self._matrix_widths(font)
-        return _Widths(limit, labels, cell, slot, columns, z[0], z[1], x, sum(matrices) + 0.8, max(matrices) + 1.0)
+        return _Widths(limit, labels, cell, slot, columns, z, x, sum(matrices) + 0.8, max(matrices) + 1.0)
 
     def _header_text(self, field_name: str) -> str:
         """A column's header as written (measured before it is made)."""
@@ -205,30 +228,59 @@ class PerHead(ExplainerScene):
         """The panel's highest top: under the header, and under the note that heads 3 to h take the same steps."""
         return TOP - (NOTE_ROOM if self.scenario.n_heads > SHOWN_HEADS else 0.0)
 
-    def _pitches(self) -> tuple[float, float]:
-        """The rows' pitch with the boxes of z under the table, and with them beside it."""
+    def _pitch(self, place: str, shape: str, font: float) -> float:
+        """The rows' pitch with the boxes of z ``place``d (under the table: as tall as their ``shape``)."""
         rows = self.scenario.n_tokens + 1  # q's row, then a row per key
         room = self._ceiling() - BOTTOM - HEAD_BAND - Q_GAP - PANEL_PAD
-        return min(PITCH_MOST, (room - Z_GAP - Z_BAND) / rows), min(PITCH_MOST, room / rows)
+        if place == "under":
+            room -= Z_GAP + self._box_height(shape, font)
+        return min(PITCH_MOST, room / rows)
+
+    @staticmethod
+    def _box_height(shape: str, font: float, d_v: int = 1) -> float:
+        """A box of z's height: its lines (``d_v`` numbers in a column) and its padding."""
+        lines = {"line": 1, "tall": 2, "column": 1 + d_v}[shape]
+        return lines * text_height(font) + (lines - 1) * 0.12 + 0.3
 
     def _layout(self) -> _Layout:
-        """The largest type (and longest labels) at which the table fits, its z under it while its rows are roomy,
-        else beside it; first with room for the matrices' numbers, then with their shapes only."""
-        below, beside = self._pitches()
+        """The table's layout (:meth:`_choice`; :meth:`check_scenario` refused a scenario that has none)."""
+        choice = self._choice()
+        if choice is None:
+            raise ScenarioError(self._too_wide())
+        return self._place(*choice)
+
+    def _choice(self) -> tuple[float, _Widths, str, str] | None:
+        """The largest type (and longest labels) at which the table fits with a line of air between its rows and
+        the boxes of z fit (:data:`ARRANGEMENTS`, in order; under the table first while its rows stay roomy);
+        first with room for the matrices' numbers, then with their shapes only. ``None``: nothing fits."""
         for numbers in (True, False):
             for font in SIZES:
                 for limit in LABEL_LIMITS:
                     widths = self._widths(font, limit)
-                    line = text_height(font)
-                    under = 2 * widths.z + 0.5 <= 2 * HALF_WIDTH and \
-                        self._panel_least(widths, font, below, numbers=numbers) <= 2 * HALF_WIDTH
-                    aside = beside >= line + 0.03 and self._panel_least(widths, font, beside, numbers=numbers) \
-                        + 0.35 + widths.z_tall <= 2 * HALF_WIDTH
-                    if under and below >= line + (0.05 if not aside else 0.12):
-                        return self._place(font, widths, beside=False)
-                    if aside:
-                        return self._place(font, widths, beside=True)
-        return self._place(SMALLEST_SIZE, self._widths(SMALLEST_SIZE, LABEL_LIMITS[-1]), beside=False)
+                    fits = [(place, shape) for place, shape in ARRANGEMENTS
+                            if self._fits(widths, font, place, shape, numbers=numbers)]
+                    roomy = [(place, shape) for place, shape in fits
+                             if place == "beside" or self._pitch(place, shape, font) >= text_height(font) + 0.12]
+                    if fits:
+                        return (font, widths, *(roomy or fits)[0])
+        return None
+
+    def _fits(self, widths: _Widths, font: float, place: str, shape: str, *, numbers: bool) -> bool:
+        """Do the table's rows keep a line of air and the panel and the boxes of z fit the frame?"""
+        pitch = self._pitch(place, shape, font)
+        if pitch < text_height(font) + (0.05 if place == "under" else 0.03):
+            return False
+        panel = self._panel_least(widths, font, pitch, numbers=numbers)
+        count = min(SHOWN_HEADS, self.scenario.n_heads)
+        if place == "under":
+            return panel <= 2 * HALF_WIDTH and count * widths.z[shape] + (count - 1) * Z_APART <= 2 * HALF_WIDTH
+        tall = count * self._box_height(shape, font, self.scenario.d_v) + (count - 1) * Z_APART
+        return panel + 0.35 + widths.z[shape] <= 2 * HALF_WIDTH and tall <= (self.scenario.n_tokens + 1) * pitch
+
+    def _too_wide(self) -> str:
+        s = self.scenario
+        return (f"precision: PerHead's table of {s.n_tokens} tokens (d_k {s.d_k}, d_v {s.d_v}) and the heads' z do not "
+                f"fit the frame at {s.precision} decimals (use fewer decimals or tokens, or a smaller d_k or d_v)")
 
     def _panel_least(self, widths: _Widths, font: float, pitch: float, *, numbers: bool) -> float:
         """The narrowest panel with rows of ``pitch``; with ``numbers``, one that also shows the matrices' numbers
@@ -245,11 +297,11 @@ class PerHead(ExplainerScene):
         """The height of W_Q, W_K or W_V with its brackets (its name over it not counted)."""
         return self.scenario.d_in * max(text_height(font) + 0.16, 0.42) + 0.1
 
-    def _place(self, font: float, widths: _Widths, *, beside: bool) -> _Layout:
+    def _place(self, font: float, widths: _Widths, place: str, shape: str) -> _Layout:
         """Columns spread to fill their room (the matrices beside X where the frame has room for them), rows from
         the top; everything centred in what is left."""
-        pitch = self._pitches()[1 if beside else 0]
-        aside = widths.z_tall + 0.35 if beside else 0.0
+        pitch, beside = self._pitch(place, shape, font), place == "beside"
+        aside = widths.z[shape] + 0.35 if beside else 0.0
         room = 2 * HALF_WIDTH - aside
         width = max(widths.table(GAP_LEAST), widths.least(), min(room, TABLE_WIDTH))
         for beside_x in (True, False):  # widened for the matrices' numbers, where they fit the frame
@@ -265,11 +317,12 @@ class PerHead(ExplainerScene):
             x += gap + widths.columns[f]
             rights[f] = x
         n = self.scenario.n_tokens
-        block = HEAD_BAND + Q_GAP + (n + 1) * pitch + PANEL_PAD + (0.0 if beside else Z_GAP + Z_BAND)
+        block = HEAD_BAND + Q_GAP + (n + 1) * pitch + PANEL_PAD + (0.0 if beside else Z_GAP
+                                                                 + self._box_height(shape, font))
         top = self._ceiling() - max(0.0, (self._ceiling() - BOTTOM - block) / 2)
         y_query = top - HEAD_BAND - pitch / 2
         ys = [y_query - Q_GAP - (j + 1) * pitch for j in range(n)]
-        return _Layout(font, widths.limit, pitch, beside, left, left + width, label_right, widths.cell,
+        return _Layout(font, widths.limit, pitch, place, shape, left, left + width, label_right, widths.cell,
                        label_right + gap, rights, ys, y_query, top - HEAD_BAND / 2, ys[-1] - pitch / 2 - PANEL_PAD / 2)
 
     # -- what every head shares: the row labels, X, the columns' headers -------------------------------
@@ -303,14 +356,13 @@ class PerHead(ExplainerScene):
             stand(label.align_to((layout.label_right, 0, 0), RIGHT), row_baseline(y, font))
         query = self.label("q{}", query_number(), size=font, color=QUERY)
         stand(query.align_to((layout.label_right, 0, 0), RIGHT), row_baseline(layout.y_query, font))
-        texts = [self.text_for(value("trace", "embeddings", i, m)) for i in range(n) for m in range(self.scenario.d_in)]
-        x_cell = widest(texts, font) + CELL_GAP * font / 26
-        x_grid = self._numbers("trace", "embeddings", list(range(n)), self.scenario.d_in, left=layout.vector_left,
-                               cell=x_cell, ys=layout.ys, font=font, color=EMBEDDING)
+        x_grid = self._x(layout)
         headers: dict[str, VMobject] = {"X": self._tex("X", EMBEDDING, font), "K": self._tex("K = X W_K", KEY, font),
                    "V": self._tex("V = X W_V", VALUE, font)}
         line = row_baseline(layout.y_head, font)  # the headers' baseline
         stand(headers["X"].set_x(x_grid.get_x()), line)
+        if not isinstance(x_grid[0], VGroup):  # X by its shape, which names it
+            headers["X"] = VGroup()
         slot = layout.vector_left + max(self.scenario.d_k, self.scenario.d_v) * layout.cell / 2
         for name in "KV":
             stand(headers[name].set_x(slot), line)
@@ -318,7 +370,20 @@ class PerHead(ExplainerScene):
         rows = Rectangle(width=layout.right - layout.label_right, height=n * layout.pitch, stroke_width=0,
                          fill_opacity=0).move_to(((layout.label_right + layout.right) / 2,
                                                   (layout.ys[0] + layout.ys[-1]) / 2, 0))
-        return _Board(labels, query, x_grid, x_cell, headers, rows)
+        return _Board(labels, query, x_grid, headers, rows)
+
+    def _x(self, layout: _Layout) -> VGroup:
+        """X: its numbers in the tokens' rows where they fit the panel, else its shape (its numbers are in the
+        walkthrough)."""
+        font, n, d_in = layout.font, self.scenario.n_tokens, self.scenario.d_in
+        cell = self._x_cell(font)
+        if d_in * cell <= layout.right - PANEL_PAD - layout.vector_left:
+            return self._numbers("trace", "embeddings", list(range(n)), d_in, left=layout.vector_left, cell=cell,
+                                 ys=layout.ys, font=font, color=EMBEDDING)
+        shape = VGroup(self.label("X: {} × {}", size("n_tokens"), size("d_in"), size=font, color=EMBEDDING),
+                       text("the same for every head", size=SMALLEST_SIZE, color=MUTED),
+                       text(SHAPES_NOTE, size=SMALLEST_SIZE, color=MUTED)).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        return shape.move_to((layout.vector_left + shape.width / 2, (layout.ys[0] + layout.ys[-1]) / 2, 0))
 
     def _tex(self, content: str, color: str, font: float) -> MathTex:
         """Our own formula (never a token) over a column: ``K = X W_K``."""
@@ -367,33 +432,42 @@ class PerHead(ExplainerScene):
         return drawn
 
     def _z_box(self, head: _Head, layout: _Layout) -> VGroup:
-        """"head k:  z5 = (…)" in a frame: under the table (head 1 left, head 2 right, on one line each), or
-        beside it, one above the other (the name over z)."""
-        font, count = layout.font, min(SHOWN_HEADS, self.scenario.n_heads)
+        """"head k:  z5 = (…)" in a frame (its name over z, or z as a column, as the layout says): under the table
+        (head 1 left, head 2 right), or beside it, one above the other."""
+        font, count, q = layout.font, min(SHOWN_HEADS, self.scenario.n_heads), self.scenario.query
         name = self.label("head {}:", position(head.head), size=font, color=MUTED)
-        z = vector_line(self, "z", head.source, "context", self.scenario.query, size=font, color=CONTEXT)
-        if layout.beside:
-            content = VGroup(name, z).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        if layout.shape == "column":
+            numbers = VGroup(*(self.number(head.source, "context", q, m, size=font, color=CONTEXT)
+                               for m in range(self.scenario.d_v))).arrange(DOWN, buff=0.12, aligned_edge=RIGHT)
+            z: VMobject = VGroup(self.label("z{} =", query_number(), size=font, color=CONTEXT),
+                                 VGroup(Brackets(numbers, buff=0.08, serif=0.08), numbers)).arrange(RIGHT, buff=0.15)
         else:
-            content = VGroup(name, z).arrange(RIGHT, buff=0.25)
-        frame = RoundedRectangle(width=content.width + 0.5, height=content.height + 0.3, corner_radius=0.1,
+            z = vector_line(self, "z", head.source, "context", q, size=font, color=CONTEXT)
+        content = VGroup(name, z).arrange(RIGHT, buff=0.25) if layout.shape == "line" else \
+            VGroup(name, z).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        frame = RoundedRectangle(width=content.width + Z_PAD, height=content.height + 0.3, corner_radius=0.1,
                                  stroke_color=CONTEXT, stroke_width=2).move_to(content)
         box = VGroup(frame, content)
-        widths = [self._box_width(k, font, tall=layout.beside) for k in range(count)]
+        widths = [self._box_width(k, font, layout.shape) for k in range(count)]
         if layout.beside:
-            x = layout.right + 0.35 + max(widths) / 2
-            y = (layout.ys[0] + layout.ys[-1]) / 2 + (count - 1 - 2 * head.head) * (frame.height + 0.3) / 2
+            x = layout.right + 0.35 + frame.width / 2  # the boxes' left edges in line
+            y = (layout.ys[0] + layout.ys[-1]) / 2 + (count - 1 - 2 * head.head) * (frame.height + Z_APART) / 2
         else:
-            total = sum(widths) + 0.5 * (count - 1)
-            x = -total / 2 + sum(widths[:head.head]) + 0.5 * head.head + widths[head.head] / 2
-            y = layout.bottom - Z_GAP - Z_BAND / 2
+            total = sum(widths) + Z_APART * (count - 1)
+            x = -total / 2 + sum(widths[:head.head]) + Z_APART * head.head + widths[head.head] / 2
+            y = layout.bottom - Z_GAP - self._box_height(layout.shape, font) / 2
         return box.move_to((x, y, 0))
 
-    def _box_width(self, k: int, font: float, *, tall: bool) -> float:
-        """The width of head ``k``'s box of z, on one line or (``tall``) its name over z (measured, nothing made)."""
-        z = vector_width(self, "z", f"head{k + 1}", "context", self.scenario.query, font)
+    def _box_width(self, k: int, font: float, shape: str) -> float:
+        """The width of head ``k``'s box of z in ``shape`` (measured, nothing made)."""
+        source, q = f"head{k + 1}", self.scenario.query
         name = text_width(f"head {k + 1}:", font)
-        return (max(name, z) if tall else name + 0.25 + z) + 0.5
+        if shape == "column":
+            numbers = widest([self.text_for(value(source, "context", q, m)) for m in range(self.scenario.d_v)], font)
+            z = text_width(f"z{q + 1} =", font) + 0.15 + numbers + 0.3
+        else:
+            z = vector_width(self, "z", source, "context", q, font)
+        return (name + 0.25 + z if shape == "line" else max(name, z)) + Z_PAD
 
     def _x_cell(self, font: float) -> float:
         n, d_in = self.scenario.n_tokens, self.scenario.d_in
@@ -406,7 +480,7 @@ class PerHead(ExplainerScene):
         ``matrices.beside_x`` says whether X stays beside them."""
         source, font = f"head{k + 1}", layout.font
         right, top, bottom = layout.right - PANEL_PAD, layout.y_query + layout.pitch / 2, layout.bottom + PANEL_PAD
-        after_x = layout.vector_left + self.scenario.d_in * self._x_cell(font) + X_GAP
+        after_x = self.board.x_grid.get_right()[0] + X_GAP
         widths, tall = self._matrix_widths(font), self._matrices_tall(font)
         start = layout.label_right + GAP_LEAST  # in X's place, they may reach into the gap before the vectors' slot
         room = right - start
