@@ -54,8 +54,13 @@ MASKED_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 7, masked (causal) self-attention: why a decoder may not read ahead, the mask, the other route,
 the context from the past only, dropout on the weights, the triangular map."""
 
-MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
-"""The multi-head lecture's scenes: several heads side by side, joined by W_O."""
+MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.multi_head.why_heads", "WhyHeads"),
+    ("scenes.multi_head.per_head", "PerHead"),
+    ("scenes.multi_head.multi_head", "MultiHead"),
+)
+"""Lecture 8, multi-head attention: why several heads, each head's pipeline, then the heads side by side
+joined by W_O."""
 
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -83,7 +88,7 @@ OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`."""
 
-ALL_HEADS = frozenset({"MultiHead"})
+ALL_HEADS = frozenset({"WhyHeads", "PerHead", "MultiHead"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -99,6 +104,8 @@ SHOWS: dict[str, frozenset[str]] = {
     # the causal trace is computed afresh from the inputs
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
+    "WhyHeads": INPUTS,
+    "PerHead": INPUTS,
     "MultiHead": INPUTS,
     # the masked lecture: the sentence and its order only; then the causal trace, computed afresh from the
     # inputs, beside the unmasked scaled scores (and the other route, renormalised_weights, from those)
@@ -125,6 +132,8 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "WeightedSum": 0.9,
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
+        "WhyHeads": 0.4,  # measured with MultiHead and Scores (1.13 here), one render at a time
+        "PerHead": 1.7,
         "MultiHead": 1.1,
         "GenerationOrder": 0.7,
         "MaskedScores": 1.2,
@@ -146,6 +155,8 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "WeightedSum": 1.25,
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
+        "WhyHeads": 0.5,  # from their clips' length beside MultiHead's and Scores' (not measured at -qh)
+        "PerHead": 1.3,
         "MultiHead": 0.7,
         "GenerationOrder": 1.04,
         "MaskedScores": 0.9,

@@ -125,8 +125,13 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "three-heads-eight": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, heads=3, query=3),
     "two-heads-sixteen": lambda: Scenario.from_sentence(SIXTEEN, seed=16, d_k=2, d_v=3, heads=2, precision=2,
                                                         query=9),
+    "two-heads-two": lambda: Scenario.from_sentence("Hello world", seed=4, heads=2),  # a tie in head 1 as shown
+    "five-heads-twelve": lambda: Scenario.from_sentence(TWELVE, seed=12, heads=5, query=8),  # more heads than drawn
+    # 16 tokens at 4 decimals, d_in 6: X and the matrices by their shapes, z as columns beside the table
+    "two-heads-sixteen-wide": lambda: Scenario.from_sentence(SIXTEEN, seed=3, d_model=6, d_k=2, d_v=2, heads=2,
+                                                             precision=4),
 }
-"""Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (MultiHead)."""
+"""Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (the multi-head lecture's)."""
 SCENARIOS.update(HEADS_SCENARIOS)
 
 OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
@@ -139,6 +144,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "MaskedContext": ("default", "masked-dog", "two-first", "twelve", "sixteen-whole"),
     "AttentionDropout": ("masked-dog", "two-first", "twelve", "sixteen"),
     "TriangularMap": ("masked-dog", "two-first", "twelve"),
+    # 2, 5, 12 and 16 tokens; 2 and 5 heads (more than drawn); one head
+    "WhyHeads": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
+    "PerHead": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

@@ -1,9 +1,10 @@
-"""The lectures (self-attention, masked, multi-head) and what is special to WhyScale and MultiHead.
+"""The lectures (self-attention, masked, multi-head) and what is special to WhyScale and the multi-head scenes.
 
 ``attention-explainer render --lecture NAME`` picks a lecture's scenes in its own order and, with
 no scenario named, its own preset; an unknown lecture, or a scenario a lecture's scene cannot
 draw, is one line before anything renders. WhyScale shows the sampler whatever the scenario;
-MultiHead refuses what it cannot lay out and says when a scenario has one head. (The numbers,
+MultiHead refuses what it cannot lay out and says when a scenario has one head; WhyHeads and PerHead
+draw any number of heads (the first four, the first two) and say how many there are. (The numbers,
 layout and plan checks of both scenes run with every other scene's, in ``test_scenes_*`` and
 ``test_scene_plan``; no test here renders a video.)
 """
@@ -23,11 +24,16 @@ from attention_explainer import bundle
 from attention_explainer.bundle import BundleError, default_out_dir, lecture_specs, select_scenes
 from attention_explainer.cli import main
 from attention_math import PRESETS, Scenario, ScenarioError, preset
+from scenes.facts import Fact
 from scenes.multi_head.multi_head import MAX_HEADS, MultiHead
+from scenes.multi_head.per_head import PerHead
+from scenes.multi_head.why_heads import MAX_DRAWN, WhyHeads
 from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, OWN_PRESET, lecture_of
 
 WHY_SCALE = ("scenes.self_attention.why_scale", "WhyScale")
 MULTI_HEAD = ("scenes.multi_head.multi_head", "MultiHead")
+WHY_HEADS = ("scenes.multi_head.why_heads", "WhyHeads")
+PER_HEAD = ("scenes.multi_head.per_head", "PerHead")
 
 
 def test_why_scale_follows_scale_and_softmax_in_the_default_lecture() -> None:
@@ -48,10 +54,11 @@ def test_every_lecture_has_a_preset_and_every_scene_one_lecture() -> None:
 
 def test_the_multi_head_lecture_has_its_own_scenes_numbered_from_one() -> None:
     specs = select_scenes(None, "multi-head")
-    assert [(spec.number, spec.name, spec.stem) for spec in specs] == [(1, "MultiHead", "01-multi-head")]
-    assert select_scenes("multi-head", "multi-head") == specs
+    assert [(spec.number, spec.name, spec.stem) for spec in specs] == [
+        (1, "WhyHeads", "01-why-heads"), (2, "PerHead", "02-per-head"), (3, "MultiHead", "03-multi-head")]
+    assert select_scenes("why-heads,per-head,multi-head", "multi-head") == specs
     assert [spec.name for spec in select_scenes(None)] == [name for _, name in LECTURE]
-    with pytest.raises(BundleError, match="--scenes: unknown scene 'scores'; expected names from MultiHead"):
+    with pytest.raises(BundleError, match="--scenes: unknown scene 'scores'; expected names from WhyHeads, PerHead"):
         select_scenes("scores", "multi-head")
 
 
@@ -89,7 +96,8 @@ def _rendered_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *argv: str) 
 
 def test_the_multi_head_lecture_shows_the_two_heads_preset_unless_told(monkeypatch, tmp_path) -> None:
     asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "multi-head")
-    assert asked["scenes"] == ["MultiHead"] and asked["scenario"].title == preset("two-heads").title
+    assert asked["scenes"] == [name for _, name in LECTURES["multi-head"]]
+    assert asked["scenario"].title == preset("two-heads").title
     asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "multi-head", "--sentence", "a b c", "--heads", "3")
     assert asked["scenario"].n_heads == 3
     asked = _rendered_with(monkeypatch, tmp_path)
@@ -179,3 +187,41 @@ def test_why_scale_shows_the_same_numbers_whatever_the_scenario(scene_builds, sc
     assert [beat.caption for beat in default.beats] == [beat.caption for beat in other.beats]
     assert {s.fact.source for s in default.shown} <= {"scaling", "scaling_whole", "scaling_tenths", "lecture"}
 
+
+
+def test_why_heads_and_per_head_refuse_no_number_of_heads() -> None:
+    """They draw the first heads and say how many there are: a scenario MultiHead refuses for its heads, they take
+    (``--scenes WhyHeads,PerHead`` renders it)."""
+    for heads in (1, 2, MAX_HEADS + 1, 64):
+        scenario = Scenario.from_sentence("a b c", heads=heads)
+        assert WhyHeads.check_scenario(scenario) is scenario and PerHead.check_scenario(scenario) is scenario
+
+
+@pytest.mark.parametrize("scene", [WHY_HEADS, PER_HEAD], ids=["WhyHeads", "PerHead"])
+def test_more_heads_than_drawn_are_said_on_screen_and_in_a_caption(scene_builds, scene) -> None:
+    build = built(scene_builds, scene, "five-heads-twelve")
+    drawn = MAX_DRAWN if scene is WHY_HEADS else 2
+    said = " ".join(beat.caption for beat in build.beats)
+    shown = {item.text for item in build.shown if item.fact == Fact("scenario", "n_heads")}
+    assert shown == {"5"}, "the number of heads is on screen"
+    assert ("the first 4 are drawn" in said) if drawn == MAX_DRAWN else ("Heads 3 to 5 take the same steps" in said)
+    heads = {int(item.fact.source[4:]) for item in build.shown if item.fact.source.startswith("head")}
+    assert heads == set(range(1, drawn + 1))
+
+
+@pytest.mark.parametrize("scene", [WHY_HEADS, PER_HEAD], ids=["WhyHeads", "PerHead"])
+def test_one_head_is_one_reading_and_its_z_the_output(scene_builds, scene) -> None:
+    build = built(scene_builds, scene, "default")
+    last = build.beats[-1].caption
+    assert "one head" in last.lower()
+    assert not any(item.fact.source == "head2" for item in build.shown)
+
+
+def test_per_head_refuses_only_a_table_that_cannot_fit_and_says_why() -> None:
+    wide = dict(d_model=6, d_k=4, d_v=4, heads=2, precision=4, seed=3)
+    sixteen = "Attention lets every token look back at all the others and choose what matters most here"
+    with pytest.raises(ScenarioError, match=r"^precision: PerHead's table of 16 tokens \(d_k 4, d_v 4\)"):
+        PerHead.check_scenario(Scenario.from_sentence(sixteen, **wide))
+    eight = Scenario.from_sentence(" ".join(sixteen.split()[:8]), **wide)
+    assert PerHead.check_scenario(eight) is eight
+    assert WhyHeads.check_scenario(Scenario.from_sentence(sixteen, **wide)) is not None

@@ -34,17 +34,22 @@ kept unscaled          AttentionDropout shows each kept weight as it was, not ×
 another dropout seed   AttentionDropout draws with seed 1 instead of the lecture's 123
 triangle one row down  TriangularMap puts each row's weights in the row below (the last on top)
 first row unmasked     TriangularMap shows the first token's row without the mask
+head 2 read as head 1  WhyHeads draws head 2's weights of the query as head 1's bars' numbers
+stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
+unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
 =====================  =========================================================================
 
-"Swapped scores", "weights one row down", "exps one key down" and "triangle one row down" draw only true
-numbers, each in another's place: the number checks hold every number to the band (row, column) of the
-token or dimension its fact names, as the scene registered them.
+"Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
+head 1" and "stale head 1 scores" draw only true numbers, each in another's place: the number checks hold
+every number to the band (row, column, head's panel) of the token, dimension or head its fact names, as
+the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
-WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset; the
-masked lecture's with a query that has keys after it (its preset's "chased", 2 tokens asking about the
-first, 8 tokens about the fifth), where the mask changes the query's row.
+WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset, WhyHeads'
+and PerHead's with it or two tokens through two heads; the masked lecture's with a query that has keys
+after it (its preset's "chased", 2 tokens asking about the first, 8 tokens about the fifth), where the
+mask changes the query's row.
 """
 
 from __future__ import annotations
@@ -212,6 +217,21 @@ def _replaced_source(source: str, field: str, change: Callable[[np.ndarray], np.
     return plant
 
 
+def _other_head(scene_source: str, drawn_source: str, field: str) -> Plant:
+    """The scene's numbers of ``scene_source.field`` drawn (and recorded) from ``drawn_source`` instead."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        number = ExplainerScene.number
+
+        def planted(self: ExplainerScene, source: str, field_name: str, *index: int, **options: Any) -> Any:
+            if (source, field_name) == (scene_source, field):
+                source = drawn_source
+            return number(self, source, field_name, *index, **options)
+
+        monkeypatch.setattr(ExplainerScene, "number", planted)
+
+    return plant
+
+
 def _exps_one_key_down(monkeypatch: pytest.MonkeyPatch) -> None:
     number = ExplainerScene.number
 
@@ -307,6 +327,12 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "triangle one row down": (("scenes.masked.triangular_map", "TriangularMap"), _triangle_one_row_down),
     "first row unmasked": (("scenes.masked.triangular_map", "TriangularMap"),
                            _changed_value("weights", _first_row_unmasked)),
+    "head 2 read as head 1": (("scenes.multi_head.why_heads", "WhyHeads"), _other_head("head1", "head2", "weights")),
+    "stale head 1 scores": (("scenes.multi_head.per_head", "PerHead"), _other_head("head2", "head1", "scores")),
+    "unscaled per head": (
+        ("scenes.multi_head.per_head", "PerHead"),
+        _changed_value("scaled_scores", lambda s, f, v: v * float(s.sources[f.source][0].sqrt_d_k)),
+    ),
 }
 
 
@@ -329,6 +355,7 @@ SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
+SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -357,6 +384,9 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "another dropout seed": ("masked-dog",),
     "triangle one row down": ("masked-dog", "8-tokens-2-decimals"),
     "first row unmasked": ("2-tokens-first", "masked-dog"),
+    "head 2 read as head 1": ("two-heads", "2-tokens-two-heads"),
+    "stale head 1 scores": ("two-heads",),
+    "unscaled per head": ("2-tokens-two-heads",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

@@ -82,13 +82,15 @@ def test_a_layout_change_rerenders_every_scene_of_the_scenario(change) -> None:
 
 
 def test_a_multi_head_view_holds_every_head_and_w_out() -> None:
-    """MultiHead shows every head and W_O: a change to head 2 or to W_O re-renders it (and only it)."""
+    """The multi-head scenes show every head (MultiHead W_O too): a change to head 2 or to W_O re-renders them, not
+    the one-head scenes."""
     scenario = preset("two-heads")
     w_value, w_out = scenario.w_value.copy(), scenario.w_out.copy()
     w_value[1, 0, 0] += 0.1  # head 2's
     w_out[0, 0] += 0.1
     for changed in (dataclasses.replace(scenario, w_value=w_value), dataclasses.replace(scenario, w_out=w_out)):
-        assert scene_view("MultiHead", changed) != scene_view("MultiHead", scenario)
+        for name in ("WhyHeads", "PerHead", "MultiHead"):  # each shows head 2 (ALL_HEADS)
+            assert scene_view(name, changed) != scene_view(name, scenario), name
         assert scene_view("MatrixForm", changed) == scene_view("MatrixForm", scenario)  # it shows head 1 only
     assert scene_view("MultiHead", SCENARIOS["default"]())["w_out"] is None  # one head: no W_O
 

@@ -80,6 +80,7 @@ def d_v(s: Scenario) -> int:
 IT_AGAINST_DOG_AND_BALL: Callable[[Scenario], Iterable[Index]] = lambda s: [(0, 1), (0, 2)]  # noqa: E731
 
 _GRID_NUMBERS = [True]  # set by the test for the build it checks
+_X_NUMBERS = [True]  # PerHead writes X's numbers (else its shape, "X: 16 × 6"): set by the test too
 
 
 def numbers_in_cells(s: Scenario) -> bool:
@@ -128,6 +129,16 @@ def head_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
 def head_context(k: int) -> Callable[[Scenario], Iterable[Index]]:
     """Head ``k``'s z for the query."""
     return lambda s: [(s.query, m) for m in range(s.d_v)] if k < s.n_heads else []
+
+
+def head_query_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
+    """Head ``k``'s whole row of the query (none if the scenario has fewer heads)."""
+    return lambda s: [(s.query, j) for j in range(s.n_tokens)] if k < s.n_heads else []
+
+
+def head_every(k: int, *shape: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[Index]]:
+    """Every index of one of head ``k``'s fields (none if the scenario has fewer heads)."""
+    return lambda s: every_index(tuple(size(s) for size in shape)) if k < s.n_heads else []
 
 
 def joined(field: str, columns: Callable[[Scenario], int]) -> Callable[[Scenario], Iterable[Index]]:
@@ -210,6 +221,17 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("causal", "weights", GRID),  # every row (the query's, when colours only)
         ("causal", "weights", lambda s: [(0, 0)] if s.query else [(s.n_tokens - 1, j) for j in range(s.n_tokens)]),
     ],
+    "WhyHeads": [(f"head{k + 1}", "weights", head_query_row(k)) for k in range(4)],  # each drawn head's row
+    "PerHead": [
+        ("trace", "embeddings", lambda s: every(n, d_in)(s) if _X_NUMBERS[0] else []),  # X, the same for every head
+        *(item for k in range(2) for item in (  # head 1's pipeline and head 2's: q, K, V, the row, z
+            (f"head{k + 1}", "queries", lambda s, k=k: [(s.query, m) for m in range(s.d_k)] if k < s.n_heads else []),
+            (f"head{k + 1}", "keys", head_every(k, n, d_k)),
+            (f"head{k + 1}", "values", head_every(k, n, d_v)),
+            *((f"head{k + 1}", field, head_query_row(k)) for field in ("scores", "scaled_scores", "weights")),
+            (f"head{k + 1}", "context", head_context(k)),
+        )),
+    ],
     "MultiHead": [
         *((f"head{k + 1}", "weights", head_row(k)) for k in range(4)),  # where each head looks most
         *((f"head{k + 1}", "context", head_context(k)) for k in range(4)),  # each head's z
@@ -244,6 +266,7 @@ def test_scene_shows_its_key_numbers(scene_builds, scene: tuple[str, str], scena
     query = build.scenario.query
     shown = shown_keys(build)
     _GRID_NUMBERS[0] = COLOURS_ONLY not in build.texts
+    _X_NUMBERS[0] = not any(text.startswith("X: ") for text in build.texts)
     missing = []
     for source, field, indexes in KEY_NUMBERS[scene[1]]:
         for index in indexes(build.scenario):

@@ -3,6 +3,7 @@
 - :mod:`scenes.kit.palette`: a colour per role (query, key, value, weight, ...), dim levels.
 - :mod:`scenes.kit.text`: Pango text in the project's font, token shortening and escaping,
   right-to-left tokens, token labels.
+- :mod:`scenes.kit.baselines`: a row's label, numbers and header standing on one baseline.
 - :mod:`scenes.kit.layout`: the safe area under the header and above the subtitles, fitting.
 - :mod:`scenes.kit.grids`: number grids in brackets, outlines of rows and columns.
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
