@@ -41,7 +41,10 @@ LECTURE: tuple[tuple[str, str], ...] = (
 )
 """``(module, class)`` of every scene of the default lecture, self-attention, in order."""
 
-MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
+MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.multi_head.fused_projection", "FusedProjection"),
+    ("scenes.multi_head.multi_head", "MultiHead"),
+)
 """The next lecture's scenes: several heads side by side, joined by W_O."""
 
 DEFAULT_LECTURE = "self-attention"
@@ -61,7 +64,7 @@ OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`."""
 
-ALL_HEADS = frozenset({"MultiHead"})
+ALL_HEADS = frozenset({"MultiHead", "FusedProjection"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -78,6 +81,8 @@ SHOWS: dict[str, frozenset[str]] = {
     "CausalMask": INPUTS | {"scaled_scores", "weights", "context"},
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
     "MultiHead": INPUTS,
+    # every head's matrices side by side, from the inputs (see ALL_HEADS)
+    "FusedProjection": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -94,6 +99,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
         "MultiHead": 1.1,
+        "FusedProjection": 1.2,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -108,6 +114,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
         "MultiHead": 0.7,
+        "FusedProjection": 0.8,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

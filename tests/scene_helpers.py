@@ -123,6 +123,9 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "three-heads-eight": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, heads=3, query=3),
     "two-heads-sixteen": lambda: Scenario.from_sentence(SIXTEEN, seed=16, d_k=2, d_v=3, heads=2, precision=2,
                                                         query=9),
+    # the efficient form's and the causal heads' sizes: 2 tokens; 12 tokens through 6 heads (4 drawn)
+    "two-tokens-heads": lambda: Scenario.from_sentence("Hello world", seed=4, d_k=1, heads=3, precision=3),
+    "six-heads-twelve": lambda: Scenario.from_sentence(TWELVE, seed=12, heads=6, d_model=4, query=9),
 }
 """Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (MultiHead)."""
 SCENARIOS.update(HEADS_SCENARIOS)
@@ -131,6 +134,8 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
     "WhyScale": ("default", "sixteen"),  # it shows the sampler, never the scenario
     "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # heads, and one head
+    # 2, 5 and 12 tokens (12 through more heads than drawn), and one head
+    "FusedProjection": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

@@ -118,6 +118,16 @@ def joined(field: str, columns: Callable[[Scenario], int]) -> Callable[[Scenario
     return lambda s: [(s.query, c) for c in range(columns(s))] if s.n_heads > 1 else []
 
 
+def chosen_head(s: Scenario) -> int:
+    """The head FusedProjection shows equal to its Q computed alone: the last one drawn (of four at most)."""
+    return min(s.n_heads, 4) - 1
+
+
+def equal_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
+    """The query's row of head ``k``'s Q, where ``k`` is the head shown equal (nothing for another head)."""
+    return lambda s: [(s.query, c) for c in range(s.d_k)] if chosen_head(s) == k else []
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -162,6 +172,10 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         *((f"head{k + 1}", "context", head_context(k)) for k in range(4)),  # each head's z
         ("multi", "concat", joined("concat", lambda s: s.n_heads * s.d_v)),  # joined
         ("multi", "output", joined("output", lambda s: 0 if s.w_out is None else s.w_out.shape[1])),  # × W_O
+    ],
+    "FusedProjection": [  # the equal head's query row, from the stack and computed alone (also in colours only)
+        ("fused", "queries_split", lambda s: [(chosen_head(s), s.query, c) for c in range(s.d_k)]),
+        *((f"head{k + 1}", "queries", equal_row(k)) for k in range(4)),
     ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
