@@ -43,6 +43,7 @@ LECTURE: tuple[tuple[str, str], ...] = (
 
 MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.multi_head.fused_projection", "FusedProjection"),
+    ("scenes.multi_head.causal_heads", "CausalHeads"),
     ("scenes.multi_head.multi_head", "MultiHead"),
 )
 """The next lecture's scenes: several heads side by side, joined by W_O."""
@@ -64,7 +65,7 @@ OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`."""
 
-ALL_HEADS = frozenset({"MultiHead", "FusedProjection"})
+ALL_HEADS = frozenset({"MultiHead", "FusedProjection", "CausalHeads"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -83,6 +84,8 @@ SHOWS: dict[str, frozenset[str]] = {
     "MultiHead": INPUTS,
     # every head's matrices side by side, from the inputs (see ALL_HEADS)
     "FusedProjection": INPUTS,
+    # every head masked and not, joined times W_O, from the inputs (see ALL_HEADS)
+    "CausalHeads": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -100,6 +103,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "CausalMask": 1.6,
         "MultiHead": 1.1,
         "FusedProjection": 1.2,
+        "CausalHeads": 1.2,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -115,6 +119,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "CausalMask": 0.89,
         "MultiHead": 0.7,
         "FusedProjection": 0.8,
+        "CausalHeads": 0.8,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

@@ -133,6 +133,21 @@ def _head(s: Scenario, k: int) -> Any:
     return heads[k] if k < len(heads) else None
 
 
+def _causal_head(s: Scenario, k: int) -> Any:
+    """Head ``k`` (from 0) with the causal mask, from its own inputs, or ``None`` when there are fewer heads."""
+    if k >= s.n_heads:
+        return None
+    head = s.heads[k]
+    return self_attention(head.embeddings, head.w_query, head.w_key, head.w_value, scaled=s.scaled, causal=True)
+
+
+def _causal_multi(s: Scenario) -> Any:
+    """Every head masked, joined, times ``W_O`` (``None`` for one head)."""
+    if s.w_out is None:
+        return None
+    return multi_head_attention(s.embeddings, s.w_query, s.w_key, s.w_value, s.w_out, scaled=s.scaled, causal=True)
+
+
 class _Fused:
     """The fields of a fused-heads trace (``attention_math.fused_multi_head``), derived here by the per-head
     route: each head's own attention (``self_attention`` on its own W_Q, W_K, W_V), its matrices and results
@@ -194,6 +209,11 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     **{f"head{k + 1}_extremes": (lambda s, k=k: (_head(s, k) and _Ranges(_head(s, k)), s.precision))
        for k in range(4)},
     "multi": lambda s: (_heads(s)[1], s.precision),
+    # the causal heads' scene: each head masked (and its heat map's range), the masked heads joined times W_O
+    **{f"causal_head{k + 1}": (lambda s, k=k: (_causal_head(s, k), s.precision)) for k in range(4)},
+    **{f"causal_head{k + 1}_extremes": (lambda s, k=k: (_causal_head(s, k) and _Ranges(_causal_head(s, k)),
+                                                        s.precision)) for k in range(4)},
+    "multi_causal": lambda s: (_causal_multi(s), s.precision),
     # the fused-heads scene: one big matrix per role, its product split into the heads
     "fused": lambda s: (_Fused(s), s.precision),
 }
@@ -434,7 +454,7 @@ BELONGS: dict[str, tuple[str, ...]] = {
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "raw", "raw_step", "projected", "projected_step", "multi",
-                           *(f"head{k}" for k in range(1, 5))})
+                           "multi_causal", *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5))})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
 FUSED_BELONGS: dict[str, tuple[str, ...]] = {
@@ -475,8 +495,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
     else:
         return []
     things = []
-    if source.startswith("head"):
-        things.append(("head", int(source[4:]) - 1))
+    if source.startswith(("head", "causal_head")):
+        things.append(("head", int(source.rsplit("head", 1)[1]) - 1))
     if kinds and index:
         shape = np.shape(getattr(derived[source][0], field)) if source in derived else ()
         for k, (kind, i) in enumerate(zip(kinds, index, strict=False)):

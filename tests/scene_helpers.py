@@ -136,6 +136,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # heads, and one head
     # 2, 5 and 12 tokens (12 through more heads than drawn), and one head
     "FusedProjection": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
+    "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 
