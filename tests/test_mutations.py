@@ -23,14 +23,18 @@ swapped heads          MultiHead registers head 2's trace as head 1's
 flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
 swapped scores         Scores' summary puts k1's score beside k2's bar and k2's beside k1's
 weights one row down   WeightedSum's table shows each row's weight in the row below (the last on top)
+blocks swapped         FusedProjection draws head 1's columns of the big W_Q and Q in head 2's block, and back
+unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
 =====================  =========================================================================
 
-The last two draw only true numbers, each in another's place: the number checks hold every number to
-the band (row, column) of the token or dimension its fact names, as the scene registered them.
+"Swapped scores", "weights one row down" and "blocks swapped" draw only true numbers, each in another's
+place: the number checks hold every number to the band (row, column) of the token, dimension or head its
+fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
-WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset.
+WhyScale's (it shows no number of the scenario) with one, MultiHead's, FusedProjection's and CausalHeads' with
+the two-heads preset.
 """
 
 from __future__ import annotations
@@ -161,6 +165,28 @@ def _weights_one_row_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _blocks_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) in (("fused", "w_query_big"), ("fused", "queries_big")):  # column c shows c ± d_k
+            d_k = self.scenario.d_k
+            column = index[-1] + d_k if index[-1] < d_k else index[-1] - d_k if index[-1] < 2 * d_k else index[-1]
+            index = (*index[:-1], column)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _unmasked_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, self.scenario.heads[0].trace() if name == "causal_head1" else obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -180,6 +206,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "flipped output": (("scenes.multi_head.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
     "swapped scores": (("scenes.self_attention.scores", "Scores"), _swapped_scores),
     "weights one row down": (("scenes.self_attention.weighted_sum", "WeightedSum"), _weights_one_row_down),
+    "blocks swapped": (("scenes.multi_head.fused_projection", "FusedProjection"), _blocks_swapped),
+    "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
 }
 
 
@@ -217,6 +245,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "flipped output": ("two-heads",),
     "swapped scores": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "weights one row down": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
+    "blocks swapped": ("two-heads",),
+    "unmasked weights": ("two-heads",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

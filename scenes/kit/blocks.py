@@ -23,9 +23,10 @@ from scenes.kit.grids import Brackets
 
 __all__ = ["COLOUR_TINT", "HEAD_COLORS", "NUMBER_TINT", "BlockMatrix", "head_color"]
 
-HEAD_COLORS = ("#0072B2", "#D55E00", "#F0E442", "#CC79A7")
-"""One colour per head, for up to four heads drawn (Okabe–Ito blue, vermillion, yellow, reddish purple);
-always with the head's number written beside it. Head 5 takes head 1's again (never drawn side by side)."""
+HEAD_COLORS = ("#0072B2", "#D55E00", "#F0E442", "#009E73")
+"""One colour per head, for up to four heads drawn (Okabe–Ito blue, vermillion, yellow, bluish green), always
+with the head's number written beside it. Not the embeddings' reddish purple: X stands beside the heads' blocks.
+Head 5 takes head 1's again (never drawn side by side)."""
 
 NUMBER_TINT = 0.22  # the fill of a piece behind numbers: the numbers keep their role's colour and read on it
 COLOUR_TINT = 0.6  # the fill of a piece without numbers: its colour is all it shows

@@ -326,8 +326,9 @@ class CausalHeads(ExplainerScene):
             else:
                 old_scale, p.scale = p.scale, self._legend(p, p.causal)
                 animations.append(FadeTransform(old_scale, p.scale))
-        self.beat("The causal mask in every head: the keys after each query are hidden, and each row still adds "
-                  "up to one.", *animations, run_time=2.0, wait=1.2)
+        where = " in every head" if self.h > 1 else ""
+        self.beat(f"The causal mask{where}: the keys after each query are hidden, and each row still adds up to one.",
+                  *animations, run_time=2.0, wait=1.2)
         self.play(*(p.mask.animate.set_fill(opacity=FAINT) for p in panels), run_time=0.5)
 
     def _rows_change(self, panels: list[_Panel]) -> None:
@@ -343,17 +344,15 @@ class CausalHeads(ExplainerScene):
                                                                                                 "its row stays")
         self.beat(lost, *(FadeIn(p.box) for p in panels), run_time=1.0, wait=1.5)
 
-    def _line_size(self, width: float, source: str, *, room: float) -> float:
-        """The largest of :data:`LINE_SIZES` at which ``z3 = (…)`` of ``source`` fits ``room`` (``width``: unused)."""
-        _ = width
-        return next((s for s in LINE_SIZES if vector_width(self, "z", source, "context", self.row, s) <= room),
-                    SMALLEST_SIZE)
-
     def _contexts(self, panels: list[_Panel]) -> None:
-        """Each head's z of the changed token, with the mask, under its map."""
+        """Each head's z of the changed token, with the mask, under its map (one head: named "with the mask")."""
         for p in panels:
-            font = self._line_size(p.width, p.causal, room=p.width + (GAP - 0.25 if p.head < self.drawn - 1 else 0.3))
-            p.z = vector_line(self, "z", p.causal, "context", self.row, size=font, color=CONTEXT)
+            if self.h == 1:
+                p.z = self._named_z(p, p.causal, "with the mask:", CONTEXT)
+            else:
+                room = p.width + (GAP - 0.25 if p.head < self.drawn - 1 else 0.3)
+                p.z = vector_line(self, "z", p.causal, "context", self.row, size=self._line_size(p.causal, room),
+                                  color=CONTEXT)
             top = min(p.grid.get_bottom()[1], (p.scale.get_bottom()[1] if len(p.scale) and p.scale.get_y()
                                                 < p.grid.get_bottom()[1] else p.grid.get_bottom()[1]))
             p.z.move_to((p.left + p.z.width / 2, top - LINE * 0.7, 0))
@@ -361,16 +360,30 @@ class CausalHeads(ExplainerScene):
                 if self.h > 1 else f"Its masked weights mix the values: z{self.cite(position(self.row))}.")
         self.beat(said, *(FadeIn(p.z, shift=DOWN * 0.1) for p in panels), run_time=1.2, wait=1.2)
 
+    def _named_z(self, panel: _Panel, source: str, name: str, color: str) -> VGroup:
+        """One head: "with the mask: z3 = (…)" or "without the mask: …", the z's starting at one x."""
+        names = ("with the mask:", "without the mask:")
+        room = panel.width - max(text_width(n, LINE_SIZES[0]) for n in names) - 0.25
+        font = min(self._line_size(s, room) for s in (panel.causal, panel.plain))
+        tags = [text(n, size=font, color=MUTED) for n in names]
+        tag = tags[names.index(name)]
+        line = vector_line(self, "z", source, "context", self.row, size=font, color=color)
+        line.next_to(tag, RIGHT, buff=0.2 + max(t.width for t in tags) - tag.width)
+        line.align_to(tag, DOWN)
+        return VGroup(tag, line)
+
+    def _line_size(self, source: str, room: float) -> float:
+        """The largest of :data:`LINE_SIZES` at which ``z3 = (…)`` of ``source`` fits ``room``."""
+        return next((s for s in LINE_SIZES if vector_width(self, "z", source, "context", self.row, s) <= room),
+                    SMALLEST_SIZE)
+
     def _one_head(self, panel: _Panel) -> None:
-        """One head: nothing to join, no W_O; its z with the mask beside its z without."""
-        font = self._line_size(panel.width, panel.plain, room=panel.width - text_width("without the mask:", 24))
-        plain = vector_line(self, "z", panel.plain, "context", self.row, size=font, color=INK)
-        name = text("without the mask:", size=font, color=MUTED)
-        line = VGroup(name, plain).arrange(RIGHT, buff=0.2)
+        """One head: nothing to join, no W_O; its z with the mask over its z without."""
+        line = self._named_z(panel, panel.plain, "without the mask:", INK)
         line.move_to((panel.left + line.width / 2, panel.z.get_y() - LINE, 0))
         self.lines = VGroup(line)
         self.beat(f"One head has nothing to join and no W_O: its z{self.cite(position(self.row))} with the mask, "
-                  "beside the one without.", FadeIn(line, shift=UP * 0.1), run_time=1.2, wait=2.0)
+                  "over the one without.", FadeIn(line, shift=UP * 0.1), run_time=1.2, wait=2.0)
 
     def _joined(self, panels: list[_Panel]) -> None:
         """The heads' z joined, times W_O: the output row with the mask, and the one without under it."""
