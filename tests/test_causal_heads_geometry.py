@@ -68,8 +68,9 @@ class _Watch:
             if id(p.mask) in present:
                 look.masks.append((p.head, mask_errors(p.mask, p.grid)))
             if id(p.box) in present:
-                rows = [i for i in range(len(p.grid.squares)) if abs(p.grid.row_y(i) - p.box.get_y()) < p.grid.cell_h / 2]
-                look.boxes.extend((p.head, row) for row in rows)
+                half = p.grid.cell_h / 2
+                look.boxes += [(p.head, i) for i in range(len(p.grid.squares)) if abs(p.grid.row_y(i) - p.box.get_y())
+                               < half]
             if id(p.title) in present:
                 look.titles += _title_problems(p)
         look.infinite = any("∞" in said_by(mob) for mob in outermost_texts(scene.mobjects) if family_box(mob))
