@@ -387,7 +387,7 @@ class CausalHeads(ExplainerScene):
 
     def _joined(self, panels: list[_Panel]) -> None:
         """The heads' z joined, times W_O: the output row with the mask, and the one without under it."""
-        top = min(p.z.get_bottom()[1] for p in panels) - 0.2
+        top = min(p.z.get_bottom()[1] for p in panels) - 0.3
         font = self._joined_size(top - BOTTOM)
         concat = self._concat(font)
         masked, plain = self._outputs(font)
