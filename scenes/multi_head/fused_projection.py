@@ -337,22 +337,22 @@ class FusedProjection(ExplainerScene):
                         for m in range(part.rows) for c in range(d_k) if part.entries]
             flights += [FadeOut(part.brackets), board.heads[k].animate.set_x(board.w.block(k).get_x())]
         if self.h == 1:
-            said = "One head: the big W_Q is its own W_Q, "
+            said = (f"One head: the big W_Q is its own W_Q, {self.cite(size('d_in'))} rows and "
+                    f"{self.cite(size('n_heads'))} block of {self.cite(size('d_k'))} columns, nothing beside it.")
         else:
-            said = f"Put the {self.cite(size('n_heads'))} heads' W_Q side by side: one "
-        d_in, h, d = (self.cite(size(name)) for name in ("d_in", "n_heads", "d_k"))
-        said += (f"{d_in} × {h}·{d}; there is nothing to put beside it." if self.h == 1 else
-                 f"{d_in} × {h}·{d} matrix, head {self.cite(position(0))}'s columns first.")
+            said = (f"Put the {self.cite(size('n_heads'))} heads' W_Q side by side: one matrix of "
+                    f"{self.cite(size('d_in'))} rows and {self.cite(size('n_heads'))} blocks of "
+                    f"{self.cite(size('d_k'))} columns, head {self.cite(position(0))}'s first.")
         self.beat(said, *flights, FadeIn(board.w.brackets, board.w_name, *board.more[:1]), run_time=1.6, wait=1.2)
 
     def _product(self, board: _Board) -> None:
         """X beside Q: one product fills every head's block at once, under its block of W_Q."""
         q = board.q
         rows = [VGroup(*q.pieces[i], *(q.entries[i] if q.entries else [])) for i in range(q.rows)]
-        said = (f"One product, X W_Q, gives every head's queries at once: {self.cite(size('n_tokens'))} × "
-                f"{self.cite(size('n_heads'))}·{self.cite(size('d_k'))}, in the same column blocks." if self.h > 1 else
-                f"One product, X W_Q, gives its queries: {self.cite(size('n_tokens'))} × "
-                f"{self.cite(size('n_heads'))}·{self.cite(size('d_k'))}.")
+        said = (f"One product, X W_Q, gives every head's queries at once: {self.cite(size('n_tokens'))} rows, the "
+                f"same {self.cite(size('n_heads'))} blocks of {self.cite(size('d_k'))} columns." if self.h > 1 else
+                f"One product, X W_Q, gives its queries: {self.cite(size('n_tokens'))} rows, "
+                f"{self.cite(size('n_heads'))} block of {self.cite(size('d_k'))} columns.")
         self.beat(said, FadeIn(board.x, board.labels, board.x_name, shift=RIGHT * 0.2),
                   FadeIn(q.brackets, board.q_name, *board.more[1:]),
                   LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=min(0.2, 2.0 / q.rows)), run_time=2.0,
