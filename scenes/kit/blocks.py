@@ -85,6 +85,13 @@ class BlockMatrix(VGroup):
         numbers = self.entries[i][k * self.width_in_cells:(k + 1) * self.width_in_cells] if self.entries else []
         return VGroup(self.pieces[i][k], *numbers)
 
+    def cut_block(self, k: int) -> VGroup:
+        """Block ``k``'s pieces with their numbers and its columns' marks (:meth:`cell_columns`): what moves
+        as one when the blocks come apart."""
+        width = self.width_in_cells
+        marks = [self._columns[c] for c in range(k * width, (k + 1) * width)] if hasattr(self, "_columns") else []
+        return VGroup(*(self.piece(i, k) for i in range(self.rows)), *marks)
+
     def row_anchors(self) -> dict[int, Mobject]:
         """Row ``i``'s pieces: the band of its numbers (see :class:`scenes.facts.Bands`)."""
         return {i: self.row(i) for i in range(self.rows)}

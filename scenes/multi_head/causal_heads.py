@@ -260,10 +260,11 @@ class CausalHeads(ExplainerScene):
             columns = list(range(0, n, step))
             grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in columns], columns)
             if k == 0:  # every row named while the names fit their rows, else every other one
-                rows_step = 1 if fit.cell_h >= text_height(fit.size) + 0.04 else 2
-                grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
-                                            color=QUERY) for i, t in enumerate(tokens) if i % rows_step == 0])
-                for label, i in zip(grid.row_labels, range(0, n, rows_step), strict=True):
+                step = 1 if fit.cell_h >= text_height(fit.size) + 0.04 else 2
+                named = [i for i in range(n) if i % step == self.row % step]  # the changed row among them
+                grid.label_rows([self.label("{} {}", position(i), TokenPart(tokens[i], fit.row_limit), size=fit.size,
+                                            color=QUERY) for i in named])
+                for label, i in zip(grid.row_labels, named, strict=True):
                     label.set_y(grid.row_y(i))
         self.rows("query", grid)  # each cell's number in its query's row and key's column
         self.columns("key", grid)

@@ -18,7 +18,7 @@ the walkthrough. Every number comes from :func:`attention_math.fused_multi_head`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -237,9 +237,13 @@ class FusedProjection(ExplainerScene):
         # each head's W_Q on its own, over its block of the big one, the blocks apart
         board.parts = [self._matrix(look, "fused", "w_query", (k,), range(s.d_in), 1, d_k, [colors[k]], QUERY)
                        for k in range(drawn)]
+        # apart by APART where the frame has room for it, else less
+        apart = min(look.length(APART), max(0.0, 2 * HALF_WIDTH - 0.2 - w.brackets.width) / max(drawn, 1))
         for k, part in enumerate(board.parts):
-            part.shift(w.block(k).get_center() - part.tiles.get_center()
-                       + RIGHT * (k - (drawn - 1) / 2) * look.length(APART))
+            part.shift(w.block(k).get_center() - part.tiles.get_center() + RIGHT * (k - (drawn - 1) / 2) * apart)
+        spread = VGroup(*board.parts)  # within the frame
+        spread.shift(RIGHT * (min(0.0, HALF_WIDTH - spread.get_right()[0])
+                              + max(0.0, -HALF_WIDTH - spread.get_left()[0])))
         self._register_board(board)
         return board
 
@@ -361,14 +365,18 @@ class FusedProjection(ExplainerScene):
     def _reshape(self, board: _Board) -> _Stack:
         """X and W_Q leave; each token's row of Q is cut into the heads' pieces, the query's row lifted out as
         an ``h × d_k`` block: (n, h, d_k). Returns the stack of the transpose, laid out (not yet shown)."""
-        look, q, n = board.look, board.q, self.scenario.n_tokens
-        stack = self._stack(look, "queries", self.drawn)
+        look, q, d_k = board.look, board.q, self.scenario.d_k
         # where everything goes: the tokens, the stack, the room on its right for the head shown equal
         if look.numbers:
-            right = self._right_w(self.scenario.d_k * look.cell_w + PAD, look.size, look.length(GAP + 0.45))
-        else:
-            right = 0.8 + text_width(f"in the stack, row '{shorten_token(self.scenario.query_token, 8)}':",
-                                     SMALLEST_SIZE)
+            right = self._right_w(d_k * look.cell_w + PAD, look.size, look.length(GAP + 0.45))
+        else:  # colours only: the equal head's rows of numbers, and the stack's cells narrower if need be
+            right = 0.9 + max(text_width(f"in the stack, row '{shorten_token(self.scenario.query_token, 8)}':",
+                                         SMALLEST_SIZE), text_width(f"head {self.drawn} alone: X W_Q", SMALLEST_SIZE),
+                              d_k * self._row_cell() + PAD)
+            room = 2 * HALF_WIDTH - board.labels.width - 0.15 - right - self.drawn * PAD \
+                - (self.drawn - 1) * SUMMARY_APART - (0.5 if self.h > self.drawn else 0.0)
+            look = replace(look, cell_w=min(look.cell_w, room / (self.drawn * d_k)))
+        stack = self._stack(look, "queries", self.drawn, transposed=True)
         left = -(board.labels.width + 0.15 + stack.group.width + right) / 2
         first = stack.matrices[0]
         stack.group.shift(RIGHT * (left + board.labels.width + 0.15 - first.brackets.get_left()[0])
@@ -390,8 +398,7 @@ class FusedProjection(ExplainerScene):
         said = (f"Reshape to ({n_}, {h}, {d}): each token's row is cut into {self.cite(size('n_heads'))} pieces of "
                 f"{self.cite(size('d_k'))}, one per head." if self.h > 1 else
                 f"Reshape to ({n_}, {h}, {d}): with one head, each token's row stays one piece.")
-        self.beat(said, *(VGroup(*(q.piece(i, k) for i in range(n))).animate.shift(shifts[0][k])
-                          for k in range(q.blocks)),
+        self.beat(said, *(q.cut_block(k).animate.shift(shifts[0][k]) for k in range(q.blocks)),
                   ReplacementTransform(q.brackets, brackets), *(board.heads[k].animate.shift(shifts[0][k])
                                                                  for k in range(q.blocks)),
                   LaggedStart(FadeIn(token.box), *token.flights, FadeIn(token.frame), lag_ratio=0.4),
@@ -483,12 +490,17 @@ class FusedProjection(ExplainerScene):
             return self.label("alone: X W_Q", size=font, color=head_color(0))
         return self.label("head {} alone: X W_Q", position(self.chosen), size=font, color=head_color(self.chosen))
 
+    def _row_cell(self) -> float:
+        """Colours only: the width of a cell of the equal head's rows of numbers (at the font floor)."""
+        k = self.chosen
+        texts = [*self._texts("fused", "queries_split", k), *self._texts(f"head{k + 1}", "queries")]
+        return widest(texts, SMALLEST_SIZE) + 0.25
+
     def _equal_rows(self, mine: BlockMatrix, source: str) -> tuple[BlockMatrix, VGroup, VMobject]:
         """Colours only: the query's row of the head's matrix, and the same row of the head's own Q, as
         numbers one above the other right of the stack (at the font floor), each under its title."""
         q, d_k, k = self.scenario.query, self.scenario.d_k, self.chosen
-        texts = [*self._texts("fused", "queries_split", k), *self._texts(source, "queries")]
-        cell = widest(texts, SMALLEST_SIZE) + 0.25
+        cell = self._row_cell()
         look = _Look(True, MIN_SCALE, cell, cell, text_height(SMALLEST_SIZE) + 0.16, True)
         split = self._matrix(look, "fused", "queries_split", (k,), [q], 1, d_k, [head_color(k)], QUERY)
         alone = self._matrix(look, source, "queries", (), [q], 1, d_k, [head_color(k)], QUERY)
@@ -575,7 +587,7 @@ class FusedProjection(ExplainerScene):
         return [FadeIn(note)]
 
     # -- stacks -------------------------------------------------------------------------------------
-    def _stack(self, look: _Look, role: str, drawn: int, *, heads: bool = True) -> _Stack:
+    def _stack(self, look: _Look, role: str, drawn: int, *, heads: bool = True, transposed: bool = False) -> _Stack:
         """The heads' matrices of one role side by side (``(h, n, d)``), heads over them, the shape under."""
         name, color, width, kind = ROLES[role]
         d, n = getattr(self.scenario, width), self.scenario.n_tokens
@@ -587,7 +599,6 @@ class FusedProjection(ExplainerScene):
             matrix.shift(RIGHT * (x - matrix.brackets.get_left()[0]))
             x = matrix.brackets.get_right()[0] + apart
         labels = self._head_labels(look, [m.tiles.get_top() for m in matrices], d * look.cell_w) if heads else VGroup()
-        transposed = role == "queries" and look is self.board.look
         template = "transpose: ({}, {}, {})" if transposed else name + ": ({}, {}, {})"
         shape = self.label(template, size("n_heads"), size("n_tokens"), size(width), size=look.size, color=color)
         shape.next_to(VGroup(*(m.brackets for m in matrices)), DOWN, buff=look.length(0.25))
