@@ -148,3 +148,20 @@ def test_changed_row_is_the_query_unless_it_is_the_last_token() -> None:
     assert causal_heads.changed_row(SCENARIOS["two-heads"]()) == 2  # "ball" is last: "chased", as lecture 7 takes
     assert causal_heads.changed_row(SCENARIOS["six-heads-twelve"]()) == 8  # the query, token 9 "lazy"
     assert causal_heads.changed_row(SCENARIOS["two-tokens-heads"]()) == 0  # two tokens: the first
+
+
+@pytest.mark.parametrize(("options", "field"), [
+    ({"heads": 4, "d_v": 4, "precision": 4}, "d_v"),  # 16 numbers of 4 decimals in the joined row
+    ({"heads": 2, "d_model": 6, "d_v": 4, "precision": 4}, None),  # fits
+])
+def test_a_scenario_whose_joined_row_does_not_fit_is_refused_naming_its_field(options: dict[str, Any],
+                                                                              field: str | None) -> None:
+    from attention_math import Scenario, ScenarioError
+
+    scenario = Scenario.from_sentence("a b c", seed=2, **options)
+    if field is None:
+        assert causal_heads.CausalHeads.check_scenario(scenario) is scenario
+        return
+    with pytest.raises(ScenarioError, match=f"^{field}: the causal heads' scene joins") as error:
+        causal_heads.CausalHeads.check_scenario(scenario)
+    assert "\n" not in str(error.value)
