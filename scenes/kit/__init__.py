@@ -6,6 +6,8 @@
 - :mod:`scenes.kit.layout`: the safe area under the header and above the subtitles, fitting.
 - :mod:`scenes.kit.grids`: number grids in brackets, outlines of rows and columns.
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
+- :mod:`scenes.kit.mask`: the causal mask's staircase over a token grid's future keys.
+- :mod:`scenes.kit.blocks`: matrices in column blocks, one per head, in the heads' colours; cut and regrouped.
 - :mod:`scenes.kit.vectors`: planes, arrows and label placement.
 - :mod:`scenes.kit.formula`: the corner formula softmax(Q Kᵀ/√d_k) V and formula titles.
 - :mod:`scenes.kit.motion`: numbers flying from where they are made to where they are used.
