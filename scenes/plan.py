@@ -57,10 +57,12 @@ the context from the past only, dropout on the weights, the triangular map."""
 MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.multi_head.why_heads", "WhyHeads"),
     ("scenes.multi_head.per_head", "PerHead"),
+    ("scenes.multi_head.fused_projection", "FusedProjection"),
+    ("scenes.multi_head.causal_heads", "CausalHeads"),
     ("scenes.multi_head.multi_head", "MultiHead"),
 )
-"""Lecture 8, multi-head attention: why several heads, each head's pipeline, then the heads side by side
-joined by W_O."""
+"""Lecture 8, multi-head attention: why several heads, each head's pipeline, the heads as one big
+projection cut in blocks, every head masked, then the heads side by side joined by W_O."""
 
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -88,7 +90,7 @@ OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`."""
 
-ALL_HEADS = frozenset({"WhyHeads", "PerHead", "MultiHead"})
+ALL_HEADS = frozenset({"WhyHeads", "PerHead", "FusedProjection", "CausalHeads", "MultiHead"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -117,6 +119,10 @@ SHOWS: dict[str, frozenset[str]] = {
     "MaskedContext": INPUTS | {"scaled_scores", "weights", "values", "context"},
     "AttentionDropout": INPUTS,
     "TriangularMap": INPUTS,
+    # every head's matrices side by side, from the inputs (see ALL_HEADS)
+    "FusedProjection": INPUTS,
+    # every head masked and not, joined times W_O, from the inputs (see ALL_HEADS)
+    "CausalHeads": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -142,6 +148,8 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MaskedContext": 0.6,
         "AttentionDropout": 0.8,
         "TriangularMap": 0.65,
+        "FusedProjection": 1.2,
+        "CausalHeads": 1.2,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -165,6 +173,8 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MaskedContext": 0.6,
         "AttentionDropout": 0.6,
         "TriangularMap": 0.55,
+        "FusedProjection": 0.8,
+        "CausalHeads": 0.8,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

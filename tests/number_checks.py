@@ -166,6 +166,45 @@ def _causal(s: Scenario) -> Any:
     return self_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=one.scaled, causal=True)
 
 
+def _causal_head(s: Scenario, k: int) -> Any:
+    """Head ``k`` (from 0) with the causal mask, from its own inputs, or ``None`` when there are fewer heads."""
+    if k >= s.n_heads:
+        return None
+    head = s.heads[k]
+    return self_attention(head.embeddings, head.w_query, head.w_key, head.w_value, scaled=s.scaled, causal=True)
+
+
+def _causal_multi(s: Scenario) -> Any:
+    """Every head masked, joined, times ``W_O`` (``None`` for one head)."""
+    if s.w_out is None:
+        return None
+    return multi_head_attention(s.embeddings, s.w_query, s.w_key, s.w_value, s.w_out, scaled=s.scaled, causal=True)
+
+
+class _Fused:
+    """The fields of a fused-heads trace (``attention_math.fused_multi_head``), derived here by the per-head
+    route: each head's own attention (``self_attention`` on its own W_Q, W_K, W_V), its matrices and results
+    put side by side (the big ones) or stacked (the split ones); the heads joined times ``W_O`` from
+    ``multi_head_attention`` (none for one head, which has no ``W_O``)."""
+
+    def __init__(self, s: Scenario, *, causal: bool = False) -> None:
+        heads = [self_attention(h.embeddings, h.w_query, h.w_key, h.w_value, scaled=s.scaled, causal=causal)
+                 for h in s.heads]
+        self.d_k, self.d_v, self.embeddings = s.d_k, s.d_v, s.embeddings
+        for name in ("w_query", "w_key", "w_value"):
+            setattr(self, name, np.stack([getattr(h, name) for h in s.heads]))
+            setattr(self, f"{name}_big", np.concatenate([getattr(h, name) for h in s.heads], axis=1))
+        for name in ("queries", "keys", "values"):
+            setattr(self, f"{name}_big", np.concatenate([getattr(t, name) for t in heads], axis=1))
+            setattr(self, f"{name}_split", np.stack([getattr(t, name) for t in heads]))
+        for name in ("scores", "scaled_scores", "weights", "context"):
+            setattr(self, name, np.stack([getattr(t, name) for t in heads]))
+        if s.w_out is not None:
+            multi = multi_head_attention(s.embeddings, s.w_query, s.w_key, s.w_value, s.w_out, scaled=s.scaled,
+                                         causal=causal)
+            self.concat, self.w_out, self.output = multi.concat, multi.w_out, multi.output
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -213,6 +252,13 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     **{f"head{k + 1}_extremes": (lambda s, k=k: (_head(s, k) and _Ranges(_head(s, k)), s.precision))
        for k in range(4)},
     "multi": lambda s: (_heads(s)[1], s.precision),
+    # the causal heads' scene: each head masked (and its heat map's range), the masked heads joined times W_O
+    **{f"causal_head{k + 1}": (lambda s, k=k: (_causal_head(s, k), s.precision)) for k in range(4)},
+    **{f"causal_head{k + 1}_extremes": (lambda s, k=k: (_causal_head(s, k) and _Ranges(_causal_head(s, k)),
+                                                        s.precision)) for k in range(4)},
+    "multi_causal": lambda s: (_causal_multi(s), s.precision),
+    # the fused-heads scene: one big matrix per role, its product split into the heads
+    "fused": lambda s: (_Fused(s), s.precision),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -437,6 +483,7 @@ def relation_problems(relations: Iterable[Relation], scenario: Scenario) -> list
 # -- every number in its place -------------------------------------------------------------------------
 
 ATTENTION = ("query", "key")
+PACKED_K, PACKED_V = "head·d_k", "head·d_v"  # a column of the heads' matrices side by side (fused heads)
 BELONGS: dict[str, tuple[str, ...]] = {
     # the fields of a trace (and of the masked one, the raw-dot-product preset's, each head's)
     "embeddings": ("token", "d_in"),
@@ -456,7 +503,8 @@ BELONGS: dict[str, tuple[str, ...]] = {
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
-                           "projected", "projected_step", "multi", *(f"head{k}" for k in range(1, 5))})
+                           "projected", "projected_step", "multi", "multi_causal",
+                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5))})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
 STEP_SOURCES = frozenset({"causal_step"})
@@ -469,6 +517,25 @@ STEP_BELONGS: dict[str, tuple[str, ...]] = {
     "scores": ("key",), "scaled_scores": ("key",), "weights": ("key",), "query": ("d_k",), "context": ("d_v",),
 }
 """What each index of a query step's field names."""
+
+FUSED_BELONGS: dict[str, tuple[str, ...]] = {
+    "embeddings": ("token", "d_in"),
+    # the heads' own matrices, stacked: head, then row and column
+    "w_query": ("head", "d_in", "d_k"), "w_key": ("head", "d_in", "d_k"), "w_value": ("head", "d_in", "d_v"),
+    # side by side: column c is head c // d_k's dimension c % d_k (c // d_v, c % d_v for values)
+    "w_query_big": ("d_in", PACKED_K), "w_key_big": ("d_in", PACKED_K), "w_value_big": ("d_in", PACKED_V),
+    "queries_big": ("query", PACKED_K), "keys_big": ("key", PACKED_K), "values_big": ("key", PACKED_V),
+    # split into heads: (h, n, d)
+    "queries_split": ("head", "query", "d_k"), "keys_split": ("head", "key", "d_k"),
+    "values_split": ("head", "key", "d_v"),
+    "scores": ("head", *ATTENTION), "scaled_scores": ("head", *ATTENTION), "weights": ("head", *ATTENTION),
+    "context": ("head", "query", "d_v"),
+    "concat": ("query", "concat"), "w_out": ("concat", "output"), "output": ("query", "output"),
+}
+"""The same for a fused-heads trace (source ``fused``): its stacks index the head first, and a column of its
+big matrices names a head and a dimension of that head."""
+
+FUSED_SOURCES = frozenset({"fused"})
 
 SCALING_BELONGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("dims", "raw_std", "scaled_std", "sqrt_dims"), ("size",)),
@@ -484,17 +551,31 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         kinds = BELONGS.get(field, ())
     elif source in STEP_SOURCES:
         kinds = STEP_BELONGS.get(field, ())
+    elif source in FUSED_SOURCES:
+        return _fused_things(FUSED_BELONGS.get(field, ()), index, derived[source][0] if source in derived else None)
     elif source.startswith("scaling"):
         kinds = SCALING_BELONGS.get(field, ())
     else:
         return []
     things = []
-    if source.startswith("head"):
-        things.append(("head", int(source[4:]) - 1))
+    if source.startswith(("head", "causal_head")):
+        things.append(("head", int(source.rsplit("head", 1)[1]) - 1))
     if kinds and index:
         shape = np.shape(getattr(derived[source][0], field)) if source in derived else ()
         for k, (kind, i) in enumerate(zip(kinds, index, strict=False)):
             things.append((kind, i + shape[k] if i < 0 and k < len(shape) else i))
+    return things
+
+
+def _fused_things(kinds: tuple[str, ...], index: tuple[int, ...], trace: Any) -> list[tuple[str, int]]:
+    """What the index of a fused-heads field names: a packed column is a head and a dimension of it."""
+    things: list[tuple[str, int]] = []
+    for kind, i in zip(kinds, index, strict=False):
+        if kind in (PACKED_K, PACKED_V):
+            width = trace.d_k if kind == PACKED_K else trace.d_v
+            things += [("head", i // width), ("d_k" if kind == PACKED_K else "d_v", i % width)]
+        else:
+            things.append((kind, i))
     return things
 
 

@@ -130,6 +130,9 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     # 16 tokens at 4 decimals, d_in 6: X and the matrices by their shapes, z as columns beside the table
     "two-heads-sixteen-wide": lambda: Scenario.from_sentence(SIXTEEN, seed=3, d_model=6, d_k=2, d_v=2, heads=2,
                                                              precision=4),
+    # the efficient form's and the causal heads' sizes: 2 tokens; 12 tokens through 6 heads (4 drawn)
+    "two-tokens-heads": lambda: Scenario.from_sentence("Hello world", seed=4, d_k=1, heads=3, precision=3),
+    "six-heads-twelve": lambda: Scenario.from_sentence(TWELVE, seed=12, heads=6, d_model=4, query=9),
 }
 """Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (the multi-head lecture's)."""
 SCENARIOS.update(HEADS_SCENARIOS)
@@ -147,6 +150,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # 2, 5, 12 and 16 tokens; 2 and 5 heads (more than drawn); one head
     "WhyHeads": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
     "PerHead": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
+    # 2, 5 and 12 tokens (12 through more heads than drawn), and one head
+    "FusedProjection": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
+    "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

@@ -55,8 +55,9 @@ def test_every_lecture_has_a_preset_and_every_scene_one_lecture() -> None:
 def test_the_multi_head_lecture_has_its_own_scenes_numbered_from_one() -> None:
     specs = select_scenes(None, "multi-head")
     assert [(spec.number, spec.name, spec.stem) for spec in specs] == [
-        (1, "WhyHeads", "01-why-heads"), (2, "PerHead", "02-per-head"), (3, "MultiHead", "03-multi-head")]
-    assert select_scenes("why-heads,per-head,multi-head", "multi-head") == specs
+        (1, "WhyHeads", "01-why-heads"), (2, "PerHead", "02-per-head"), (3, "FusedProjection", "03-fused-projection"),
+        (4, "CausalHeads", "04-causal-heads"), (5, "MultiHead", "05-multi-head")]
+    assert select_scenes("why-heads,per-head,fused-projection,causal-heads,multi-head", "multi-head") == specs
     assert [spec.name for spec in select_scenes(None)] == [name for _, name in LECTURE]
     with pytest.raises(BundleError, match="--scenes: unknown scene 'scores'; expected names from WhyHeads, PerHead"):
         select_scenes("scores", "multi-head")

@@ -37,19 +37,21 @@ first row unmasked     TriangularMap shows the first token's row without the mas
 head 2 read as head 1  WhyHeads draws head 2's weights of the query as head 1's bars' numbers
 stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
 unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
+blocks swapped         FusedProjection draws head 1's columns of the big W_Q and Q in head 2's block, and back
+unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1" and "stale head 1 scores" draw only true numbers, each in another's place: the number checks hold
-every number to the band (row, column, head's panel) of the token, dimension or head its fact names, as
-the scene registered them.
+head 1", "stale head 1 scores" and "blocks swapped" draw only true numbers, each in another's place: the
+number checks hold every number to the band (row, column, head's panel) of the token, dimension or head
+its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
-by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
-WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset, WhyHeads'
-and PerHead's with it or two tokens through two heads; the masked lecture's with a query that has keys
-after it (its preset's "chased", 2 tokens asking about the first, 8 tokens about the fifth), where the
-mask changes the query's row.
+by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; WhyScale's (it shows no
+number of the scenario) with one; MultiHead's, FusedProjection's and CausalHeads' with the two-heads
+preset; WhyHeads' and PerHead's with it or two tokens through two heads; the masked lecture's with a
+query that has keys after it (its preset's "chased", 2 tokens asking about the first, 8 tokens about
+the fifth), where the mask changes the query's row.
 """
 
 from __future__ import annotations
@@ -243,6 +245,19 @@ def _exps_one_key_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _blocks_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) in (("fused", "w_query_big"), ("fused", "queries_big")):  # column c shows c ± d_k
+            d_k = self.scenario.d_k
+            column = index[-1] + d_k if index[-1] < d_k else index[-1] - d_k if index[-1] < 2 * d_k else index[-1]
+            index = (*index[:-1], column)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 def _future_weight_kept(scene: ExplainerScene, fact: Fact, number: float) -> float:
     """A masked weight of a key after its query, shown as it was without the mask."""
     if fact.source == "causal" and len(fact.index) == 2 and fact.index[1] > fact.index[0]:
@@ -290,6 +305,15 @@ def _first_row_unmasked(scene: ExplainerScene, fact: Fact, number: float) -> flo
     return number
 
 
+def _unmasked_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, self.scenario.heads[0].trace() if name == "causal_head1" else obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -333,6 +357,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
         ("scenes.multi_head.per_head", "PerHead"),
         _changed_value("scaled_scores", lambda s, f, v: v * float(s.sources[f.source][0].sqrt_d_k)),
     ),
+    "blocks swapped": (("scenes.multi_head.fused_projection", "FusedProjection"), _blocks_swapped),
+    "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
 }
 
 
@@ -387,6 +413,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "head 2 read as head 1": ("two-heads", "2-tokens-two-heads"),
     "stale head 1 scores": ("two-heads",),
     "unscaled per head": ("2-tokens-two-heads",),
+    "blocks swapped": ("two-heads",),
+    "unmasked weights": ("two-heads",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

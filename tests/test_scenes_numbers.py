@@ -50,6 +50,7 @@ from scenes.facts import BAND_KINDS, Fact, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import HeatGrid
 from scenes.kit.text import text
+from scenes.multi_head.causal_heads import changed_row
 
 Index = tuple[int, ...]
 Requirement = tuple[str, str, Callable[[Scenario], Iterable[Index]]]
@@ -146,6 +147,22 @@ def joined(field: str, columns: Callable[[Scenario], int]) -> Callable[[Scenario
     return lambda s: [(s.query, c) for c in range(columns(s))] if s.n_heads > 1 else []
 
 
+def chosen_head(s: Scenario) -> int:
+    """The head FusedProjection shows equal to its Q computed alone: the last one drawn (of four at most)."""
+    return min(s.n_heads, 4) - 1
+
+
+def equal_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
+    """The query's row of head ``k``'s Q, where ``k`` is the head shown equal (nothing for another head)."""
+    return lambda s: [(s.query, c) for c in range(s.d_k)] if chosen_head(s) == k else []
+
+
+def changed(columns: Callable[[Scenario], int], heads: Callable[[Scenario], bool]) -> Callable[[Scenario],
+                                                                                             Iterable[Index]]:
+    """CausalHeads: the row of the token whose rows the mask changes (where ``heads`` says the field is shown)."""
+    return lambda s: [(changed_row(s), c) for c in range(columns(s))] if heads(s) else []
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -237,6 +254,18 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         *((f"head{k + 1}", "context", head_context(k)) for k in range(4)),  # each head's z
         ("multi", "concat", joined("concat", lambda s: s.n_heads * s.d_v)),  # joined
         ("multi", "output", joined("output", lambda s: 0 if s.w_out is None else s.w_out.shape[1])),  # × W_O
+    ],
+    "FusedProjection": [  # the equal head's query row, from the stack and computed alone (also in colours only)
+        ("fused", "queries_split", lambda s: [(chosen_head(s), s.query, c) for c in range(s.d_k)]),
+        *((f"head{k + 1}", "queries", equal_row(k)) for k in range(4)),
+    ],
+    "CausalHeads": [  # each drawn head's masked z of the changed token; joined, times W_O; and without the mask
+        *((f"causal_head{k + 1}", "context", changed(d_v, lambda s, k=k: k < min(s.n_heads, 4)))
+          for k in range(4)),
+        ("multi_causal", "concat", changed(lambda s: min(s.n_heads, 4) * s.d_v, lambda s: s.n_heads > 1)),
+        ("multi_causal", "output", changed(d_in, lambda s: s.n_heads > 1)),  # W_O back to d_model
+        ("multi", "output", changed(d_in, lambda s: s.n_heads > 1)),
+        ("head1", "context", changed(d_v, lambda s: s.n_heads == 1)),  # one head: z without the mask
     ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
