@@ -68,7 +68,7 @@ QUALITY ?= m
 render: setup
 	$(VENV)/bin/attention-explainer render --quality $(QUALITY)
 
-# The last frame of every scene of every lecture at 480p, for the README (docs/stills/<lecture>/),
+# The last frame of every scene of every lecture at 480p, for the README's gallery (docs/stills/<lecture>/),
 # each lecture's scenes with its own preset (tools/stills.py reads scenes.plan.LECTURES).
 stills: setup
 	$(PYTHON) tools/stills.py
@@ -94,10 +94,10 @@ fuzz: setup
 # What a render costs here (bench/): cold and warm renders of the default lecture at -ql and
 # -qh, the floor, TeX, a 16-token sentence, the multi-head lecture, --voice and --slides,
 # attention_math against numpy and LLManim beside us; median of 3 runs
-# (about 50 minutes). Writes bench/results/latest.{json,md} and the table in README.md.
+# (about 50 minutes). Writes bench/results/latest.{json,md} and the table in docs/speed.md.
 bench: setup
 	$(PYTHON) -m pip install -q llmanim==0.1.3
-	$(PYTHON) -m bench --readme
+	$(PYTHON) -m bench --docs
 
 # The same, once, at -ql, with small n: proves the bench still runs; measures nothing.
 bench-quick: setup

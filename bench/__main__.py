@@ -18,8 +18,9 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
    beside a plain cold bundle in the same round, so a busy moment of a shared machine hits all
    three alike.
 
-Writes ``bench/results/latest.json`` and ``latest.md`` (``--readme`` also puts the table in
-README.md). ``--quick`` is a smoke run for CI: one run, -ql, small n. No test asserts a time.
+Writes ``bench/results/latest.json`` and ``latest.md`` (``--docs`` also puts the table in
+docs/speed.md, between its bench markers).
+``--quick`` is a smoke run for CI: one run, -ql, small n. No test asserts a time.
 """
 
 from __future__ import annotations
@@ -47,8 +48,10 @@ from .measure import run_measured
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-README_START = "<!-- bench:start -->"
-README_END = "<!-- bench:end -->"
+SPEED_PAGE = ROOT / "docs" / "speed.md"
+"""The page whose table ``--docs`` rewrites: only the table, between the markers; its prose holds no figures."""
+BENCH_START = "<!-- bench:start -->"
+BENCH_END = "<!-- bench:end -->"
 PEER_SCENES = (
     ("llmanim.attention.qkv_projection", "DemoQKV"),
     ("llmanim.attention.attention_score", "DemoScene"),
@@ -551,14 +554,14 @@ def _targets(results: dict[str, Any]) -> list[str]:
     return out
 
 
-def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
-    """Put ``table`` between the bench markers of ``readme``."""
-    text = readme.read_text(encoding="utf-8")
-    if README_START not in text or README_END not in text:
-        raise SystemExit(f"bench: {readme} has no {README_START} … {README_END} block")
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    readme.write_text(f"{head}{README_START}\n{table}{README_END}{tail}", encoding="utf-8")
+def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
+    """Put ``table`` between the bench markers of ``page`` (docs/speed.md), and change nothing else."""
+    text = page.read_text(encoding="utf-8")
+    if BENCH_START not in text or BENCH_END not in text:
+        raise SystemExit(f"bench: {page} has no {BENCH_START} … {BENCH_END} block")
+    head, rest = text.split(BENCH_START, 1)
+    _, tail = rest.split(BENCH_END, 1)
+    page.write_text(f"{head}{BENCH_START}\n{table}{BENCH_END}{tail}", encoding="utf-8")
 
 
 MEASURES = frozenset({"math", "cold", "sizes", "variants", "peer"})
@@ -593,7 +596,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--qualities", default="l,h", help="comma-separated manim qualities (default l,h)")
     parser.add_argument("--sizes", default="8,512,4096", help="token counts for attention_math (default 8,512,4096)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and latest.md")
-    parser.add_argument("--readme", action="store_true", help="also put the table in README.md")
+    parser.add_argument("--docs", action="store_true", help="also put the table in docs/speed.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
         "--only", default="", help="comma-separated measures to run: math, cold, sizes, variants, peer (default all)"
@@ -622,8 +625,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "latest.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     (args.out / "latest.md").write_text(table, encoding="utf-8")
-    if args.readme:
-        update_readme(table)
+    if args.docs:
+        update_docs(table)
     print(table)
     return 0
 

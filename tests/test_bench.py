@@ -1,4 +1,4 @@
-"""The bench's report: its table and the README block it fills (the timing itself runs in CI
+"""The bench's report: its table and the block of docs/speed.md it fills (the timing itself runs in CI
 as `make bench-quick`; no test asserts a time)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from attention_math import self_attention
-from bench.__main__ import README_END, README_START, markdown, math_core, numpy_one_liner, update_readme
+from bench.__main__ import BENCH_END, BENCH_START, SPEED_PAGE, markdown, math_core, numpy_one_liner, update_docs
 
 
 def _results(peer: dict | None = None) -> dict:
@@ -97,14 +97,24 @@ def test_a_missing_peer_is_a_note_not_a_row() -> None:
     assert "LLManim comparison skipped: llmanim is not installed." in markdown(_results())
 
 
-def test_the_readme_block_is_replaced_and_nothing_else(tmp_path: Path) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(f"before\n{README_START}\nold table\n{README_END}\nafter\n", encoding="utf-8")
-    update_readme("| new |\n", readme)
-    assert readme.read_text(encoding="utf-8") == f"before\n{README_START}\n| new |\n{README_END}\nafter\n"
-    readme.write_text("no markers\n", encoding="utf-8")
+def test_the_speed_page_block_is_replaced_and_nothing_else(tmp_path: Path) -> None:
+    page = tmp_path / "speed.md"
+    page.write_text(f"before\n{BENCH_START}\nold table\n{BENCH_END}\nafter\n", encoding="utf-8")
+    update_docs("| new |\n", page)
+    assert page.read_text(encoding="utf-8") == f"before\n{BENCH_START}\n| new |\n{BENCH_END}\nafter\n"
+    page.write_text("no markers\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="bench:start"):
-        update_readme("| new |\n", readme)
+        update_docs("| new |\n", page)
+
+
+def test_the_table_lives_in_docs_speed_md_and_not_in_the_readme() -> None:
+    """``make bench`` (``--docs``) writes into docs/speed.md; the README keeps no copy to go stale."""
+    assert SPEED_PAGE.name == "speed.md" and SPEED_PAGE.parent.name == "docs"
+    page = SPEED_PAGE.read_text(encoding="utf-8")
+    assert page.count(BENCH_START) == 1 and page.count(BENCH_END) == 1
+    assert page.index(BENCH_START) < page.index(BENCH_END)
+    readme = (SPEED_PAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert BENCH_START not in readme and BENCH_END not in readme
 
 
 def test_the_math_rows_compare_equal_results() -> None:
