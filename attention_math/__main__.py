@@ -16,7 +16,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that choose a scenario and its query (shared with other commands)."""
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help=f"a preset ({', '.join(PRESETS)}); default {DEFAULT_PRESET}")
-    source.add_argument("--scenario", metavar="FILE.toml", help="a scenario file (see README)")
+    source.add_argument("--scenario", metavar="FILE.toml", help="a scenario file (see docs/scenarios.md)")
     source.add_argument("--sentence", metavar="TEXT", help="a sentence; its numbers are drawn from --seed")
     parser.add_argument("--seed", type=int, default=0, help="seed for --sentence (default 0)")
     parser.add_argument("--d-model", type=int, default=3, help="embedding size for --sentence (default 3)")

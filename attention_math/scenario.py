@@ -725,7 +725,7 @@ def _suggest(key: str, known: Sequence[str] = _ALL_KEYS) -> str:
 
 
 def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
-    """Build a scenario from the keys of a scenario file (see README, "Scenario files").
+    """Build a scenario from the keys of a scenario file (see docs/scenarios.md).
 
     Either ``tokens`` with ``embeddings``, ``w_query``, ``w_key`` and ``w_value``; or ``tokens``
     with ``embeddings``, ``w_out`` and ``heads``, a list of tables (``[[heads]]`` in TOML) each

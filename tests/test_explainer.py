@@ -1,4 +1,4 @@
-"""``Explainer`` (``scenes/lecture.py``): the whole lecture as one scene, rendered as the README says
+"""``Explainer`` (``scenes/lecture.py``): the whole lecture as one scene, rendered as the README and docs/scenes.md say
 (``manim render -ql scenes/lecture.py Explainer``), end to end.
 
 The render (three minutes of video at -ql's size, 5 frames a second to keep its cost down) runs in

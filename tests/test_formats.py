@@ -1,4 +1,4 @@
-"""Every format the README lists: ``--format mp4|webm|gif|mov`` and ``--transparent`` (mp4 written
+"""Every format docs/cli.md lists: ``--format mp4|webm|gif|mov`` and ``--transparent`` (mp4 written
 as ``.mov``, webm), each a one-scene bundle (Scores at -ql) opened with PyAV.
 
 The six renders start together when the first test asks for one (one manim process each), so
