@@ -18,7 +18,9 @@ __all__ = [
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
+    "MODEL_LECTURE",
     "MULTI_HEAD_LECTURE",
+    "REAL_HEAD_LECTURE",
     "OWN_PRESET",
     "RENDER_COST",
     "SHOWS",
@@ -44,11 +46,24 @@ LECTURE: tuple[tuple[str, str], ...] = (
 MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (("scenes.multi_head.multi_head", "MultiHead"),)
 """The next lecture's scenes: several heads side by side, joined by W_O."""
 
+REAL_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.real_head.place", "RealHeadPlace"),
+    ("scenes.real_head.projection", "RealProjection"),
+    ("scenes.real_head.weights", "RealWeights"),
+)
+"""A real model's head (all-MiniLM-L6-v2, ``render --model minilm``): its tokens and place, its Q, K, V
+with their biases, and what it looks at in the user's sentence."""
+
+MODEL_LECTURE = "real-head"
+"""The lecture of a scenario with ``model`` (``render --model``): its scenes are the only ones that draw one."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {DEFAULT_LECTURE: LECTURE, "multi-head": MULTI_HEAD_LECTURE}
+LECTURES[MODEL_LECTURE] = REAL_HEAD_LECTURE
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
 LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "multi-head": "two-heads"}
+LECTURE_PRESETS[MODEL_LECTURE] = DEFAULT_PRESET  # never shown: its scenes ask for --model (a preset has no model)
 """The preset a lecture shows when no scenario is chosen."""
 
 INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
@@ -79,6 +94,11 @@ SHOWS: dict[str, frozenset[str]] = {
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
     "MultiHead": INPUTS,
 }
+SHOWS.update({  # a real model's head (the scenario's model, its sentence, layer and head: in every view)
+    "RealHeadPlace": frozenset(),
+    "RealProjection": INPUTS | {"queries", "keys", "values"},
+    "RealWeights": frozenset({"scores", "scaled_scores", "weights"}),
+})
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
 RENDER_COST: dict[str, dict[str, float]] = {
@@ -177,6 +197,8 @@ def scene_view(name: str, scenario: Any) -> dict[str, Any] | None:
     trace = scenario.trace()
     view: dict[str, Any] = {key: _plain(getattr(scenario, key)) for key in STRUCTURE}
     view.update(_fields(name, trace))
+    if scenario.model is not None:  # a real model's head: which model, sentence, layer and head
+        view["model"] = scenario.model.to_dict()
     if name in ALL_HEADS:
         view["heads"] = [_fields(name, head.trace()) for head in scenario.heads]
         view["w_out"] = None if scenario.w_out is None else _floats(scenario.w_out)
