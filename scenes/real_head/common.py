@@ -1,0 +1,37 @@
+"""What the real-head scenes share: the model's head as their sources, and the scenario they can draw.
+
+Every number these scenes show is the model's own: its head's trace (``model``), the colour scales
+of its matrices (``model_extremes``), its biases (``bias``) and its place in the model, counted as a
+lecture counts (``place``: layer 3 of 6, head 4 of 12, 384 = 12 × 32), all from
+:func:`attention_math.minilm.head` through the scenario's ``model``.
+"""
+
+from __future__ import annotations
+
+from attention_math import Scenario
+from attention_math.heat import Extremes
+from scenes.base import ExplainerScene
+
+__all__ = ["RealHeadScene"]
+
+
+class RealHeadScene(ExplainerScene):
+    """A scene of the real-head lecture: a scenario with ``model`` (``--model minilm``), 2 to 16 WordPieces."""
+
+    shows_model = True
+
+    @classmethod
+    def check_scenario(cls, scenario: Scenario) -> Scenario:
+        """The model's head is read once here, so a missing model fails before anything is drawn."""
+        scenario.model_head()
+        return scenario
+
+    def setup(self) -> None:
+        super().setup()
+        found = self.scenario.model_head()
+        precision = self.scenario.precision
+        self.head_found = found
+        self.add_source("model", found.trace, precision)
+        self.add_source("model_extremes", Extremes(found.trace), precision)
+        self.add_source("bias", found, precision)
+        self.add_source("place", found, 0)  # layer, head and sizes: whole numbers
