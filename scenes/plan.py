@@ -94,11 +94,9 @@ SHOWS: dict[str, frozenset[str]] = {
     # every head, from its inputs (each head's, and W_O: see ALL_HEADS)
     "MultiHead": INPUTS,
 }
-SHOWS.update({  # a real model's head (the scenario's model, its sentence, layer and head: in every view)
-    "RealHeadPlace": frozenset(),
-    "RealProjection": INPUTS | {"queries", "keys", "values"},
-    "RealWeights": frozenset({"scores", "scaled_scores", "weights"}),
-})
+# a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
+# model, sentence, layer and head themselves are in every view (scene_view)
+SHOWS.update(dict.fromkeys(("RealHeadPlace", "RealProjection", "RealWeights"), INPUTS))
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
 RENDER_COST: dict[str, dict[str, float]] = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from attention_math import Scenario
 from attention_math.heat import Extremes
+from attention_math.minilm import ModelHead
 from scenes.base import ExplainerScene
 
 __all__ = ["RealHeadScene"]
@@ -19,6 +20,7 @@ class RealHeadScene(ExplainerScene):
     """A scene of the real-head lecture: a scenario with ``model`` (``--model minilm``), 2 to 16 WordPieces."""
 
     shows_model = True
+    head_found: ModelHead
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
@@ -26,8 +28,9 @@ class RealHeadScene(ExplainerScene):
         scenario.model_head()
         return scenario
 
-    def setup(self) -> None:
-        super().setup()
+    def open_head(self) -> None:
+        """Register the model's head as the scene's sources (its construct's first step: the head is
+        read from the scenario there, where the plan's checks see what a scene reads)."""
         found = self.scenario.model_head()
         precision = self.scenario.precision
         self.head_found = found

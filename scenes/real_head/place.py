@@ -29,6 +29,7 @@ class RealHeadPlace(RealHeadScene):
     """The sentence as WordPieces, then the model's layers and the layer's heads, the chosen ones lit."""
 
     def construct(self) -> None:
+        self.open_head()
         self.header("A real model: {}", parts=[TokenPart(MODEL_NAME, len(MODEL_NAME))])
         sentence, chips, count = self._tokens()
         self.beat(
@@ -57,7 +58,7 @@ class RealHeadPlace(RealHeadScene):
     # -- the sentence and its tokens ------------------------------------------------------------
     def _tokens(self) -> tuple[VGroup, VGroup, VGroup]:
         """The sentence as typed, then a chip per WordPiece (its position under it), wrapped in lines."""
-        sentence = token_text(self.scenario.model.sentence if self.scenario.model else "", limit=64, size=24,
+        sentence = token_text(self.head_found.sentence, limit=64, size=24,
                               color=MUTED)
         sentence.move_to((0, TOP - 0.3, 0)).to_edge(LEFT, buff=0.4)
         chips = VGroup()

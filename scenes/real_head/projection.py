@@ -62,6 +62,7 @@ class RealProjection(RealHeadScene):
     """x for the query token (a slice), the bias as an always-1 input, W as colours, q, k, v (slices)."""
 
     def construct(self) -> None:
+        self.open_head()
         self.header("Head {} of layer {}: Q, K, V = x·W + b", "query", "key", "value",
                     parts=[Fact("place", "head_number"), Fact("place", "layer_number")])
         x_row, note = self._input()

@@ -40,6 +40,7 @@ class RealWeights(RealHeadScene):
     """The query's scores and weights over the real tokens; the head's whole weights heat map."""
 
     def construct(self) -> None:
+        self.open_head()
         self.header("What head {} of layer {} looks at", "softmax",
                     parts=[Fact("place", "head_number"), Fact("place", "layer_number")])
         q = self.scenario.query
