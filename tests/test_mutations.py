@@ -23,6 +23,10 @@ swapped heads          MultiHead registers head 2's trace as head 1's
 flipped output         MultiHead's output row (concat × W_O) drawn with the wrong sign
 swapped scores         Scores' summary puts k1's score beside k2's bar and k2's beside k1's
 weights one row down   WeightedSum's table shows each row's weight in the row below (the last on top)
+another head           RealWeights registers the next head's trace (of the same layer) as the model's
+bias left out          RealProjection's q, k, v shown without their biases (x·W, not x·W + b)
+counted from 0         RealHeadPlace says the layer's number as the model's files count it (from 0)
+unscaled scores        RealWeights writes q·k where it says q·k ÷ √32
 =====================  =========================================================================
 
 The last two draw only true numbers, each in another's place: the number checks hold every number to
@@ -30,7 +34,8 @@ the band (row, column) of the token or dimension its fact names, as the scene re
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
-WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset.
+WhyScale's (it shows no number of the scenario) with one, MultiHead's with the two-heads preset, the
+real-head scenes' each with one of two all-MiniLM-L6-v2 heads (8 and 16 WordPieces).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scene_helpers import SIXTEEN, Build, build_scene, load_scene_class, number_problems
+from scene_helpers import MODEL_SCENARIOS, SIXTEEN, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
 from scenes.base import ExplainerScene
@@ -161,6 +166,33 @@ def _weights_one_row_down(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _another_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    from attention_math.minilm import head
+
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        if name == "model":  # the next head of the same layer: real numbers, another head's
+            chosen = self.scenario.model_head()
+            obj = head(chosen.sentence, layer=chosen.layer, head=(chosen.head + 1) % chosen.n_heads).trace
+        add_source(self, name, obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
+def _without_bias(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    biases = {"queries": "bias_query", "keys": "bias_key", "values": "bias_value"}
+    if fact.source != "model" or fact.field not in biases:
+        return number
+    return number - float(getattr(scene.scenario.model_head(), biases[fact.field])[fact.index[-1]])
+
+
+def _bias_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    value_of = ExplainerScene.value_of
+    monkeypatch.setattr(ExplainerScene, "value_of", lambda self, fact: _without_bias(self, fact, value_of(self, fact)))
+
+
+REAL_HEAD = "scenes.real_head"
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -180,6 +212,13 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "flipped output": (("scenes.multi_head.multi_head", "MultiHead"), _changed_value("output", lambda s, f, v: -v)),
     "swapped scores": (("scenes.self_attention.scores", "Scores"), _swapped_scores),
     "weights one row down": (("scenes.self_attention.weighted_sum", "WeightedSum"), _weights_one_row_down),
+    "another head": ((f"{REAL_HEAD}.weights", "RealWeights"), _another_head),
+    "bias left out": ((f"{REAL_HEAD}.projection", "RealProjection"), _bias_left_out),
+    "counted from 0": ((f"{REAL_HEAD}.place", "RealHeadPlace"), _changed_value("layer_number", lambda s, f, v: v - 1)),
+    "unscaled scores": (
+        (f"{REAL_HEAD}.weights", "RealWeights"),
+        _changed_value("scaled_scores", lambda s, f, v: float(s.scenario.model_head().trace.scores[f.index])),
+    ),
 }
 
 
@@ -200,6 +239,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
 SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
+SCENARIOS.update(MODEL_SCENARIOS)
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -217,6 +257,11 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "flipped output": ("two-heads",),
     "swapped scores": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "weights one row down": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
+    # one real head each (a real-head build is a few seconds): 8 and 16 WordPieces, each by two faults
+    "another head": ("minilm-sixteen",),
+    "bias left out": ("minilm-eight",),
+    "counted from 0": ("minilm-eight",),
+    "unscaled scores": ("minilm-sixteen",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
