@@ -25,9 +25,9 @@ __all__ = ["RealProjection"]
 
 SLICE = 6  # entries of a long vector written out: they fit one line at the smallest type size
 MATRICES = (("w_query", "W_Q", "b_Q", QUERY), ("w_key", "W_K", "b_K", KEY), ("w_value", "W_V", "b_V", VALUE))
-MAP_WIDTH, MAP_HEIGHT, BIAS_HEIGHT, BIAS_GAP = 1.0, 2.0, 0.14, 0.1
+MAP_WIDTH, MAP_HEIGHT, BIAS_HEIGHT, BIAS_GAP = 0.9, 2.0, 0.14, 0.1
 MAPS_TOP = 0.2  # the maps' top edge (their names above it)
-MAP_PITCH = 2.2  # between the maps' centres
+MAP_PITCH = 2.25  # between the maps' centres: room for each colour scale under its map
 MAPS_LEFT = -HALF_WIDTH + 0.35  # the first map's left edge
 SHADES = 16  # steps of opacity a colour map is drawn with
 SIZE = SMALLEST_SIZE  # the numbers of x's slice: eight columns and their note on one line
@@ -149,7 +149,7 @@ class RealProjection(RealHeadScene):
                                color=MUTED).next_to(title, RIGHT, buff=0.15)
             scale = Legend(self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
                            self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
-                           width=0.5, height=0.16)
+                           width=0.4, height=0.16)
             scale.next_to(bias, DOWN, buff=0.22)
             maps.add(VGroup(body, bias, title, bias_label, shape, scale))
         note = text("colours only: dark = smallest, bright = largest", size=SMALLEST_SIZE, color=MUTED)
@@ -169,7 +169,7 @@ class RealProjection(RealHeadScene):
             names.append(self.label(name + "{}", position(q), size=24, color=hue) if source == "model"
                          else drop_svg_paths(MathTex(name, font_size=28, color=hue)))
         columns = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
-        table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.3, v_buff=0.1)
+        table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.24, v_buff=0.1)
         title = self.label("entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_head"),
                            size=SMALLEST_SIZE, color=MUTED)
         table.align_to((HALF_WIDTH, 0, 0), RIGHT).align_to(maps[0], UP).shift(DOWN * 0.35)
