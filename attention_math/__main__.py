@@ -25,7 +25,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)")
     parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)")
     parser.add_argument("--model", metavar="NAME",
-                        help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2; the model extra)")
+                        help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2; "
+                        "the model extra)")
     parser.add_argument("--layer", metavar="L", type=int, default=None,
                         help="with --model: the layer, 1 to 6, counted from 1 as on screen (default 1)")
     parser.add_argument("--head", metavar="H", type=int, default=None,

@@ -73,10 +73,10 @@ class ModelChoice:
     Traceback (most recent call last):
     ...
     attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm
-    >>> ModelChoice("minilm", "The cat sat.", layer=7, head=1)
+    >>> ModelChoice("minilm", "The cat sat.", layer=7, head=1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    attention_math._errors.ScenarioError: layer: expected a whole number from 1 to 6 (counted from 1, as on screen), got 7
+    attention_math._errors.ScenarioError: layer: expected a whole number from 1 to 6 (counted from 1, ...), got 7
     """
 
     name: str
@@ -405,7 +405,8 @@ class Scenario:
             wq, wk, wv = weights = tuple(_matrix(name, value) for name, value in given)
             # self_attention checks the shapes against each other and catches overflow.
             # a model's head: its own trace (the same numbers from the same inputs, made by attention_math.minilm)
-            trace = self_attention(x, wq, wk, wv, scaled=bool(scaled)) if model is None else _model_trace(model, x, weights)
+            trace = (self_attention(x, wq, wk, wv, scaled=bool(scaled)) if model is None
+                     else _model_trace(model, x, weights))
             out = None
         else:
             wq, wk, wv = weights = tuple(_stack(name, value) for name, value in given)
@@ -912,7 +913,9 @@ def _model_scenario(data: Mapping[str, Any]) -> Scenario:
     """A file with a ``model`` table: a real model's head on its sentence."""
     for key in data:
         if key not in _MODEL_KEYS:
-            raise ScenarioError(f"{_key_name(key)}: not allowed beside 'model' (the model gives the tokens and numbers)")
+            raise ScenarioError(
+                f"{_key_name(key)}: not allowed beside 'model' (the model gives the tokens and numbers)"
+            )
     return Scenario.from_model(_model_choice(data["model"]), query=data.get("query"), title=data.get("title"),
                                precision=data.get("precision"))
 
@@ -923,7 +926,9 @@ def _model_trace(model: ModelChoice, x: FloatArray, weights: Sequence[FloatArray
     given = (x, *weights)
     own = (trace.embeddings, trace.w_query, trace.w_key, trace.w_value)
     if not all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(given, own, strict=True)):
-        raise ScenarioError("model: the embeddings and weights must be the model's own (make it with Scenario.from_model)")
+        raise ScenarioError(
+            "model: the embeddings and weights must be the model's own (make it with Scenario.from_model)"
+        )
     return trace
 
 

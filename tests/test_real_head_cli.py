@@ -18,8 +18,7 @@ import pytest
 
 from attention_explainer import cli
 from attention_explainer.bundle import BundleSettings, lecture_specs, scene_key
-from attention_math import ScenarioError, Scenario, load_scenario, scenario_from_mapping, scenario_to_toml
-from attention_math import minilm
+from attention_math import Scenario, ScenarioError, load_scenario, minilm, scenario_from_mapping, scenario_to_toml
 from attention_math.scenario import ModelChoice
 from scenes.plan import MODEL_LECTURE, scene_view
 

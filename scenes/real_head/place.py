@@ -7,12 +7,12 @@ head's place from :class:`attention_math.minilm.ModelHead` (counted from 1, as t
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Line, RoundedRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Line, RoundedRectangle, VGroup, VMobject
 
 from scenes.facts import Fact, TokenPart, position, size
 from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, MUTED, QUERY
-from scenes.kit.text import SMALLEST_SIZE, text, token_text
+from scenes.kit.text import SMALLEST_SIZE, token_text
 from scenes.real_head.common import RealHeadScene
 
 __all__ = ["RealHeadPlace"]
@@ -44,9 +44,11 @@ class RealHeadPlace(RealHeadScene):
             FadeIn(layers), FadeIn(layer_note), Create(lit_layer), wait=1.2,
         )
         heads, lit_head, notes = self._heads(layers)
+        self.chips, self.layers, self.lit_layer, self.heads, self.lit_head = chips, layers, lit_layer, heads, lit_head
         self.beat(
             f"Layer {self.cite(Fact('place', 'layer_number'))} has {self.cite(Fact('place', 'n_heads'))} heads of "
-            f"{self.cite(Fact('place', 'd_head'))} numbers each; this is head {self.cite(Fact('place', 'head_number'))}.",
+            f"{self.cite(Fact('place', 'd_head'))} numbers each; "
+            f"this is head {self.cite(Fact('place', 'head_number'))}.",
             FadeIn(heads), Create(lit_head), FadeIn(notes), wait=1.5,
         )
         self.beat(
@@ -56,7 +58,7 @@ class RealHeadPlace(RealHeadScene):
         )
 
     # -- the sentence and its tokens ------------------------------------------------------------
-    def _tokens(self) -> tuple[VGroup, VGroup, VGroup]:
+    def _tokens(self) -> tuple[VMobject, VGroup, VMobject]:
         """The sentence as typed, then a chip per WordPiece (its position under it), wrapped in lines."""
         sentence = token_text(self.head_found.sentence, limit=64, size=24,
                               color=MUTED)

@@ -8,8 +8,10 @@ scores ``q·k ÷ √32`` beside the key tokens, the weights as bars with their n
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, GrowFromEdge, SurroundingRectangle, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, GrowFromEdge, SurroundingRectangle, VGroup, VMobject, Write
 
 from scenes.facts import Fact, TokenPart, position, value
 from scenes.kit.bars import BarRows
@@ -56,6 +58,7 @@ class RealWeights(RealHeadScene):
                   *(GrowFromEdge(bar, LEFT) for bar in chart.bars), FadeIn(heads[2]), FadeIn(numbers), wait=1.2)
         grid, cells, scale = self._heat_map()
         outline = row_box(grid, q)
+        self.chart, self.heat, self.outline = chart, grid, outline  # for the geometry tests
         colours = "with its numbers" if len(cells) else "colours only"
         self.beat(f"Every token's row at once: the head's weights, {colours}; brighter is more. "
                   f"'{self.scenario.query_token}' is the row outlined.",
@@ -95,10 +98,12 @@ class RealWeights(RealHeadScene):
         shown = [self.number("model", "weights", q, j, size=size, color=WEIGHT) for j in range(n)]
         left = heads[1].get_right()[0] + 0.35
         width = SPLIT - 0.3 - left - max(s.width for s in shown) - 0.15
-        weights = np.asarray(self.head_found.trace.weights[q], dtype=float)
+        weights = [float(w) for w in self.head_found.trace.weights[q]]
         chart = BarRows(None, weights, width=width, pitch=self._pitch(), color=WEIGHT)
         chart.shift(RIGHT * (left - chart.zero_line.get_x()) + UP * (labels[0].get_y() - chart.row_y(0)))
-        numbers = VGroup(*(chart.number_spot(j, number) for j, number in enumerate(shown)))
+        for j, number in enumerate(shown):
+            chart.number_spot(j, number)
+        numbers = VGroup(*shown)
         heads[2].move_to((left, HEADS_Y, 0), aligned_edge=LEFT)
         self.rows("key", chart)  # each weight in its key's row
         self.add(chart.zero_line)
@@ -127,10 +132,10 @@ class RealWeights(RealHeadScene):
         self.columns("key", grid)
         cells = cell_numbers(self, grid, "model", "weights", "model_extremes", size=fit.size) if fit.numbers \
             else VGroup()
-        scale = legend(self, "model_extremes", "weights", WEIGHT)
+        scale = VGroup(legend(self, "model_extremes", "weights", WEIGHT))
         if not fit.numbers:
-            scale = VGroup(scale, text("colours only: too many to print", size=SMALLEST_SIZE, color=MUTED))
-            scale[1].next_to(scale[0], RIGHT, buff=0.25)
+            scale.add(text("colours only: too many to print", size=SMALLEST_SIZE, color=MUTED)
+                      .next_to(scale[0], RIGHT, buff=0.25))
         scale.next_to(grid, DOWN, buff=0.2).align_to(grid.brackets, RIGHT)
         return grid, cells, scale
 
@@ -150,8 +155,9 @@ class RealWeights(RealHeadScene):
         """The key the query weighs most, outlined on its bar, said with its weight."""
         weights = self.head_found.trace.weights[q]
         top = int(np.argmax(weights))  # which key: a choice of what to point at, its number the model's
-        mark = SurroundingRectangle(VGroup(chart.bars[top], chart.placed[top]), color=HIGHLIGHT, buff=0.05,
-                                    stroke_width=3)
+        mark = SurroundingRectangle(VGroup(chart.bars[top], cast(VMobject, chart.placed[top])), color=HIGHLIGHT,
+                                    buff=0.05, stroke_width=3)
+        self.mark = mark
         self.beat(
             f"Head {self.cite(Fact('place', 'head_number'))} of layer {self.cite(Fact('place', 'layer_number'))}: "
             f"'{self.scenario.query_token}' puts most weight on '{self.scenario.tokens[top]}', "
