@@ -60,10 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
     )
-    render.add_argument("--lecture", metavar="NAME", default=None,
-                        help=f"the lecture: {', '.join(LECTURES)} (default {DEFAULT_LECTURE}; with --model, "
-                        f"{MODEL_LECTURE}); multi-head shows the {LECTURE_PRESETS['multi-head']} preset unless a "
-                        "scenario is given")
+    lectures = f"{', '.join(LECTURES)} (default {DEFAULT_LECTURE}; with --model, {MODEL_LECTURE})"
+    render.add_argument("--lecture", metavar="NAME", help=f"the lecture: {lectures}; multi-head shows the "
+                        f"{LECTURE_PRESETS['multi-head']} preset unless a scenario is given")
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
     render.add_argument(
         "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"
@@ -72,9 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         "--pptx", action="store_true",
         help="also write lecture.pptx, a PowerPoint deck with every clip embedded (mp4 only)",
     )
-    render.add_argument(
-        "--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)"
-    )
+    render.add_argument("--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)")
     render.add_argument(
         "--captions",
         choices=CAPTIONS,

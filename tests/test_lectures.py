@@ -58,7 +58,7 @@ def test_an_unknown_lecture_is_one_line_with_the_known_names(capsys: pytest.Capt
     with pytest.raises(BundleError) as error:
         lecture_specs("masked")
     assert error.value.status == 2
-    assert str(error.value) == "--lecture: unknown lecture 'masked'; expected one of self-attention, multi-head"
+    assert str(error.value) == f"--lecture: unknown lecture 'masked'; expected one of {', '.join(LECTURES)}"
     assert main(["render", "--lecture", "masked"]) == 2
     err = capsys.readouterr().err
     assert err == f"attention-explainer: error: {error.value}\n"
