@@ -444,7 +444,9 @@ class Scenario:
         """A real model's head on a sentence: its WordPiece tokens, its inputs (with the bias as the
         weight of an input that is always 1, so ``d_in`` is 385) and its own trace.
 
-        Shown with 2 decimals unless ``precision`` says otherwise; titled by the sentence.
+        Shown with 2 decimals unless ``precision`` says otherwise; titled by the sentence. Without a
+        ``query``, the last word of the sentence explains (the last token with a letter or digit, not
+        ``[SEP]``, whose row is the model's mark, nor the full stop).
 
         Examples
         --------
@@ -453,6 +455,8 @@ class Scenario:
         (('[CLS]', 'the', 'cat', 'sat', '.', '[SEP]'), 2, 385, 32, 2, 1)
         >>> bool(np.array_equal(s.trace().weights, s.model.head_of_model().trace.weights))
         True
+        >>> Scenario.from_model(ModelChoice("minilm", "The cat sat.", layer=1, head=1)).query_token
+        'sat'
         """
         found = model.head_of_model()
         trace = found.trace
@@ -463,7 +467,7 @@ class Scenario:
             w_query=trace.w_query,
             w_key=trace.w_key,
             w_value=trace.w_value,
-            query=None if query is None else resolve_query(found.tokens, query),
+            query=_last_word(found.tokens) if query is None else resolve_query(found.tokens, query),
             precision=_MODEL_PRECISION if precision is None else precision,
             model=model,
         )
@@ -918,6 +922,12 @@ def _model_scenario(data: Mapping[str, Any]) -> Scenario:
             )
     return Scenario.from_model(_model_choice(data["model"]), query=data.get("query"), title=data.get("title"),
                                precision=data.get("precision"))
+
+
+def _last_word(tokens: Sequence[str]) -> int:
+    """The last token with a letter or digit, [CLS] and [SEP] left out (the last token if none has one)."""
+    words = [i for i, token in enumerate(tokens) if token not in ("[CLS]", "[SEP]") and any(c.isalnum() for c in token)]
+    return words[-1] if words else len(tokens) - 1
 
 
 def _model_trace(model: ModelChoice, x: FloatArray, weights: Sequence[FloatArray]) -> AttentionTrace:

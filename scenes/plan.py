@@ -112,6 +112,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 2.4,
         "CausalMask": 1.6,
         "MultiHead": 1.1,
+        # a real model's head: cold, the first scene reads the model (measured on a busy machine: a rough share)
+        "RealHeadPlace": 1.4,
+        "RealProjection": 2.2,
+        "RealWeights": 0.5,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
