@@ -130,6 +130,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MatrixForm": 1.33,
         "CausalMask": 0.89,
         "MultiHead": 0.7,
+        # a real model's head (one cold bundle each, on a busy machine: a rough share)
+        "RealHeadPlace": 0.21,
+        "RealProjection": 0.76,
+        "RealWeights": 0.38,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

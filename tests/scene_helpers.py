@@ -144,8 +144,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
     "WhyScale": ("default", "sixteen"),  # it shows the sampler, never the scenario
     "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # heads, and one head
-    **dict.fromkeys(("RealHeadPlace", "RealWeights"), tuple(MODEL_SCENARIOS)),  # a model's heads: 4, 8, 16 pieces
-    "RealProjection": ("minilm-four", "minilm-sixteen"),  # its colour maps make it the slowest: the two ends
+    "RealWeights": tuple(MODEL_SCENARIOS),  # a model's heads: 4, 8 and 16 WordPieces
+    # the two ends (8 WordPieces: their control frames, stills and planted faults)
+    **dict.fromkeys(("RealHeadPlace", "RealProjection"), ("minilm-four", "minilm-sixteen")),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 
