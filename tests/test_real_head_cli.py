@@ -133,9 +133,12 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
         (("--model", "minilm", "--sentence", DOG, "--lecture", "self-attention"),
          "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
         (("--lecture", MODEL_LECTURE), "model: these scenes show a real model's head; give --model minilm"),
+        (("--model", "minilm", "--sentence", DOG, "--precision", "3"),
+         "precision: the real-head scenes draw 0 to 2 decimals (a model's numbers are rounded either way), "
+         "this scenario asks for 3"),
     ],
     ids=["no-sentence", "unknown-model", "layer", "head", "layer-without-model", "query", "too-long-to-draw",
-         "too-long-for-the-model", "another-lecture", "no-model"],
+         "too-long-for-the-model", "another-lecture", "no-model", "precision"],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                           args: tuple[str, ...], words: str) -> None:

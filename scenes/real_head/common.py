@@ -8,12 +8,15 @@ lecture counts (``place``: layer 3 of 6, head 4 of 12, 384 = 12 × 32), all from
 
 from __future__ import annotations
 
-from attention_math import Scenario
+from attention_math import Scenario, ScenarioError
 from attention_math.heat import Extremes
 from attention_math.minilm import ModelHead
 from scenes.base import ExplainerScene
 
-__all__ = ["RealHeadScene"]
+__all__ = ["MOST_DECIMALS", "RealHeadScene"]
+
+MOST_DECIMALS = 2
+"""The most decimals the real-head scenes draw: x's and q, k, v's slices fit beside the colour maps."""
 
 
 class RealHeadScene(ExplainerScene):
@@ -24,7 +27,13 @@ class RealHeadScene(ExplainerScene):
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
-        """The model's head is read once here, so a missing model fails before anything is drawn."""
+        """At most :data:`MOST_DECIMALS` decimals (slices of 6 numbers beside three colour maps); the model's
+        head is read once here, so a missing model fails before anything is drawn."""
+        if scenario.precision > MOST_DECIMALS:
+            raise ScenarioError(
+                f"precision: the real-head scenes draw 0 to {MOST_DECIMALS} decimals (a model's numbers are "
+                f"rounded either way), this scenario asks for {scenario.precision}"
+            )
         scenario.model_head()
         return scenario
 
