@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 def _add_render(render: argparse.ArgumentParser) -> None:
     """The options of ``render``: the scenario's, then the bundle's."""
     from attention_math.__main__ import add_scenario_arguments
-    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
+    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES, MODEL_LECTURE
 
     from .bundle import CAPTIONS, FORMATS, QUALITIES
 
@@ -74,10 +74,10 @@ def _add_render(render: argparse.ArgumentParser) -> None:
     render.add_argument(
         "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
     )
-    render.add_argument("--lecture", metavar="NAME", default=DEFAULT_LECTURE,
-                        help=f"the lecture: {', '.join(LECTURES)} (default {DEFAULT_LECTURE}); each shows its own "
-                        "preset unless a scenario is given ("
-                        + ", ".join(f"{name}: {LECTURE_PRESETS[name]}" for name in LECTURES) + ")")
+    lectures = f"{', '.join(LECTURES)} (default {DEFAULT_LECTURE}; with --model, {MODEL_LECTURE})"
+    presets = ", ".join(f"{name}: {LECTURE_PRESETS[name]}" for name in LECTURES if name != MODEL_LECTURE)
+    render.add_argument("--lecture", metavar="NAME", help=f"the lecture: {lectures}; each shows its own preset "
+                        f"unless a scenario is given ({presets})")
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
     render.add_argument(
         "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"
@@ -86,9 +86,7 @@ def _add_render(render: argparse.ArgumentParser) -> None:
         "--pptx", action="store_true",
         help="also write lecture.pptx, a PowerPoint deck with every clip embedded (mp4 only)",
     )
-    render.add_argument(
-        "--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)"
-    )
+    render.add_argument("--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)")
     render.add_argument(
         "--captions",
         choices=CAPTIONS,
@@ -171,10 +169,12 @@ def _render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from attention_math.__main__ import scenario_from_args
-    from scenes.plan import LECTURE_PRESETS
+    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, MODEL_LECTURE
 
     from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes
 
+    if args.lecture is None:  # a real model's head is its own lecture's
+        args.lecture = MODEL_LECTURE if args.model is not None else DEFAULT_LECTURE
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
     scenario = scenario_from_args(args, default=LECTURE_PRESETS[args.lecture])
     target = Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)
@@ -251,9 +251,10 @@ def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> Non
         start_renders_early()
     from scenes.base import check_scene_limits
 
-    check_scene_limits(scenario)
-    for spec in chosen:
-        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
+    classes = [getattr(importlib.import_module(spec.module), spec.name) for spec in chosen]
+    check_scene_limits(scenario, model=any(cls.shows_model for cls in classes))
+    for cls in classes:
+        cls.check_scenario(scenario)
 
 
 class _ProgressDisplay:

@@ -16,7 +16,8 @@ every step kept:
   :func:`memory_traffic`);
 - where ``W_Q`` and ``W_K`` come from: a small training run by gradient descent
   (:func:`train_attention`); a real model's head is :mod:`attention_math.minilm` (the ``model``
-  extra).
+  extra), and a scenario of one is :meth:`Scenario.from_model` of a :class:`ModelChoice` (layer and
+  head counted from 1, as on screen).
 
 Pure numpy; importing it does not import manim.
 
@@ -63,7 +64,7 @@ from .rope import (
     rope_pair_dimensions,
 )
 from .scaling import ScalingSpread, scaling_spread
-from .scenario import Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
+from .scenario import ModelChoice, Scenario, load_scenario, resolve_query, scenario_from_mapping, scenario_to_toml
 from .training import LossGradient, TrainingTrace, gradient, train_attention
 from .walkthrough import format_walkthrough, walkthrough_data
 
@@ -83,6 +84,7 @@ __all__ = [
     "KVCacheTrace",
     "LossGradient",
     "MemoryTraffic",
+    "ModelChoice",
     "ModelConfig",
     "MultiHeadTrace",
     "OnlineRowTrace",

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from . import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, load_scenario, preset
+from .scenario import MODELS, ModelChoice
 from .walkthrough import FORMATS, format_walkthrough
 
 __all__ = ["add_scenario_arguments", "main", "scenario_from_args"]
@@ -23,6 +24,13 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--d-k", type=int, default=2, help="query/key size for --sentence (default 2)")
     parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)")
     parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)")
+    parser.add_argument("--model", metavar="NAME",
+                        help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2; "
+                        "the model extra)")
+    parser.add_argument("--layer", metavar="L", type=int, default=None,
+                        help="with --model: the layer, 1 to 6, counted from 1 as on screen (default 1)")
+    parser.add_argument("--head", metavar="H", type=int, default=None,
+                        help="with --model: the head, 1 to 12, counted from 1 as on screen (default 1)")
     parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
     parser.add_argument("--precision", metavar="N", type=int, default=None,
                         help="decimals shown, 0 to 4 (default: as many as the inputs' products need, 2 to 4)")
@@ -30,7 +38,16 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
 
 def scenario_from_args(args: argparse.Namespace, *, default: str = DEFAULT_PRESET) -> Scenario:
     """The scenario the options ask for, with the query applied (the preset ``default`` when none is named)."""
-    if args.scenario is not None:
+    model = getattr(args, "model", None)
+    if model is None and (getattr(args, "layer", None) is not None or getattr(args, "head", None) is not None):
+        raise ScenarioError("--layer and --head choose a head of a real model: give --model minilm and a --sentence")
+    if model is not None:
+        if args.sentence is None:
+            raise ScenarioError(f"--sentence: --model {model} needs a sentence for the model to read")
+        choice = ModelChoice(model, args.sentence, layer=1 if args.layer is None else args.layer,
+                             head=1 if args.head is None else args.head)
+        scenario = Scenario.from_model(choice)
+    elif args.scenario is not None:
         scenario = load_scenario(args.scenario)
     elif args.sentence is not None:
         scenario = Scenario.from_sentence(

@@ -131,6 +131,69 @@ class ModelHead:
     bias_value: FloatArray
     trace: AttentionTrace
 
+    # -- the head's place in the model, counted as a lecture counts (from 1) ----------------------
+    @property
+    def layer_number(self) -> int:
+        """``layer + 1``: "layer 1" is the model's ``encoder.layer.0``.
+
+        Examples
+        --------
+        >>> from attention_math.minilm import head
+        >>> found = head("The cat sat.", layer=2, head=11)
+        >>> found.layer_number, found.n_layers, found.head_number, found.n_heads
+        (3, 6, 12, 12)
+        """
+        return self.layer + 1
+
+    @property
+    def head_number(self) -> int:
+        """``head + 1``: "head 1" owns the layer's columns 1 to 32."""
+        return self.head + 1
+
+    @property
+    def n_layers(self) -> int:
+        """The model's layers, 6."""
+        return N_LAYERS
+
+    @property
+    def n_heads(self) -> int:
+        """The heads of each layer, 12."""
+        return N_HEADS
+
+    @property
+    def d_model(self) -> int:
+        """``d = 384``: the width of each hidden state (a row of ``trace.embeddings`` but its last 1)."""
+        return D_MODEL
+
+    @property
+    def d_head(self) -> int:
+        """``d_k = d_v = 32``: the width of this head's ``q``, ``k``, ``v``."""
+        return D_HEAD
+
+    @property
+    def bias_row(self) -> int:
+        """The row of ``trace.w_query`` (and ``w_key``, ``w_value``) that holds the bias, counted from 1:
+        385, the weight of the input that is always 1.
+
+        Examples
+        --------
+        >>> from attention_math.minilm import head
+        >>> found = head("The cat sat.", layer=0, head=1)
+        >>> found.bias_row, found.first_column, found.last_column  # head 2: the layer's columns 33 to 64
+        (385, 33, 64)
+        """
+        return D_MODEL + 1
+
+    @property
+    def first_column(self) -> int:
+        """The first of the layer's 384 output columns this head owns, counted from 1 (``32·head + 1``)."""
+        return self.head * D_HEAD + 1
+
+    @property
+    def last_column(self) -> int:
+        """The last of them, counted from 1 (``32·head + 32``)."""
+        return (self.head + 1) * D_HEAD
+
 
 @dataclass(frozen=True, eq=False)
 class _Layer:

@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,8 +25,13 @@ from ._core import AttentionTrace, FloatArray, QueryStep, self_attention
 from ._errors import ScenarioError
 from .multi_head import MultiHeadTrace, combine_heads, multi_head_attention
 
+if TYPE_CHECKING:
+    from .minilm import ModelHead
+
 __all__ = [
     "MAX_RANDOM_SIZE",
+    "MODELS",
+    "ModelChoice",
     "Scenario",
     "load_scenario",
     "resolve_query",
@@ -44,7 +49,84 @@ _MATRIX_FIELDS = ("embeddings", "w_query", "w_key", "w_value")
 _HEAD_KEYS = _MATRIX_FIELDS[1:]
 _EXPLICIT_KEYS = ("title", "tokens", *_MATRIX_FIELDS, "query", "precision", "scaled", "heads", "w_out")
 _SENTENCE_KEYS = ("title", "sentence", "seed", "d_model", "d_k", "d_v", "heads", "query", "precision", "scaled")
-_ALL_KEYS = tuple(dict.fromkeys(_EXPLICIT_KEYS + _SENTENCE_KEYS))
+_MODEL_KEYS = ("title", "model", "query", "precision")
+_ALL_KEYS = tuple(dict.fromkeys(_EXPLICIT_KEYS + _SENTENCE_KEYS + _MODEL_KEYS))
+_MODEL_PRECISION = 2  # a real head's numbers are float32's: every decimal is rounded, 2 read best
+
+MODELS = ("minilm",)
+"""The real models a scenario can take a head of (``model.name``): all-MiniLM-L6-v2 (:mod:`attention_math.minilm`)."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One head of a real model, on one sentence: what a ``model`` table or ``--model`` asks for.
+
+    ``layer`` and ``head`` count from 1, as the screen and the lecture say ("layer 1 of 6, head 1 of
+    12"), and as a scenario file counts its ``query``; :func:`attention_math.minilm.head` counts from 0,
+    as the model's own files name their layers (``encoder.layer.0``).
+
+    Examples
+    --------
+    >>> ModelChoice("minilm", "The cat sat.", layer=1, head=12).head_of_model().head  # the model's own index
+    11
+    >>> ModelChoice("gpt2", "The cat sat.", layer=1, head=1)
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm
+    >>> ModelChoice("minilm", "The cat sat.", layer=7, head=1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: layer: expected a whole number from 1 to 6 (counted from 1, ...), got 7
+    """
+
+    name: str
+    sentence: str
+    layer: int
+    head: int
+
+    def __post_init__(self) -> None:
+        from .minilm import N_HEADS, N_LAYERS  # constants only: nothing of the model's extra is imported
+
+        if self.name not in MODELS:
+            raise ScenarioError(f"model: unknown model {self.name!r}; expected one of {', '.join(MODELS)}")
+        if not isinstance(self.sentence, str) or not self.sentence.strip():
+            raise ScenarioError(f"sentence: expected text for the model to read, got {self.sentence!r}")
+        for name, count in (("layer", N_LAYERS), ("head", N_HEADS)):
+            number = getattr(self, name)
+            if isinstance(number, bool) or not isinstance(number, (int, np.integer)) or not 1 <= number <= count:
+                raise ScenarioError(
+                    f"{name}: expected a whole number from 1 to {count} (counted from 1, as on screen), got {number!r}"
+                )
+
+    def head_of_model(self) -> ModelHead:
+        """The head itself: :func:`attention_math.minilm.head` (0-based) of layer ``layer`` and head ``head``.
+
+        Raises
+        ------
+        ScenarioError
+            When the model is not installed (naming the install commands), or the sentence is longer
+            than the model takes.
+        """
+        from .minilm import head
+
+        return head(self.sentence, layer=self.layer - 1, head=self.head - 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``model`` table of a scenario file."""
+        return {"name": self.name, "sentence": self.sentence, "layer": self.layer, "head": self.head}
+
+
+def _model_choice(table: object) -> ModelChoice:
+    """A scenario file's ``model`` table checked: its keys, then :class:`ModelChoice`'s own checks."""
+    if not isinstance(table, Mapping):
+        raise ScenarioError(f"model: expected a table {{name, sentence, layer, head}}, got {table!r}")
+    known = ("name", "sentence", "layer", "head")
+    for key in table:
+        if key not in known:
+            raise ScenarioError(f"model.{_key_name(key)}: unknown key{_suggest(str(key), known)}")
+    if "sentence" not in table:
+        raise ScenarioError("sentence: missing; a model's head needs a sentence to read (model.sentence)")
+    return ModelChoice(str(table.get("name", "minilm")), table["sentence"], table.get("layer", 1), table.get("head", 1))
 
 
 def _is_number(value: object) -> bool:
@@ -292,6 +374,7 @@ class Scenario:
     precision: int
     scaled: bool
     w_out: FloatArray | None
+    model: ModelChoice | None
     _trace: AttentionTrace = field(init=False, repr=False, compare=False)
     _heads: tuple[Scenario, ...] = field(init=False, repr=False, compare=False)
     _multi: MultiHeadTrace | None = field(init=False, repr=False, compare=False)
@@ -310,6 +393,7 @@ class Scenario:
         scaled: bool = True,
         *,
         w_out: npt.ArrayLike | None = None,
+        model: ModelChoice | None = None,
     ) -> None:
         checked_tokens = _checked_tokens(title, tokens)
         x = _matrix("embeddings", embeddings)
@@ -320,7 +404,9 @@ class Scenario:
         if w_out is None:
             wq, wk, wv = weights = tuple(_matrix(name, value) for name, value in given)
             # self_attention checks the shapes against each other and catches overflow.
-            trace = self_attention(x, wq, wk, wv, scaled=bool(scaled))
+            # a model's head: its own trace (the same numbers from the same inputs, made by attention_math.minilm)
+            trace = (self_attention(x, wq, wk, wv, scaled=bool(scaled)) if model is None
+                     else _model_trace(model, x, weights))
             out = None
         else:
             wq, wk, wv = weights = tuple(_stack(name, value) for name, value in given)
@@ -331,7 +417,7 @@ class Scenario:
         for name, value in (
             ("title", title), ("tokens", checked_tokens), ("embeddings", x), ("query", row),
             ("precision", _checked_precision(precision, decimals[1])), ("scaled", bool(scaled)),
-            ("w_out", out), ("_trace", trace), ("_decimals", decimals),
+            ("w_out", out), ("model", model), ("_trace", trace), ("_decimals", decimals),
         ):
             set_(self, name, value)
         for (name, _), matrix in zip(given, weights, strict=True):
@@ -349,6 +435,54 @@ class Scenario:
             )
             for h in range(self.w_query.shape[0])
         )
+
+    @classmethod
+    def from_model(
+        cls, model: ModelChoice, *, query: int | str | None = None, title: str | None = None,
+        precision: int | None = None,
+    ) -> Scenario:
+        """A real model's head on a sentence: its WordPiece tokens, its inputs (with the bias as the
+        weight of an input that is always 1, so ``d_in`` is 385) and its own trace.
+
+        Shown with 2 decimals unless ``precision`` says otherwise; titled by the sentence. Without a
+        ``query``, the last word of the sentence explains (the last token with a letter or digit, not
+        ``[SEP]``, whose row is the model's mark, nor the full stop).
+
+        Examples
+        --------
+        >>> s = Scenario.from_model(ModelChoice("minilm", "The cat sat.", layer=1, head=1), query="cat")
+        >>> s.tokens, s.query, s.d_in, s.d_k, s.precision, s.model.layer
+        (('[CLS]', 'the', 'cat', 'sat', '.', '[SEP]'), 2, 385, 32, 2, 1)
+        >>> bool(np.array_equal(s.trace().weights, s.model.head_of_model().trace.weights))
+        True
+        >>> Scenario.from_model(ModelChoice("minilm", "The cat sat.", layer=1, head=1)).query_token
+        'sat'
+        """
+        found = model.head_of_model()
+        trace = found.trace
+        return cls(
+            title=model.sentence if title is None else title,
+            tokens=found.tokens,
+            embeddings=trace.embeddings,
+            w_query=trace.w_query,
+            w_key=trace.w_key,
+            w_value=trace.w_value,
+            query=_last_word(found.tokens) if query is None else resolve_query(found.tokens, query),
+            precision=_MODEL_PRECISION if precision is None else precision,
+            model=model,
+        )
+
+    def model_head(self) -> ModelHead:
+        """The model's head this scenario shows (biases, its place in the model), for a model scenario.
+
+        Raises
+        ------
+        ScenarioError
+            For a scenario of made-up numbers, which has no model.
+        """
+        if self.model is None:
+            raise ScenarioError("model: this scenario's numbers are made up; it has no model's head")
+        return self.model.head_of_model()
 
     @classmethod
     def from_sentence(
@@ -579,6 +713,9 @@ class Scenario:
 
         A multi-head scenario has ``w_out`` and ``heads``, a list of ``{w_query, w_key, w_value}``.
         """
+        if self.model is not None:  # the model's numbers are read again from the model, not written out
+            return {"title": self.title, "model": self.model.to_dict(), "query": self.query + 1,
+                    "precision": self.precision}
         data: dict[str, Any] = {"title": self.title, "tokens": list(self.tokens)}
         data["embeddings"] = self.embeddings.tolist()
         if self.w_out is None:
@@ -701,7 +838,10 @@ def scenario_to_toml(scenario: Scenario) -> str:
     """
     data = scenario.to_dict()
     tables = data.pop("heads", [])
+    model = data.pop("model", None)
     lines = [f"{key} = {toml_value(value)}\n" for key, value in data.items()]
+    if model is not None:  # an inline table: model = {name = "minilm", sentence = "…", layer = 1, head = 1}
+        lines.append("model = {" + ", ".join(f"{key} = {toml_value(value)}" for key, value in model.items()) + "}\n")
     for table in tables:
         lines.append("\n[[heads]]\n")
         lines.extend(f"{key} = {toml_value(value)}\n" for key, value in table.items())
@@ -745,6 +885,8 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
     for key in data:
         if key not in _ALL_KEYS:
             raise ScenarioError(f"{_key_name(key)}: unknown key{_suggest(str(key))}")
+    if "model" in data:
+        return _model_scenario(data)
     if "sentence" in data:
         return _sentence_scenario(data)
     for key in data:
@@ -769,6 +911,35 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
         precision=data.get("precision"),
         scaled=data.get("scaled", True),
     )
+
+
+def _model_scenario(data: Mapping[str, Any]) -> Scenario:
+    """A file with a ``model`` table: a real model's head on its sentence."""
+    for key in data:
+        if key not in _MODEL_KEYS:
+            raise ScenarioError(
+                f"{_key_name(key)}: not allowed beside 'model' (the model gives the tokens and numbers)"
+            )
+    return Scenario.from_model(_model_choice(data["model"]), query=data.get("query"), title=data.get("title"),
+                               precision=data.get("precision"))
+
+
+def _last_word(tokens: Sequence[str]) -> int:
+    """The last token with a letter or digit, [CLS] and [SEP] left out (the last token if none has one)."""
+    words = [i for i, token in enumerate(tokens) if token not in ("[CLS]", "[SEP]") and any(c.isalnum() for c in token)]
+    return words[-1] if words else len(tokens) - 1
+
+
+def _model_trace(model: ModelChoice, x: FloatArray, weights: Sequence[FloatArray]) -> AttentionTrace:
+    """The model's own trace of its head, once the inputs given are the model's own."""
+    trace = model.head_of_model().trace
+    given = (x, *weights)
+    own = (trace.embeddings, trace.w_query, trace.w_key, trace.w_value)
+    if not all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(given, own, strict=True)):
+        raise ScenarioError(
+            "model: the embeddings and weights must be the model's own (make it with Scenario.from_model)"
+        )
+    return trace
 
 
 def _one_head(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -56,6 +56,7 @@ from manim import (
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
 from attention_math.arithmetic import adds_up
+from attention_math.minilm import MAX_TOKENS as MODEL_MAX_TOKENS
 from scenes.facts import (
     Bands,
     Fact,
@@ -73,7 +74,7 @@ from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
 from scenes.kit.text import NUMBER_SIZE, drop_svg_paths, text
-from scenes.plan import LECTURE_PRESETS, LECTURES, lecture_of
+from scenes.plan import LECTURE_PRESETS, LECTURES, MODEL_LECTURE, lecture_of
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
@@ -140,8 +141,14 @@ class Beat:
 # -- limits and the scenario ------------------------------------------------------------------------
 
 
-def check_scene_limits(scenario: Scenario) -> Scenario:
-    """Raise :class:`ScenarioError` when the scenes cannot draw the scenario legibly."""
+def check_scene_limits(scenario: Scenario, *, model: bool = False) -> Scenario:
+    """Raise :class:`ScenarioError` when the scenes cannot draw the scenario legibly.
+
+    ``model``: the scenes show a real model's head (a scenario with ``model``), whose sizes are the
+    model's (384 → 32, drawn as slices and colours); the others draw made-up numbers only.
+    """
+    if model or scenario.model is not None:
+        return _check_model_limits(scenario, model)
     sizes = {
         "tokens": scenario.n_tokens,
         "d_in": scenario.d_in,
@@ -176,6 +183,23 @@ def check_scene_limits(scenario: Scenario) -> Scenario:
     return scenario
 
 
+def _check_model_limits(scenario: Scenario, model: bool) -> Scenario:
+    """A real model's head for the scenes that show one, and tokens they can name one per row."""
+    if scenario.model is None:
+        raise ScenarioError("model: these scenes show a real model's head; give --model minilm and a --sentence")
+    if not model:
+        raise ScenarioError(
+            f"model: these scenes draw small made-up numbers; a real model's head is the {MODEL_LECTURE} lecture"
+        )
+    low, high = SCENE_LIMITS["tokens"]
+    if not low <= scenario.n_tokens <= high:
+        raise ScenarioError(
+            f"sentence: the scenes draw {low} to {high} WordPiece tokens with [CLS] and [SEP] (the model takes "
+            f"{MODEL_MAX_TOKENS}), this sentence has {scenario.n_tokens}; shorten it"
+        )
+    return scenario
+
+
 def _shown_matrices(scenario: Scenario) -> dict[str, np.ndarray]:
     """Every matrix of numbers some scene draws, by the name an error gives it."""
     trace, step = scenario.trace(), scenario.query_step()
@@ -199,7 +223,8 @@ def _manim_cfg_attention(folder: Path) -> dict[str, str]:
     return dict(parser["attention"]) if parser.has_section("attention") else {}
 
 
-def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT_PRESET) -> Scenario:
+def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT_PRESET, *,
+                              model: bool = False) -> Scenario:
     """The scenario and query the scenes should show.
 
     ``ATTENTION_SCENARIO`` / ``ATTENTION_QUERY`` first, then ``scenario`` / ``query`` in the
@@ -220,7 +245,7 @@ def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT
         )
     if query:
         scenario = scenario.with_query(query)
-    return check_scene_limits(scenario)
+    return check_scene_limits(scenario, model=model)
 
 
 def _negative(shown: str) -> bool:
@@ -247,6 +272,8 @@ class ExplainerScene(Scene):
     """
 
     scenario_override: ClassVar[Scenario | None] = None
+    shows_model: ClassVar[bool] = False
+    """Does the scene show a real model's head (a scenario with ``model``; see :func:`check_scene_limits`)?"""
 
     def setup(self) -> None:
         # TeX typesets only the scenes' own formulas (user text is drawn with Pango, never TeX),
@@ -255,10 +282,12 @@ class ExplainerScene(Scene):
         os.environ["shell_escape"] = "f"
         cast(Camera, self.camera).background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
         if self.scenario_override is not None:
-            scenario = self.check_scenario(check_scene_limits(self.scenario_override))
+            scenario = self.check_scenario(check_scene_limits(self.scenario_override, model=self.shows_model))
         else:
             try:
-                scenario = self.check_scenario(scenario_from_environment(default=self._default_preset()))
+                scenario = self.check_scenario(
+                    scenario_from_environment(default=self._default_preset(), model=self.shows_model)
+                )
             except ScenarioError as error:
                 # One clear line instead of a traceback, before anything is drawn.
                 print(f"error: {error}", file=sys.stderr)

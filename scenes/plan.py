@@ -20,8 +20,10 @@ __all__ = [
     "LECTURE_PRESETS",
     "MASKED_DROPOUT",
     "MASKED_LECTURE",
+    "MODEL_LECTURE",
     "MULTI_HEAD_LECTURE",
     "OWN_PRESET",
+    "REAL_HEAD_LECTURE",
     "RENDER_COST",
     "SHOWS",
     "STRUCTURE",
@@ -64,13 +66,28 @@ MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 8, multi-head attention: why several heads, each head's pipeline, the heads as one big
 projection cut in blocks, every head masked, then the heads side by side joined by W_O."""
 
+REAL_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.real_head.place", "RealHeadPlace"),
+    ("scenes.real_head.projection", "RealProjection"),
+    ("scenes.real_head.weights", "RealWeights"),
+)
+"""A real model's head (all-MiniLM-L6-v2, ``render --model minilm``): its tokens and place, its Q, K, V
+with their biases, and what it looks at in the user's sentence."""
+
+MODEL_LECTURE = "real-head"
+"""The lecture of a scenario with ``model`` (``render --model``): its scenes are the only ones that draw one."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
+    MODEL_LECTURE: REAL_HEAD_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
-LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads"}
+LECTURE_PRESETS: dict[str, str] = {
+    DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
+    MODEL_LECTURE: DEFAULT_PRESET,  # never shown: its scenes ask for --model (a preset has no model)
+}
 """The preset a lecture shows when no scenario is chosen."""
 
 MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
@@ -124,6 +141,9 @@ SHOWS: dict[str, frozenset[str]] = {
     # every head masked and not, joined times W_O, from the inputs (see ALL_HEADS)
     "CausalHeads": INPUTS,
 }
+# a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
+# model, sentence, layer and head themselves are in every view (scene_view)
+SHOWS.update(dict.fromkeys(("RealHeadPlace", "RealProjection", "RealWeights"), INPUTS))
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
 RENDER_COST: dict[str, dict[str, float]] = {
@@ -150,6 +170,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.65,
         "FusedProjection": 1.2,
         "CausalHeads": 1.2,
+        # a real model's head: cold, the first scene reads the model (measured on a busy machine: a rough share)
+        "RealHeadPlace": 1.4,
+        "RealProjection": 2.2,
+        "RealWeights": 0.5,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -175,6 +199,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.55,
         "FusedProjection": 0.8,
         "CausalHeads": 0.8,
+        # a real model's head (one cold bundle each, on a busy machine: a rough share)
+        "RealHeadPlace": 0.21,
+        "RealProjection": 0.76,
+        "RealWeights": 0.38,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
@@ -244,6 +272,8 @@ def scene_view(name: str, scenario: Any) -> dict[str, Any] | None:
     trace = scenario.trace()
     view: dict[str, Any] = {key: _plain(getattr(scenario, key)) for key in STRUCTURE}
     view.update(_fields(name, trace))
+    if scenario.model is not None:  # a real model's head: which model, sentence, layer and head
+        view["model"] = scenario.model.to_dict()
     if name in ALL_HEADS:
         view["heads"] = [_fields(name, head.trace()) for head in scenario.heads]
         view["w_out"] = None if scenario.w_out is None else _floats(scenario.w_out)

@@ -205,6 +205,95 @@ class _Fused:
             self.concat, self.w_out, self.output = multi.concat, multi.w_out, multi.output
 
 
+@dataclass(frozen=True, eq=False)
+class _PlainHead:
+    """One head of all-MiniLM-L6-v2 on a sentence, computed from the formulas and the stored weights: the
+    trace's fields (``[x, 1] @ [W; b]``), the biases, and the head's place counted from 1."""
+
+    embeddings: np.ndarray
+    w_query: np.ndarray
+    w_key: np.ndarray
+    w_value: np.ndarray
+    queries: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    scores: np.ndarray
+    scaled_scores: np.ndarray
+    weights: np.ndarray
+    context: np.ndarray
+    bias_query: np.ndarray
+    bias_key: np.ndarray
+    bias_value: np.ndarray
+    layer_number: int
+    head_number: int
+    n_layers: int
+    n_heads: int
+    d_model: int
+    d_head: int
+    bias_row: int
+    first_column: int
+    last_column: int
+    d_k: int = 32
+    scaled: bool = True
+
+
+@cache
+def _stored_model() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The model's configuration and its arrays as stored (Linear weights ``out × in``), read here."""
+    import json
+    import zipfile
+
+    from safetensors.numpy import load
+
+    from attention_math.minilm import model_path
+
+    with zipfile.ZipFile(model_path()) as archive:
+        return json.loads(archive.read("config.json")), dict(load(archive.read("model.safetensors")))
+
+
+_MODEL_HEADS: dict[int, tuple[Scenario, _PlainHead]] = {}
+
+
+def _model_head(s: Scenario) -> _PlainHead | None:
+    """The scenario's model head, from the formulas: ``None`` for a scenario of made-up numbers."""
+    if s.model is None:
+        return None
+    known = _MODEL_HEADS.get(id(s))
+    if known is None or known[0] is not s:
+        known = _MODEL_HEADS[id(s)] = (s, _plain_head(s))
+    return known[1]
+
+
+def _plain_head(s: Scenario) -> _PlainHead:
+    from attention_math.minilm import hidden_states
+
+    config, stored = _stored_model()
+    assert s.model is not None
+    layer, head = s.model.layer - 1, s.model.head - 1  # the screen counts from 1, the files from 0
+    d = int(config["hidden_size"])
+    width = d // int(config["num_attention_heads"])
+    x = np.asarray(hidden_states(s.model.sentence)[layer], dtype=np.float64)  # what enters the layer
+    ones = np.hstack([x, np.ones((x.shape[0], 1))])
+    columns = slice(head * width, (head + 1) * width)
+    made: dict[str, np.ndarray] = {}
+    for kind, field in (("query", "queries"), ("key", "keys"), ("value", "values")):
+        prefix = f"encoder.layer.{layer}.attention.self.{kind}"
+        weight = np.asarray(stored[f"{prefix}.weight"], dtype=np.float64)[columns].T  # in × out
+        bias = np.asarray(stored[f"{prefix}.bias"], dtype=np.float64)[columns]
+        made[f"w_{kind}"], made[f"bias_{kind}"] = np.vstack([weight, bias]), bias
+        made[field] = x @ weight + bias
+    scores = made["queries"] @ made["keys"].T
+    scaled = scores / np.sqrt(width)
+    exps = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    weights = exps / exps.sum(axis=1, keepdims=True)
+    return _PlainHead(
+        embeddings=ones, scores=scores, scaled_scores=scaled, weights=weights, context=weights @ made["values"],
+        **made, layer_number=layer + 1, head_number=head + 1, n_layers=int(config["num_hidden_layers"]),
+        n_heads=int(config["num_attention_heads"]), d_model=d, d_head=width, bias_row=d + 1,
+        first_column=head * width + 1, last_column=(head + 1) * width, d_k=width,
+    )
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -259,6 +348,12 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "multi_causal": lambda s: (_causal_multi(s), s.precision),
     # the fused-heads scene: one big matrix per role, its product split into the heads
     "fused": lambda s: (_Fused(s), s.precision),
+    # a real model's head (the real-head lecture): its trace, colour scales, biases and place, recomputed here
+    # from the stored weights (not by attention_math.minilm.head)
+    "model": lambda s: (_model_head(s), s.precision),
+    "model_extremes": lambda s: (_model_head(s) and _Ranges(_model_head(s)), s.precision),
+    "bias": lambda s: (_model_head(s), s.precision),
+    "place": lambda s: (_model_head(s), 0),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -499,12 +594,14 @@ BELONGS: dict[str, tuple[str, ...]] = {
     # masking after the softmax (each row's share of the past), dropout (the weights before it, each row's sum)
     "full": ATTENTION, "zeroed": ATTENTION, "row_sums": ("query",), "before": ATTENTION, "kept": ATTENTION,
 }
+BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": ("d_k",), "bias_value": ("d_v",)}
+"""A real head's biases (source ``bias``): entry c is the bias of output column c."""
 """What each index of a field names (see :data:`scenes.facts.BAND_KINDS`), written from the fields'
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
                            "projected", "projected_step", "multi", "multi_causal",
-                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5))})
+                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)), "model"})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
 STEP_SOURCES = frozenset({"causal_step"})
@@ -555,6 +652,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         return _fused_things(FUSED_BELONGS.get(field, ()), index, derived[source][0] if source in derived else None)
     elif source.startswith("scaling"):
         kinds = SCALING_BELONGS.get(field, ())
+    elif source == "bias":
+        kinds = BELONGS_BIAS.get(field, ())
     else:
         return []
     things = []

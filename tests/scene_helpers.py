@@ -57,6 +57,7 @@ from number_checks import (
 )
 
 from attention_math import DEFAULT_PRESET, Scenario, preset
+from attention_math.scenario import ModelChoice
 from scenes.base import AFTER_PLAY_HOOKS, Bands, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
 from scenes.kit.layout import BOTTOM
 from scenes.lecture import LECTURES
@@ -137,6 +138,18 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
 """Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (the multi-head lecture's)."""
 SCENARIOS.update(HEADS_SCENARIOS)
 
+MODEL_SENTENCE_LONG = "The quick brown fox jumps over the lazy dog near the riverbank."  # 16 WordPieces, ##bank
+MODEL_SCENARIOS: dict[str, Callable[[], Scenario]] = {
+    "minilm-four": lambda: Scenario.from_model(ModelChoice("minilm", "Hello there!", layer=1, head=1)),
+    "minilm-eight": lambda: Scenario.from_model(ModelChoice("minilm", "The dog chased the ball.", layer=3, head=4),
+                                                query="dog"),
+    "minilm-sixteen": lambda: Scenario.from_model(ModelChoice("minilm", MODEL_SENTENCE_LONG, layer=6, head=12),
+                                                  query="fox"),
+}
+"""A real model's heads (all-MiniLM-L6-v2): only for the real-head scenes (:data:`OWN_SCENARIOS`); 4, 8 and 16
+WordPieces, the first layer and head, a middle one and the last."""
+SCENARIOS.update(MODEL_SCENARIOS)
+
 OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
     "WhyScale": ("default", "sixteen"),  # it shows the sampler, never the scenario
@@ -153,6 +166,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # 2, 5 and 12 tokens (12 through more heads than drawn), and one head
     "FusedProjection": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
     "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
+    "RealWeights": tuple(MODEL_SCENARIOS),  # a model's heads: 4, 8 and 16 WordPieces
+    # the two ends (8 WordPieces: their control frames, stills and planted faults)
+    **dict.fromkeys(("RealHeadPlace", "RealProjection"), ("minilm-four", "minilm-sixteen")),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 
@@ -188,7 +204,7 @@ def scenarios_of(scene: str, chosen: tuple[str, ...]) -> tuple[str, ...]:
     a scene that names scenarios with several heads is built with those too."""
     own = OWN_SCENARIOS.get(scene)
     if own is not None:
-        return tuple(s for s in (*chosen, *HEADS_SCENARIOS) if s in own)
+        return tuple(s for s in (*chosen, *HEADS_SCENARIOS, *MODEL_SCENARIOS) if s in own)
     if ALL_SCENARIOS:
         return chosen
     picked = {*EVERY_SCENE_SCENARIOS, *MORE_SCENARIOS.get(scene, ())}

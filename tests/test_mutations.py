@@ -39,6 +39,10 @@ stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
 unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
 blocks swapped         FusedProjection draws head 1's columns of the big W_Q and Q in head 2's block, and back
 unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
+another head           RealWeights registers the next head's trace (of the same layer) as the model's
+bias left out          RealProjection's q, k, v shown without their biases (x·W, not x·W + b)
+counted from 0         RealHeadPlace says the layer's number as the model's files count it (from 0)
+unscaled scores        RealWeights writes q·k where it says q·k ÷ √32
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
@@ -51,7 +55,8 @@ by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; Why
 number of the scenario) with one; MultiHead's, FusedProjection's and CausalHeads' with the two-heads
 preset; WhyHeads' and PerHead's with it or two tokens through two heads; the masked lecture's with a
 query that has keys after it (its preset's "chased", 2 tokens asking about the first, 8 tokens about
-the fifth), where the mask changes the query's row.
+the fifth), where the mask changes the query's row; the real-head scenes' each with one of two
+all-MiniLM-L6-v2 heads (8 and 16 WordPieces).
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scene_helpers import SIXTEEN, Build, build_scene, load_scene_class, number_problems
+from scene_helpers import MODEL_SCENARIOS, SIXTEEN, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
 from scenes.base import ExplainerScene
@@ -314,6 +319,33 @@ def _unmasked_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "add_source", planted)
 
 
+def _another_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    from attention_math.minilm import head
+
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        if name == "model":  # the next head of the same layer: real numbers, another head's
+            chosen = self.scenario.model_head()
+            obj = head(chosen.sentence, layer=chosen.layer, head=(chosen.head + 1) % chosen.n_heads).trace
+        add_source(self, name, obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
+def _without_bias(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    biases = {"queries": "bias_query", "keys": "bias_key", "values": "bias_value"}
+    if fact.source != "model" or fact.field not in biases:
+        return number
+    return number - float(getattr(scene.scenario.model_head(), biases[fact.field])[fact.index[-1]])
+
+
+def _bias_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    value_of = ExplainerScene.value_of
+    monkeypatch.setattr(ExplainerScene, "value_of", lambda self, fact: _without_bias(self, fact, value_of(self, fact)))
+
+
+REAL_HEAD = "scenes.real_head"
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -359,6 +391,13 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     ),
     "blocks swapped": (("scenes.multi_head.fused_projection", "FusedProjection"), _blocks_swapped),
     "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
+    "another head": ((f"{REAL_HEAD}.weights", "RealWeights"), _another_head),
+    "bias left out": ((f"{REAL_HEAD}.projection", "RealProjection"), _bias_left_out),
+    "counted from 0": ((f"{REAL_HEAD}.place", "RealHeadPlace"), _changed_value("layer_number", lambda s, f, v: v - 1)),
+    "unscaled scores": (
+        (f"{REAL_HEAD}.weights", "RealWeights"),
+        _changed_value("scaled_scores", lambda s, f, v: float(s.scenario.model_head().trace.scores[f.index])),
+    ),
 }
 
 
@@ -382,6 +421,7 @@ SCENARIOS["two-heads"] = lambda: preset("two-heads")
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
+SCENARIOS.update(MODEL_SCENARIOS)
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -415,6 +455,11 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "unscaled per head": ("2-tokens-two-heads",),
     "blocks swapped": ("two-heads",),
     "unmasked weights": ("two-heads",),
+    # one real head each (a real-head build is a few seconds): 8 and 16 WordPieces, each by two faults
+    "another head": ("minilm-sixteen",),
+    "bias left out": ("minilm-eight",),
+    "counted from 0": ("minilm-eight",),
+    "unscaled scores": ("minilm-sixteen",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

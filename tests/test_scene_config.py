@@ -181,7 +181,7 @@ def test_every_preset_and_test_scenario_fits() -> None:
     from scene_helpers import SCENARIOS
 
     for scenario in [*PRESETS.values(), *(make() for make in SCENARIOS.values())]:
-        assert check_scene_limits(scenario) is scenario
+        assert check_scene_limits(scenario, model=scenario.model is not None) is scenario
 
 
 @pytest.mark.parametrize("field", sorted(OVER_THE_LIMIT))

@@ -22,10 +22,13 @@ import manim.utils.testing.frames_comparison as frames_comparison_module
 import pytest
 from manim import RIGHT, MovingCamera, MovingCameraScene, Scene, Square
 from manim.utils.testing.frames_comparison import frames_comparison
-from scene_helpers import SCENES, load_scene_class, with_scenario
+from scene_helpers import MODEL_SCENARIOS, SCENES, load_scene_class, with_scenario
 
 from attention_math import preset
 from scenes.plan import LECTURE_PRESETS, lecture_of
+
+MODEL_FRAME = "minilm-eight"
+"""The real-head scenes' scenario (they show a real model's head, never a preset): 8 WordPieces, layer 3, head 4."""
 
 __module_test__ = "scenes"  # control data folder: tests/control_data/scenes/
 
@@ -54,7 +57,8 @@ def test_last_frame(scene: tuple[str, str], request: pytest.FixtureRequest, tmp_
     with pytest.MonkeyPatch.context() as patch:
         if issubclass(cls, MovingCameraScene):
             patch.setattr(frames_comparison_module, "_make_test_renderer_class", _with_moving_camera)
-        compare = frames_comparison(base_scene=with_scenario(cls, preset(LECTURE_PRESETS[lecture_of(name)])))(draw)
+        scenario = MODEL_SCENARIOS[MODEL_FRAME]() if cls.shows_model else preset(LECTURE_PRESETS[lecture_of(name)])
+        compare = frames_comparison(base_scene=with_scenario(cls, scenario))(draw)
         try:
             compare(request=request, tmp_path=tmp_path)
         except pytest.skip.Exception as skipped:  # the Cairo version check: never skip silently

@@ -267,6 +267,18 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("multi", "output", changed(d_in, lambda s: s.n_heads > 1)),
         ("head1", "context", changed(d_v, lambda s: s.n_heads == 1)),  # one head: z without the mask
     ],
+    # a real model's head: its place and sizes; x's slice and its always-1 input, q, k, v and the biases' slices;
+    # the query's scores and weights over every token
+    "RealHeadPlace": [("place", name, lambda s: [()]) for name in
+                      ("layer_number", "n_layers", "head_number", "n_heads", "d_model", "d_head")],
+    "RealProjection": [
+        ("model", "embeddings", lambda s: [(s.query, m) for m in (*range(6), 384)]),
+        *(("model", field, lambda s: [(s.query, m) for m in range(6)]) for field in ("queries", "keys", "values")),
+        *(("bias", field, lambda s: [(m,) for m in range(6)]) for field in ("bias_query", "bias_key", "bias_value")),
+        ("place", "bias_row", lambda s: [()]),
+    ],
+    "RealWeights": [("model", field, lambda s: [(s.query, j) for j in range(s.n_tokens)])
+                    for field in ("scaled_scores", "weights")],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 

@@ -1,0 +1,127 @@
+"""Where the real head sits: the user's sentence as the model's WordPiece tokens, the model's 6 layers
+with the chosen one lit, and that layer's 12 heads of 32 numbers (384 = 12 × 32) with the chosen head lit.
+
+Every number is a fact: the tokens' positions, the count of tokens, and the model's sizes and the
+head's place from :class:`attention_math.minilm.ModelHead` (counted from 1, as the lecture says).
+"""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Line, RoundedRectangle, VGroup, VMobject
+
+from scenes.facts import Fact, TokenPart, position, size
+from scenes.kit.layout import HALF_WIDTH, TOP
+from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, MUTED, QUERY
+from scenes.kit.text import SMALLEST_SIZE, token_text
+from scenes.real_head.common import RealHeadScene
+
+__all__ = ["RealHeadPlace"]
+
+MODEL_NAME = "all-MiniLM-L6-v2"  # the model's own name, drawn as a name (its digits are not numbers)
+CHIP_SIZE = 24
+CHIP_GAP = 0.14
+LINE_PITCH = 0.85  # between lines of token chips: a chip and its position under it
+LAYERS_Y, HEADS_Y = -1.3, -2.6
+SPECIAL = ("[CLS]", "[SEP]")
+
+
+class RealHeadPlace(RealHeadScene):
+    """The sentence as WordPieces, then the model's layers and the layer's heads, the chosen ones lit."""
+
+    def construct(self) -> None:
+        self.open_head()
+        self.header("A real model: {}", parts=[TokenPart(MODEL_NAME, len(MODEL_NAME))])
+        sentence, chips, count = self._tokens()
+        self.beat(
+            f"MiniLM reads your sentence as {self.cite(size('n_tokens'))} WordPiece tokens: "
+            "[CLS] first, [SEP] last, rarer words split into pieces marked ##.",
+            FadeIn(sentence), FadeIn(chips), FadeIn(count), wait=1.5,
+        )
+        layers, lit_layer, layer_note = self._layers()
+        self.beat(
+            f"Each token enters as {self.cite(Fact('place', 'd_model'))} numbers and passes "
+            f"{self.cite(Fact('place', 'n_layers'))} layers; we open layer {self.cite(Fact('place', 'layer_number'))}.",
+            FadeIn(layers), FadeIn(layer_note), Create(lit_layer), wait=1.2,
+        )
+        heads, lit_head, notes = self._heads(layers)
+        self.chips, self.layers, self.lit_layer, self.heads, self.lit_head = chips, layers, lit_layer, heads, lit_head
+        self.beat(
+            f"Layer {self.cite(Fact('place', 'layer_number'))} has {self.cite(Fact('place', 'n_heads'))} heads of "
+            f"{self.cite(Fact('place', 'd_head'))} numbers each; "
+            f"this is head {self.cite(Fact('place', 'head_number'))}.",
+            FadeIn(heads), Create(lit_head), FadeIn(notes), wait=1.5,
+        )
+        self.beat(
+            f"Next: what head {self.cite(Fact('place', 'head_number'))} computes for "
+            f"'{self.scenario.query_token}', and what it looks at.",
+            wait=1.5,
+        )
+
+    # -- the sentence and its tokens ------------------------------------------------------------
+    def _tokens(self) -> tuple[VMobject, VGroup, VMobject]:
+        """The sentence as typed, then a chip per WordPiece (its position under it), wrapped in lines."""
+        sentence = token_text(self.head_found.sentence, limit=64, size=24,
+                              color=MUTED)
+        sentence.move_to((0, TOP - 0.3, 0)).to_edge(LEFT, buff=0.4)
+        chips = VGroup()
+        for j, token in enumerate(self.scenario.tokens):
+            special = token in SPECIAL
+            word = token_text(token, size=CHIP_SIZE, color=MUTED if special else EMBEDDING)
+            box = RoundedRectangle(width=word.width + 0.24, height=0.5, corner_radius=0.08, stroke_width=2,
+                                   color=MUTED if special else EMBEDDING).move_to(word)
+            number = self.label("{}", position(j), size=SMALLEST_SIZE, color=MUTED).next_to(box, DOWN, buff=0.08)
+            chips.add(VGroup(box, word, number))
+        x, y, width = -HALF_WIDTH + 0.1, sentence.get_bottom()[1] - 0.55, 2 * HALF_WIDTH - 0.2
+        for chip in chips:
+            if x + chip.width > -HALF_WIDTH + 0.1 + width:
+                x, y = -HALF_WIDTH + 0.1, y - LINE_PITCH
+            chip.shift((x - chip.get_left()[0], y - chip[0].get_top()[1], 0))  # the boxes' tops on one line
+            x += chip.width + CHIP_GAP
+        count = self.label("{} WordPiece tokens", size("n_tokens"), size=SMALLEST_SIZE, color=INK)
+        count.next_to(sentence, RIGHT, buff=0.5)
+        if count.get_right()[0] > HALF_WIDTH:
+            count.next_to(sentence, DOWN, buff=0.08, aligned_edge=LEFT)
+        return sentence, chips, count
+
+    # -- the model's layers, and the layer's heads ---------------------------------------------------
+    def _layers(self) -> tuple[VGroup, RoundedRectangle, VGroup]:
+        """Six boxes "layer 1" … "layer 6" in a row; the chosen one outlined; the input's size beside them."""
+        found = self.head_found
+        boxes = VGroup()
+        for k in range(found.n_layers):
+            number = Fact("place", "layer_number") if k == found.layer else position(k)  # the same digit
+            name = self.label("layer {}", number, size=SMALLEST_SIZE, color=INK)
+            box = RoundedRectangle(width=1.3, height=0.55, corner_radius=0.08, stroke_width=2, color=MUTED)
+            boxes.add(VGroup(box, name.move_to(box)))
+        boxes.arrange(RIGHT, buff=0.18).move_to((0, LAYERS_Y, 0)).to_edge(LEFT, buff=0.4)
+        lit = RoundedRectangle(width=1.42, height=0.67, corner_radius=0.1, stroke_width=4, color=HIGHLIGHT)
+        lit.move_to(boxes[found.layer])
+        note = VGroup(
+            self.label("{} layers", Fact("place", "n_layers"), size=SMALLEST_SIZE, color=MUTED),
+            self.label("each token: d = {} numbers", Fact("place", "d_model"), size=SMALLEST_SIZE, color=MUTED),
+        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        note.next_to(boxes, RIGHT, buff=0.35)
+        return boxes, lit, note
+
+    def _heads(self, layers: VGroup) -> tuple[VGroup, RoundedRectangle, VGroup]:
+        """The chosen layer's twelve heads as numbered boxes; the chosen head outlined; what it owns."""
+        found = self.head_found
+        boxes = VGroup()
+        for k in range(found.n_heads):
+            box = RoundedRectangle(width=0.48, height=0.5, corner_radius=0.06, stroke_width=2,
+                                   color=QUERY if k == found.head else MUTED)
+            number = Fact("place", "head_number") if k == found.head else position(k)
+            boxes.add(VGroup(box, self.label("{}", number, size=SMALLEST_SIZE, color=INK).move_to(box)))
+        boxes.arrange(RIGHT, buff=0.08).move_to((0, HEADS_Y, 0)).to_edge(LEFT, buff=0.4)
+        links = VGroup(*(Line(layers[found.layer].get_corner(DOWN + side), boxes[end].get_corner(UP + side),
+                              stroke_width=1.5, color=MUTED) for side, end in ((LEFT, 0), (RIGHT, -1))))
+        lit = RoundedRectangle(width=0.58, height=0.6, corner_radius=0.08, stroke_width=4, color=HIGHLIGHT)
+        lit.move_to(boxes[found.head])
+        notes = VGroup(
+            self.label("d = {} = {} heads × {}", Fact("place", "d_model"), Fact("place", "n_heads"),
+                       Fact("place", "d_head"), size=SMALLEST_SIZE, color=MUTED),
+            self.label("head {}: columns {} to {} of each W", Fact("place", "head_number"),
+                       Fact("place", "first_column"), Fact("place", "last_column"), size=SMALLEST_SIZE, color=QUERY),
+        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        notes.next_to(boxes, RIGHT, buff=0.35)
+        return VGroup(links, boxes), lit, notes

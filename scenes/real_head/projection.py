@@ -1,0 +1,185 @@
+"""A real head's Q, K and V: ``x·W + b``, with the bias as the weight of an input that is always 1.
+
+The query token's input ``x`` has 384 numbers: the scene shows entries 1 to 6 (named as a slice,
+with its range), then the appended 1. The head's ``W_Q``, ``W_K``, ``W_V`` are 385 × 32 each (the
+384 rows of the layer's weights that feed this head's 32 columns, and the bias as row 385): far too
+many numbers, so they are drawn as colours only, and the screen says so, with each map's colour
+scale. Then the products: entries 1 to 6 of the token's ``q``, ``k`` and ``v`` (of 32), with the
+biases that went into them. Every number is the model's own (:mod:`attention_math.minilm`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Dot, FadeIn, MathTex, VGroup, VMobject, Write
+
+from scenes.facts import Fact, position
+from scenes.kit.grids import NumberGrid
+from scenes.kit.heatmap import Legend, opacity_of
+from scenes.kit.layout import HALF_WIDTH, TOP
+from scenes.kit.palette import EMBEDDING, INK, KEY, MUTED, QUERY, VALUE
+from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, text, token_text
+from scenes.real_head.common import RealHeadScene
+
+__all__ = ["RealProjection"]
+
+SLICE = 6  # entries of a long vector written out: they fit one line at the smallest type size
+MATRICES = (("w_query", "W_Q", "b_Q", QUERY), ("w_key", "W_K", "b_K", KEY), ("w_value", "W_V", "b_V", VALUE))
+MAP_WIDTH, MAP_HEIGHT, BIAS_HEIGHT, BIAS_GAP = 0.9, 2.0, 0.14, 0.1
+MAPS_TOP = 0.2  # the maps' top edge (their names above it)
+MAP_PITCH = 2.15  # between the maps' centres: room for each colour scale under its map
+MAPS_LEFT = -HALF_WIDTH + 0.6  # the first map's left edge (its colour scale reaches further left)
+SHADES = 16  # steps of opacity a colour map is drawn with
+SIZE = SMALLEST_SIZE  # the numbers of x's slice: eight columns and their note on one line
+TABLE_SIZE = SMALLEST_SIZE  # the numbers of q, k, v and the biases: six rows beside the maps
+
+
+def colour_map(matrix: np.ndarray, low: float, high: float, hue: str, width: float, height: float,
+               corner: tuple[float, float]) -> VGroup:
+    """Every entry of ``matrix`` as a cell of ``hue`` at the heat maps' opacity for its number, in
+    ``width × height`` from the top-left ``corner`` (row 0 on top): one path per shade, the opacities
+    rounded to :data:`SHADES` steps (thousands of cells: a rectangle each would take manim minutes to
+    copy; placed by their numbers, since measuring such a path walks every point)."""
+    rows, columns = matrix.shape
+    opacity = np.vectorize(lambda x: opacity_of(float(x), low, high))(matrix)
+    shade = np.round(opacity * SHADES) / SHADES
+    cell_w, cell_h = width / columns, height / rows
+    group = VGroup()
+    for level in np.unique(shade):
+        i, j = np.nonzero(shade == level)
+        x0, y0 = corner[0] + j * cell_w, corner[1] - i * cell_h
+        corners = np.stack([np.stack([x0, y0], -1), np.stack([x0 + cell_w, y0], -1),
+                            np.stack([x0 + cell_w, y0 - cell_h], -1), np.stack([x0, y0 - cell_h], -1)], 1)
+        starts, ends = corners, np.roll(corners, -1, axis=1)
+        thirds = np.linspace(0.0, 1.0, 4)[None, None, :, None]  # straight cubic pieces: a, a + d/3, a + 2d/3, b
+        points = starts[:, :, None, :] + thirds * (ends - starts)[:, :, None, :]
+        points = np.concatenate([points.reshape(-1, 2), np.zeros((points.size // 2, 1))], axis=1)
+        path = VMobject(stroke_width=0, fill_color=hue, fill_opacity=float(level))
+        path.set_points(points)
+        group.add(path)
+    return group
+
+
+class RealProjection(RealHeadScene):
+    """x for the query token (a slice), the bias as an always-1 input, W as colours, q, k, v (slices)."""
+
+    def construct(self) -> None:
+        self.open_head()
+        self.header("Head {} of layer {}: Q, K, V = x·W + b", "query", "key", "value",
+                    parts=[Fact("place", "head_number"), Fact("place", "layer_number")])
+        x_row, always_one, note = self._input()
+        q = self.scenario.query
+        self.beat(
+            f"Head {self.cite(Fact('place', 'head_number'))} of layer {self.cite(Fact('place', 'layer_number'))} "
+            f"reads '{self.scenario.query_token}' as {self.cite(Fact('place', 'd_model'))} numbers: "
+            f"here entries {self.cite(position(0))} to {self.cite(position(SLICE - 1))}.",
+            FadeIn(x_row), FadeIn(note[0]), wait=1.2,
+        )
+        bias = self._bias_note(x_row)
+        self.beat(
+            "BERT's projections add a bias, x·W + b. So x gets one more input that is always one, "
+            f"and b becomes row {self.cite(Fact('place', 'bias_row'))} of each W.",
+            FadeIn(always_one), FadeIn(note[1]), Write(bias), wait=1.5,
+        )
+        maps = self._maps(bias)
+        self.beat(
+            f"W_Q, W_K, W_V: {self.cite(Fact('place', 'bias_row'))} × {self.cite(Fact('place', 'd_head'))} "
+            "each, too many numbers to print: colours only, the bias the row set apart at the bottom.",
+            FadeIn(maps), wait=1.5,
+        )
+        table, title = self._products(maps, q)
+        self.maps, self.table = maps, table  # for the geometry tests
+        self.beat(
+            f"The products: q, k and v of '{self.scenario.query_token}', {self.cite(Fact('place', 'd_head'))} "
+            f"numbers each; entries {self.cite(position(0))} to {self.cite(position(SLICE - 1))} shown, "
+            "with the biases added in.",
+            FadeIn(title), FadeIn(table), wait=1.8,
+        )
+
+    # -- x, a slice and the always-1 input ---------------------------------------------------
+    def _input(self) -> tuple[NumberGrid, VGroup, VGroup]:
+        """Entries 1 to 6 of the query's x, "…", then entry 385 (the 1), in one row under its column numbers."""
+        q = self.scenario.query
+        entries = [self.number("model", "embeddings", q, m, size=SIZE, color=EMBEDDING) for m in range(SLICE)]
+        entries += [text("…", size=SIZE, color=MUTED),
+                    self.number("model", "embeddings", q, self.head_found.d_model, size=SIZE, color=INK)]
+        columns: list[Any] = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
+        one = self.label("{}", position(self.head_found.d_model), size=SMALLEST_SIZE, color=MUTED)
+        columns += [Dot(radius=0.0, fill_opacity=0.0, stroke_opacity=0.0), one]
+        name = token_text(self.scenario.query_token, size=24, color=EMBEDDING)
+        grid = NumberGrid([entries], row_labels=[name], column_labels=columns, h_buff=0.28)
+        grid.to_edge(LEFT, buff=0.35).set_y(TOP - 0.55)
+        self.rows("token", {q: name}, grid)
+        self.columns("d_in", {m: columns[m] for m in range(SLICE)} | {self.head_found.d_model: columns[-1]}, grid)
+        grid.body.remove(entries[-1])  # the always-1 input: in place, shown in the second beat
+        grid.column_labels.remove(columns[-1])
+        first = self.label("x: entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_model"),
+                           size=SMALLEST_SIZE, color=MUTED)
+        extra = self.label("+ input {}, always one", position(self.head_found.d_model), size=SMALLEST_SIZE,
+                           color=MUTED)
+        first.next_to(grid, RIGHT, buff=0.4).align_to(grid.body, UP).shift(DOWN * 0.05)
+        extra.next_to(first, DOWN, buff=0.12, aligned_edge=LEFT)
+        return grid, VGroup(entries[-1], columns[-1]), VGroup(first, extra)
+
+    def _bias_note(self, x_row: NumberGrid) -> VGroup:
+        """[x, 1] · [W; b] = x·W + b, and where b sits."""
+        # the always-1 input written as a word: its number is the model's, in x's row above
+        formula = drop_svg_paths(MathTex(r"x W + b \;=\; [\,x,\ \text{one}\,] \begin{bmatrix} W \\ b \end{bmatrix}",
+                                         font_size=30, color=INK))
+        where = self.label("b: row {} of each W, the weight of the input always one", Fact("place", "bias_row"),
+                           size=SMALLEST_SIZE, color=MUTED)
+        group = VGroup(formula, where).arrange(RIGHT, buff=0.4)
+        group.next_to(x_row, DOWN, buff=0.3).to_edge(LEFT, buff=0.4)
+        return group
+
+    # -- the weights, as colours -------------------------------------------------------------
+    def _maps(self, above: VGroup) -> VGroup:
+        """W_Q, W_K, W_V as pictures (a pixel per number), the bias row apart; their shapes and scales."""
+        top = MAPS_TOP
+        maps = VGroup()
+        for k, (field, name, bias_name, hue) in enumerate(MATRICES):
+            matrix = np.asarray(getattr(self.head_found.trace, field), dtype=float)
+            low, high = (self.value_of(Fact("model_extremes", field, (end,))) for end in (0, 1))
+            left = MAPS_LEFT + k * MAP_PITCH
+            body = colour_map(matrix[:-1], low, high, hue, MAP_WIDTH, MAP_HEIGHT, (left, top))
+            bias = colour_map(matrix[-1:], low, high, hue, MAP_WIDTH, BIAS_HEIGHT,
+                              (left, top - MAP_HEIGHT - BIAS_GAP))
+            title = drop_svg_paths(MathTex(name, font_size=30, color=hue))
+            title.move_to((left + MAP_WIDTH / 2, top + 0.12 + title.height / 2, 0))
+            bias_label = drop_svg_paths(MathTex(bias_name, font_size=26, color=hue)).next_to(bias, RIGHT, buff=0.1)
+            scale = Legend(self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
+                           self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
+                           width=0.3, height=0.16)
+            scale.next_to(bias, DOWN, buff=0.22)
+            maps.add(VGroup(body, bias, title, bias_label, scale))
+        note = self.label("each {} × {}, colours only: dark = smallest, bright = largest", Fact("place", "bias_row"),
+                          Fact("place", "d_head"), size=SMALLEST_SIZE, color=MUTED)
+        note.move_to((MAPS_LEFT - 0.3 + note.width / 2, scale.get_bottom()[1] - 0.18 - note.height / 2, 0))
+        return VGroup(maps, note)
+
+    # -- q, k, v: slices, and the biases in them -------------------------------------------------
+    def _products(self, maps: VGroup, q: int) -> tuple[NumberGrid, VMobject]:
+        """Entries 1 to 6 of q, k, v for the query token, and of b_Q, b_K, b_V, under their column numbers."""
+        fields = (("queries", "q", QUERY, "model"), ("keys", "k", KEY, "model"), ("values", "v", VALUE, "model"),
+                  ("bias_query", "b_Q", QUERY, "bias"), ("bias_key", "b_K", KEY, "bias"),
+                  ("bias_value", "b_V", VALUE, "bias"))
+        rows, names = [], []
+        for field, name, hue, source in fields:
+            index = (q,) if source == "model" else ()
+            rows.append([self.number(source, field, *index, m, size=TABLE_SIZE, color=hue) for m in range(SLICE)])
+            names.append(self.label(name + "{}", position(q), size=24, color=hue) if source == "model"
+                         else drop_svg_paths(MathTex(name, font_size=28, color=hue)))
+        columns: list[Any] = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
+        table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.24, v_buff=0.1)
+        title = self.label("entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_head"),
+                           size=SMALLEST_SIZE, color=MUTED)
+        table.align_to((HALF_WIDTH, 0, 0), RIGHT).align_to((0, MAPS_TOP + 0.1, 0), UP)
+        title.next_to(table, UP, buff=0.15).align_to(table.brackets, RIGHT)
+        self.rows("query", {q: names[0]}, table)
+        self.rows("key", {q: VGroup(names[1], names[2])}, table)
+        self.columns("d_k", dict(enumerate(columns)), table)
+        self.columns("d_v", dict(enumerate(columns)), table)
+        return table, title
+
