@@ -28,7 +28,7 @@ from scenes.facts import Fact
 from scenes.multi_head.multi_head import MAX_HEADS, MultiHead
 from scenes.multi_head.per_head import PerHead
 from scenes.multi_head.why_heads import MAX_DRAWN, WhyHeads
-from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, OWN_PRESET, lecture_of
+from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, MODEL_LECTURE, OWN_PRESET, lecture_of
 
 WHY_SCALE = ("scenes.self_attention.why_scale", "WhyScale")
 MULTI_HEAD = ("scenes.multi_head.multi_head", "MultiHead")
@@ -128,7 +128,10 @@ def test_the_command_line_names_every_lecture_and_its_preset(capsys: pytest.Capt
         main(["render", "--help"])
     shown = re.sub(r"-\s+", "-", " ".join(capsys.readouterr().out.split()))  # argparse wraps after a hyphen
     for name, preset_name in LECTURE_PRESETS.items():
-        assert name in shown and f"{name}: {preset_name}" in shown, name
+        if name == MODEL_LECTURE:  # a real model's head: no preset, its lecture named with --model's
+            assert f"with --model, {name}" in shown
+        else:
+            assert name in shown and f"{name}: {preset_name}" in shown, name
 
 
 def test_a_scenario_the_multi_head_scene_cannot_draw_stops_before_rendering(monkeypatch, tmp_path, capsys) -> None:
