@@ -279,10 +279,15 @@ class MultiHead(ExplainerScene):
                    for i in range(d_in) for j in range(count)]
         fits = _matrix_layout(numbers, columns, d_in, width, top - BOTTOM)
         if fits is None:
+            note = text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
+            if note.width > width:  # a narrow panel (four heads): on two lines
+                note = VGroup(text("(their numbers:", size=SMALLEST_SIZE, color=MUTED),
+                              text("in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
+                              ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
             shapes = VGroup(
                 self.label("W_Q, W_K: {} × {}", size("d_in"), size("d_k"), size=SMALLEST_SIZE, color=INK),
                 self.label("W_V: {} × {}", size("d_in"), size("d_v"), size=SMALLEST_SIZE, color=INK),
-                text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED),
+                note,
             ).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             return shapes.move_to((left + shapes.width / 2, top - shapes.height / 2, 0))
         font, beside = fits
