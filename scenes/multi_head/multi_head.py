@@ -279,7 +279,7 @@ class MultiHead(ExplainerScene):
                    for i in range(d_in) for j in range(count)]
         fits = _matrix_layout(numbers, columns, d_in, width, top - BOTTOM)
         if fits is None:
-            note = text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
+            note: VMobject = text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
             if note.width > width:  # a narrow panel (four heads): on two lines
                 note = VGroup(text("(their numbers:", size=SMALLEST_SIZE, color=MUTED),
                               text("in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
