@@ -16,7 +16,10 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
 7. what the lecture-hall options cost: cold -ql bundles with ``--voice`` (Piper speaks every
    caption, each beat as long as its sentence) and with ``--slides`` (the offline deck), each run
    beside a plain cold bundle in the same round, so a busy moment of a shared machine hits all
-   three alike.
+   three alike;
+8. the lectures side by side: cold -ql bundles of lecture 6 (self-attention), 7 (masked) and 8
+   (multi-head), one after another in each round, as wall seconds per second of video; lectures 7
+   and 8 each within 1.2× of lecture 6's in the same run.
 
 Writes ``bench/results/latest.json`` and ``latest.md`` (``--docs`` also puts the table in
 docs/speed.md, between its bench markers).
@@ -69,6 +72,14 @@ SIZES: tuple[tuple[str, tuple[str, ...], float], ...] = (
     ("the multi-head lecture (two heads)", ("--lecture", "multi-head"), 45.0),
 )
 """``(name, render flags, the most wall time it may take cold at -ql, s)`` (issues 11 and 14)."""
+
+LECTURES: tuple[tuple[str, float | None], ...] = (
+    ("self-attention", None),
+    ("masked", 1.2),
+    ("multi-head", 1.2),
+)
+"""``(lecture, the most its wall seconds per video second may be, as a multiple of the first's)``:
+each lecture's cost in the same run as lecture 6's, never in seconds (issue 29)."""
 
 TARGETS = {
     "cold_l_wall_s": 45.0,
@@ -261,6 +272,36 @@ def size_renders(runs: int, scratch: Path) -> dict[str, Any]:
     return {"runs": runs, "rows": rows}
 
 
+# -- 8: the lectures side by side --------------------------------------------------------------
+def lecture_renders(runs: int, scratch: Path, scenes: str | None = None) -> dict[str, Any]:
+    """Cold -ql bundles of every lecture of :data:`LECTURES`, one after another in each round (a busy
+    moment of a shared host hits them alike); medians, wall seconds per video second, and each
+    lecture's as a multiple of the first's."""
+    walls: dict[str, list[float]] = {name: [] for name, _ in LECTURES}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in LECTURES}
+    videos: dict[str, float] = {}
+    only = ("--scenes", scenes) if scenes else ()
+    for run in range(runs):
+        for name, _ in LECTURES:
+            out = scratch / f"lecture-{name}-{run}" / "bundle"
+            _log(f"cold render -ql, the {name} lecture, run {run + 1} of {runs}")
+            report = run_measured(_render_command(out, "l", "--lecture", name, *only))
+            walls[name].append(report["wall_s"])
+            cpus[name].append(report["cpu_s"])
+            videos[name] = _lecture_seconds(_manifest(out))
+            _log(f"  {report['wall_s']:.1f} s wall, {report['cpu_s']:.1f} s CPU for {videos[name]:.1f} s of video")
+    rows: dict[str, dict[str, Any]] = {}
+    for name, _ in LECTURES:
+        wall, cpu, video = _median(walls[name]), _median(cpus[name]), videos[name]
+        rows[name] = {"wall_s": wall, "cpu_s": cpu, "video_s": video, "wall_per_video_s": wall / video,
+                      "cpu_per_video_s": cpu / video}
+    first = rows[LECTURES[0][0]]
+    for row in rows.values():
+        row["ratio"] = row["wall_per_video_s"] / first["wall_per_video_s"]
+        row["cpu_ratio"] = row["cpu_per_video_s"] / first["cpu_per_video_s"]
+    return {"scenes": scenes or "all", "runs": runs, "rows": rows}
+
+
 # -- 2 and 6: several manim renders at once --------------------------------------------------
 def _parallel(renders: list[dict[str, Any]], quality: str, folder: Path, joined: Path | None) -> dict[str, Any]:
     spec = {"quality": quality, "jobs": os.cpu_count() or 1, "renders": renders, "joined": str(joined or "")}
@@ -409,6 +450,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
+        *_lecture_table(results.get("lectures")),
         "",
         "Targets (issues 6, 11 to 14): " + ", ".join(_targets(results)) + ".",
     ]
@@ -523,6 +565,36 @@ def _size_table(sizes: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _lecture_table(lectures: dict[str, Any] | None) -> list[str]:
+    if not lectures:
+        return []
+    limits = dict(LECTURES)
+    first = LECTURES[0][0]
+    lines = [
+        "",
+        f"| cold bundle at -ql, {lectures['scenes']} scenes, side by side | wall (s) | CPU (s) | video (s) "
+        f"| wall / video s | × {first}'s | CPU × {first}'s | target (wall / video s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, row in lectures["rows"].items():
+        limit = limits.get(name)
+        target = f"≤ {limit:.1f}× {_mark(row['ratio'], limit)}" if limit else ""
+        lines.append(
+            f"| the {name} lecture | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['video_s']:.1f} "
+            f"| {row['wall_per_video_s']:.2f} | {row['ratio']:.2f} | {row['cpu_ratio']:.2f} | {target} |"
+        )
+    return lines
+
+
+def _lecture_targets(lectures: dict[str, Any] | None) -> list[str]:
+    rows = (lectures or {"rows": {}})["rows"]
+    return [
+        f"the {name} lecture's wall/video ≤ {limit:.1f}× lecture 6's {_mark(rows[name]['ratio'], limit)}"
+        for name, limit in LECTURES
+        if limit is not None and name in rows
+    ]
+
+
 def _targets(results: dict[str, Any]) -> list[str]:
     out = []
     cold = results["cold"]
@@ -543,6 +615,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
         if name in variants["rows"]:
             added = variants["rows"][name]["added"]
             out.append(f"{name} adds ≤ {limit * 100:.0f} % {_mark(added, limit)}")
+    out += _lecture_targets(results.get("lectures"))
     if results.get("math"):
         biggest = max(results["math"], key=lambda row: row["n"])
         ratio = _mark(biggest["ratio"], TARGETS["math_ratio_4096"])
@@ -564,9 +637,10 @@ def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
     page.write_text(f"{head}{BENCH_START}\n{table}{BENCH_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "sizes", "variants", "peer"})
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer"})
 """What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
-16-token sentence and the multi-head lecture, the lecture-hall options, the peer."""
+16-token sentence and the multi-head lecture, the lecture-hall options, the lectures side by side,
+the peer."""
 
 
 def _run_measures(
@@ -585,6 +659,9 @@ def _run_measures(
     if "variants" in only:
         # quick mode proves the rows run, on one short scene
         results["variants"] = variant_renders(args.runs, scratch, "spaces" if args.quick else None)
+    if "lectures" in only:
+        # quick mode proves the rows run, on each lecture's first scene
+        results["lectures"] = lecture_renders(args.runs, scratch, "1" if args.quick else None)
     if "peer" in only:
         results["peer"] = peer_render("l", args.runs, scratch)
 
@@ -599,7 +676,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--docs", action="store_true", help="also put the table in docs/speed.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
-        "--only", default="", help="comma-separated measures to run: math, cold, sizes, variants, peer (default all)"
+        "--only", default="",
+        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer (default all)",
     )
     args = parser.parse_args(argv)
     if args.quick:

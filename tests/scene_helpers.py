@@ -153,7 +153,8 @@ SCENARIOS.update(MODEL_SCENARIOS)
 OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
     "WhyScale": ("default", "sixteen"),  # it shows the sampler, never the scenario
-    "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "default"),  # heads, and one head
+    # heads, 12 tokens through 6 heads (4 drawn), and one head
+    "MultiHead": ("two-heads", "three-heads-eight", "two-heads-sixteen", "six-heads-twelve", "default"),
     # the masked lecture: its preset (a middle token, whose row the mask changes), 2 tokens asking about the first,
     # 12 about the ninth (colours only); the context also asks about a last token (the mask changes nothing) and
     # with d_v 1 (a row per arrow), dropout with 16 tokens at 4 decimals (its widest panel)

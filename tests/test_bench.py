@@ -85,6 +85,22 @@ def test_a_16_token_sentence_and_the_multi_head_lecture_get_a_row_each_with_thei
     assert "16 tokens, the whole lecture ≤ 90 s ✓" in table
 
 
+def test_the_lectures_side_by_side_get_a_row_each_with_their_ratio_to_lecture_6() -> None:
+    results = _results()
+    rows = {"self-attention": (40.0, 70.0, 200.0), "masked": (50.0, 80.0, 200.0), "multi-head": (30.0, 50.0, 100.0)}
+    results["lectures"] = {"scenes": "all", "runs": 1, "rows": {
+        name: {"wall_s": wall, "cpu_s": cpu, "video_s": video, "wall_per_video_s": wall / video,
+               "cpu_per_video_s": cpu / video, "ratio": wall / video / 0.2, "cpu_ratio": cpu / video / 0.35}
+        for name, (wall, cpu, video) in rows.items()}}
+    table = markdown(results)
+    assert "| the self-attention lecture | 40.0 | 70.0 | 200.0 | 0.20 | 1.00 | 1.00 |  |" in table
+    assert "| the masked lecture | 50.0 | 80.0 | 200.0 | 0.25 | 1.25 | 1.14 | ≤ 1.2× ✗ |" in table
+    assert "| the multi-head lecture | 30.0 | 50.0 | 100.0 | 0.30 | 1.50 | 1.43 | ≤ 1.2× ✗ |" in table
+    assert "the masked lecture's wall/video ≤ 1.2× lecture 6's ✗" in table
+    results["lectures"]["rows"]["multi-head"]["ratio"] = 1.1
+    assert "the multi-head lecture's wall/video ≤ 1.2× lecture 6's ✓" in markdown(results)
+
+
 def test_a_run_of_some_measures_reports_those_alone() -> None:
     results = _results()
     del results["math"], results["peer"], results["warm"]

@@ -180,7 +180,8 @@ def test_the_page_offline_shows_every_clip_with_its_subtitles_and_runs_nothing_o
         picture = browser.screenshot()
         assert browser.evaluate("typeof window.__pwned") == "undefined"
         assert browser.evaluate("document.querySelector('h1').textContent") == visible(TITLE)
-        assert browser.evaluate("document.title") == visible(TITLE)
+        assert browser.evaluate("document.title") == f"{visible(TITLE)} · Lecture 6: self-attention"
+        assert browser.evaluate("document.querySelector('p.lecture').textContent") == "Lecture 6: self-attention"
         assert browser.evaluate("document.scripts.length") == 1  # the page's own
         assert browser.evaluate("document.querySelectorAll('img[src=x], script[src]').length") == 0
         tokens = browser.evaluate("Array.from(document.querySelectorAll('.facts .token')).map(t => t.textContent)")

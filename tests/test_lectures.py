@@ -25,7 +25,8 @@ from attention_explainer.bundle import BundleError, default_out_dir, lecture_spe
 from attention_explainer.cli import main
 from attention_math import PRESETS, Scenario, ScenarioError, preset
 from scenes.facts import Fact
-from scenes.multi_head.multi_head import MAX_HEADS, MultiHead
+from scenes.multi_head.multi_head import MAX_DRAWN as MULTI_HEAD_DRAWN
+from scenes.multi_head.multi_head import MultiHead
 from scenes.multi_head.per_head import PerHead
 from scenes.multi_head.why_heads import MAX_DRAWN, WhyHeads
 from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, MODEL_LECTURE, OWN_PRESET, lecture_of
@@ -136,9 +137,9 @@ def test_the_command_line_names_every_lecture_and_its_preset(capsys: pytest.Capt
 
 def test_a_scenario_the_multi_head_scene_cannot_draw_stops_before_rendering(monkeypatch, tmp_path, capsys) -> None:
     monkeypatch.setattr(bundle, "build_bundle", lambda *a, **k: pytest.fail("rendered"))
-    argv = ["render", "--lecture", "multi-head", "--sentence", "a b c", "--heads", str(MAX_HEADS + 1)]
+    argv = ["render", "--lecture", "multi-head", "--sentence", "a b c", "--heads", "3", "--d-v", "3"]
     assert main([*argv, "--out", str(tmp_path)]) == 2
-    expected = f"heads: the multi-head scene draws 1 to {MAX_HEADS} heads, this scenario has {MAX_HEADS + 1}"
+    expected = "d_v: the multi-head scene joins at most 8 numbers (drawn heads × d_v), this scenario has 3 × 3"
     assert capsys.readouterr().err == f"attention-explainer: error: {expected}\n"
 
 
@@ -151,16 +152,17 @@ def _wide_output() -> Scenario:
 @pytest.mark.parametrize(
     ("scenario", "message"),
     [
-        (lambda: Scenario.from_sentence("a b c", heads=5), "heads: the multi-head scene draws 1 to 4 heads"),
         (lambda: Scenario.from_sentence("a b c", heads=3, d_v=3), "d_v: the multi-head scene joins at most 8 numbers"),
+        (lambda: Scenario.from_sentence("a b c", heads=6, d_v=3), "d_v: .* this scenario has 4 × 3"),
         (lambda: _wide_output(), "w_out: the output row of 6 numbers does not fit the frame"),
     ],
-    ids=["five heads", "nine joined numbers", "wide output"],
+    ids=["nine joined numbers", "six heads, four drawn, twelve joined numbers", "wide output"],
 )
 def test_the_multi_head_scene_refuses_what_it_cannot_lay_out(scenario, message: str) -> None:
     with pytest.raises(ScenarioError, match=message):
         MultiHead.check_scenario(scenario())
-    for fits in (preset("two-heads"), preset("dog-chased-ball"), Scenario.from_sentence("a b c", heads=4)):
+    for fits in (preset("two-heads"), preset("dog-chased-ball"), Scenario.from_sentence("a b c", heads=4),
+                 Scenario.from_sentence("a b c", heads=6), Scenario.from_sentence("a b c", heads=64)):
         assert MultiHead.check_scenario(fits) is fits
 
 
@@ -196,7 +198,7 @@ def test_why_scale_shows_the_same_numbers_whatever_the_scenario(scene_builds, sc
 def test_why_heads_and_per_head_refuse_no_number_of_heads() -> None:
     """They draw the first heads and say how many there are: a scenario MultiHead refuses for its heads, they take
     (``--scenes WhyHeads,PerHead`` renders it)."""
-    for heads in (1, 2, MAX_HEADS + 1, 64):
+    for heads in (1, 2, MAX_DRAWN + 1, 64):
         scenario = Scenario.from_sentence("a b c", heads=heads)
         assert WhyHeads.check_scenario(scenario) is scenario and PerHead.check_scenario(scenario) is scenario
 
@@ -211,6 +213,23 @@ def test_more_heads_than_drawn_are_said_on_screen_and_in_a_caption(scene_builds,
     assert ("the first 4 are drawn" in said) if drawn == MAX_DRAWN else ("Heads 3 to 5 take the same steps" in said)
     heads = {int(item.fact.source[4:]) for item in build.shown if item.fact.source.startswith("head")}
     assert heads == set(range(1, drawn + 1))
+
+
+def test_multi_head_draws_four_of_six_heads_and_says_the_rest(scene_builds) -> None:
+    """Six heads: heads 1 to 4 drawn, "of 6" on screen and the rest said to be in the walkthrough; the joined row
+    holds the drawn heads' z only, and W_O (whose rows would multiply z not shown) is named by its shape."""
+    build = built(scene_builds, MULTI_HEAD, "six-heads-twelve")
+    said = " ".join(beat.caption for beat in build.beats)
+    assert f"The first {MULTI_HEAD_DRAWN} are drawn; the rest are in the walkthrough." in said
+    assert {item.text for item in build.shown if item.fact == Fact("scenario", "n_heads")} == {"6"}
+    heads = {item.fact.source.split("_")[0] for item in build.shown if item.fact.source.startswith("head")}
+    assert heads == {f"head{h}" for h in range(1, MULTI_HEAD_DRAWN + 1)}
+    d_v = 2
+    joined = {item.fact.index[-1] for item in build.shown if item.fact.source == "multi"
+              and item.fact.field == "concat"}
+    assert joined == set(range(MULTI_HEAD_DRAWN * d_v))
+    assert not any(item.fact.field == "w_out" for item in build.shown)
+    assert {item.fact.field for item in build.shown if item.fact.source == "multi"} == {"concat", "output"}
 
 
 @pytest.mark.parametrize("scene", [WHY_HEADS, PER_HEAD], ids=["WhyHeads", "PerHead"])

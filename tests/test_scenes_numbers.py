@@ -252,7 +252,7 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     "MultiHead": [
         *((f"head{k + 1}", "weights", head_row(k)) for k in range(4)),  # where each head looks most
         *((f"head{k + 1}", "context", head_context(k)) for k in range(4)),  # each head's z
-        ("multi", "concat", joined("concat", lambda s: s.n_heads * s.d_v)),  # joined
+        ("multi", "concat", joined("concat", lambda s: min(s.n_heads, 4) * s.d_v)),  # the drawn heads' z joined
         ("multi", "output", joined("output", lambda s: 0 if s.w_out is None else s.w_out.shape[1])),  # × W_O
     ],
     "FusedProjection": [  # the equal head's query row, from the stack and computed alone (also in colours only)

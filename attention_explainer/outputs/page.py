@@ -32,7 +32,7 @@ from attention_math import Scenario, format_number
 from ..escape import visible
 from .handout import handout_tables
 from .lectures import lecture_steps
-from .steps import Table
+from .steps import QueryRow, Table
 from .subtitles import to_webvtt
 
 if TYPE_CHECKING:
@@ -66,6 +66,10 @@ th { unicode-bidi: isolate; } .tables { display: flex; flex-wrap: wrap; gap: 0 2
 .weights dl div.query { background: #fff1c7; }
 .weights dt { font-weight: bold; unicode-bidi: isolate; } .weights dd { margin: 0;
   font-family: "DejaVu Sans Mono", monospace; }
+.weights dl div.masked { color: #8a8f9c; background: #eef0f4; } .weights dd.note { font: italic .75rem sans-serif; }
+p.lecture { margin: .8rem 0 0; color: #55607a; font-weight: bold; letter-spacing: .02em; }
+p.formula code { font: 1.15rem "DejaVu Sans Mono", monospace; background: #eef1f8; padding: .2rem .5rem;
+  border-radius: .25rem; } .vectors p { margin: .2rem 0; font-family: "DejaVu Sans Mono", monospace; }
 @media (max-width: 50rem) { .clip { grid-template-columns: 1fr; } }
 """
 
@@ -127,32 +131,46 @@ def scene_words(name: str) -> str:
     return words[:1].upper() + words[1:]
 
 
-def scenario_summary(scenario: Scenario) -> str:
-    """The scenario at the top: tokens, sizes, the query's weights and context vector."""
+def _weight_row(scenario: Scenario, row: QueryRow) -> str:
+    """The query's weight under each key, wrapping (16 keys in one table row ran off a laptop's page)."""
     p = scenario.precision
-    step = scenario.query_step()
+    cells = []
+    for j, (token, w, masked) in enumerate(zip(scenario.tokens, row.weights, row.masked, strict=True)):
+        classes = " ".join(name for name, on in (("query", j == scenario.query), ("masked", masked)) if on)
+        mark = f' class="{classes}"' if classes else ""
+        note = '<dd class="note">masked</dd>' if masked else ""
+        cells.append(f"<div{mark}><dt>{_e(token)}</dt><dd>{format_number(w, p)}</dd>{note}</div>")
+    name, values = row.vector
+    return (
+        f'<section class="weights"><h3>{_e(row.heading)}</h3><dl>{"".join(cells)}</dl>'
+        f"<p>{_e(name)} = ({', '.join(format_number(v, p) for v in values)})</p></section>"
+    )
+
+
+def scenario_summary(scenario: Scenario, lecture: str = "self-attention") -> str:
+    """The top of the page: the lecture's name, intro and formula; the scenario's tokens and sizes; the
+    query's weights and vectors as the lecture computes them (:data:`~.lectures.LECTURE_STEPS`' ``page``)."""
+    summary = lecture_steps(lecture).page(scenario)
+    p = scenario.precision
     tokens = " ".join(f'<span class="token">{_e(token)}</span>' for token in scenario.tokens)
     facts = [
-        f"<li>{scenario.n_tokens} tokens: {tokens}</li>",
-        f'<li>query: token {scenario.query + 1}, <span class="token">{_e(scenario.query_token)}</span></li>',
-        f"<li>d_in = {scenario.d_in}, d_k = {scenario.d_k}, d_v = {scenario.d_v}</li>",
-        f"<li>{p} decimals{' (rounded)' if scenario.rounded else ''}, "
-        f"{'scaled by √d_k' if scenario.scaled else 'not scaled'}</li>",
+        f"{scenario.n_tokens} tokens: {tokens}",
+        f'query: token {scenario.query + 1}, <span class="token">{_e(scenario.query_token)}</span>',
+        f"d_in = {scenario.d_in}, d_k = {scenario.d_k}, d_v = {scenario.d_v}",
+        f"{p} decimals{' (rounded)' if scenario.rounded else ''}, "
+        f"{'scaled by √d_k' if scenario.scaled else 'not scaled'}",
+        *(_e(fact) for fact in summary.facts),
     ]
-    if scenario.n_heads > 1:
-        facts.append(f"<li>{scenario.n_heads} heads (the clips show head 1)</li>")
-    z = ", ".join(format_number(v, p) for v in step.context)
-    # each key over its weight, wrapping: 16 keys in one table row ran off a laptop's page
-    mark = ' class="query"'
-    pairs = "".join(
-        f'<div{mark if j == scenario.query else ""}><dt>{_e(token)}</dt><dd>{format_number(w, p)}</dd></div>'
-        for j, (token, w) in enumerate(zip(scenario.tokens, step.weights, strict=True))
+    vectors = "".join(
+        f"<p>{_e(name)} = ({', '.join(format_number(v, p) for v in values)})</p>" for name, values in summary.vectors
     )
-    weights = (
-        f'<section class="weights"><h3>The weights of query {scenario.query + 1} and its context vector</h3>'
-        f"<dl>{pairs}</dl><p>z{scenario.query + 1} = ({z})</p></section>"
+    joined = f'<section class="vectors">{vectors}</section>' if vectors else ""
+    return (
+        f'<p class="intro">{_e(summary.intro)}</p><p class="formula"><code>{_e(summary.formula)}</code></p>'
+        f'<ul class="facts">{"".join(f"<li>{fact}</li>" for fact in facts)}</ul>'
+        f'{"".join(_weight_row(scenario, row) for row in summary.rows)}'
+        f"{joined}"
     )
-    return f'<ul class="facts">{"".join(facts)}</ul>{weights}'
 
 
 def _video(rel: str, vtt: str, video_id: str, subrip: str, poster: str) -> str:
@@ -278,6 +296,7 @@ def lecture_page(
         The HTML of ``index.html``.
     """
     title = _e(plan.scenario.title)
+    lecture = _e(lecture_steps(plan.lecture).page(plan.scenario).lecture)
     deck = any(entry["kind"] == "deck" for entry in files)
     links = ['<a href="#lecture">the lecture</a>']
     links += [f'<a href="#{s.stem}">{s.number}. {_e(scene_words(s.name))}</a>' for s in plan.chosen]
@@ -290,8 +309,9 @@ def lecture_page(
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_policy()}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title><style>{STYLE}</style></head>\n<body><header>"
-        f'<h1>{title}</h1><nav>{" · ".join(links)}</nav>{scenario_summary(plan.scenario)}</header>\n'
+        f"<title>{title} · {lecture}</title><style>{STYLE}</style></head>\n<body><header>"
+        f'<p class="lecture">{lecture}</p><h1>{title}</h1><nav>{" · ".join(links)}</nav>'
+        f"{scenario_summary(plan.scenario, plan.lecture)}</header>\n"
         f"<main>{_lecture_section(plan, staging)}{clips}{handout_section(plan.scenario, plan.lecture)}"
         f"{_files_section(files)}</main>\n<script>{SCRIPT}</script></body></html>\n"
     )

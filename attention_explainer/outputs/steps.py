@@ -19,7 +19,10 @@ import numpy.typing as npt
 
 from attention_math import Scenario, format_number
 
-__all__ = ["LectureSteps", "NotebookCells", "Table", "matrix_literal", "numbered", "stack_literal", "table"]
+__all__ = [
+    "LectureSteps", "NotebookCells", "PageSummary", "QueryRow", "Table", "matrix_literal", "numbered", "stack_literal",
+    "table",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,6 +128,57 @@ class NotebookCells:
     pytorch: str
 
 
+@dataclass(frozen=True, eq=False)
+class QueryRow:
+    """One row of weights the page shows at its top: the query's weight on each key, and the vector
+    they make.
+
+    Attributes
+    ----------
+    heading
+        What the row is, in the lecture's words (plain text: the page escapes it).
+    weights
+        One weight per key (the scenario's tokens), a read-only float64 vector.
+    masked
+        For each key, whether the mask hides it from the query (its weight is 0 because it is masked).
+    vector
+        ``(name, values)``: the vector the weights make, e.g. ``("z3", context)``.
+    """
+
+    heading: str
+    weights: npt.NDArray[np.float64]
+    masked: tuple[bool, ...]
+    vector: tuple[str, npt.NDArray[np.float64]]
+
+
+@dataclass(frozen=True, eq=False)
+class PageSummary:
+    """What the lecture page says at its top, for one scenario: the lecture's own words and numbers.
+
+    Attributes
+    ----------
+    lecture
+        The lecture's name as a heading, e.g. ``"Lecture 7: masked self-attention"``.
+    intro
+        A sentence or two: what the lecture explains.
+    formula
+        The lecture's formula in plain text (``softmax(mask(QKᵀ/√d_k)) V``).
+    facts
+        Lines about the scenario's sizes that are the lecture's own (heads, W_O), after the common ones.
+    rows
+        The query's rows of weights, each with its vector (one per head for multi-head attention).
+    vectors
+        Further vectors of the query, ``(name, values)`` (the heads joined, the output).
+    """
+
+    lecture: str
+    intro: str
+    formula: str
+    facts: tuple[str, ...]
+    rows: tuple[QueryRow, ...]
+    vectors: tuple[tuple[str, npt.NDArray[np.float64]], ...] = ()
+
+
 @dataclass(frozen=True)
 class LectureSteps:
     """One lecture's handout and notebook, as :mod:`attention_explainer.outputs.lectures` registers it.
@@ -138,6 +192,8 @@ class LectureSteps:
     probe
         A table's stem: the check cell reads the CSV files from the notebook's folder when that
         one's CSV is there, else from ``handout/`` below it.
+    page
+        The lecture page's top for a scenario: the lecture's name, intro, formula and the query's numbers.
     walkthrough
         Whether the handout has ``walkthrough.md``, one query worked by hand
         (:func:`attention_math.format_walkthrough`, which works unmasked attention).
@@ -146,6 +202,7 @@ class LectureSteps:
     tables: Callable[[Scenario], tuple[Table, ...]]
     notebook: Callable[[Scenario], NotebookCells]
     probe: str
+    page: Callable[[Scenario], PageSummary]
     walkthrough: bool = True
 
 

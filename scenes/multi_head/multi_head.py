@@ -5,6 +5,10 @@ cells while they are legible, else colour only with its range), the query's row 
 the key it attends to most named, then its z for the query. The heads' z are concatenated and
 multiplied by W_O into the output row; from there on only the query's row of each heat map stays,
 and the screen says so. A scenario with one head is drawn as one head, and says it has no W_O.
+
+Heads 1 to :data:`MAX_DRAWN` are drawn; a scenario with more says on screen and in a caption how
+many it has and that the rest are in the walkthrough: its joined row ends in "| …" and W_O is named
+by its shape (its rows would multiply numbers not shown), the output still of every head.
 """
 
 from __future__ import annotations
@@ -56,12 +60,13 @@ from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, shorten_token, text, token_text
 
-__all__ = ["MAX_HEADS", "MultiHead"]
+__all__ = ["MAX_DRAWN", "MultiHead"]
 
-MAX_HEADS = 4  # side by side, each heat map keeps legible labels
-MAX_JOINED = 8  # numbers in the concatenated row (heads × d_v): it shares one line with W_O and the output
+MAX_DRAWN = 4  # heads side by side, each heat map with legible labels; a scenario with more says the rest
+MAX_JOINED = 8  # numbers in the concatenated row (drawn heads × d_v): it shares one line with W_O and the output
 GAP = 0.45  # between the heads' panels
 TITLE_Y = TOP - 0.2
+NOTE_LINE = 0.34  # a line of note under the heading (the heads drawn, when not all)
 LINE = 0.42  # the pitch of the lines under a heat map
 BAND_SIZES = (24, 22, SMALLEST_SIZE)  # type sizes tried for the lines concat = … and concat × W_O = …
 ONE_HEAD_NOTE = 5.0  # the width of the note beside a single head
@@ -83,15 +88,18 @@ class _BandSizes:
 
 
 def _band_sizes(scenario: Scenario, font: float) -> _BandSizes:
-    """The widths of the lines under the heads at ``font`` (measured from the shown numbers)."""
+    """The widths of the lines under the heads at ``font`` (measured from the shown numbers: the drawn heads')."""
     trace, q, p = scenario.multi_head_trace(), scenario.query, scenario.precision
 
     def numbers(values: np.ndarray) -> float:
         return widest([format_number(float(v), p) for v in np.ravel(values)], font)
 
     name = text_width("concat00 =", font) + 0.3
-    columns, d_out = trace.concat.shape[1], trace.output.shape[1]
-    joined = name + columns * numbers(trace.concat[q]) + (columns - 1) * 0.2 + 0.35 * (scenario.n_heads - 1) + 0.5
+    drawn = min(scenario.n_heads, MAX_DRAWN)
+    columns, d_out = drawn * scenario.d_v, trace.output.shape[1]
+    more = 2 * (0.35 + text_width("…", font)) if scenario.n_heads > drawn else 0.0  # "| …" after the drawn heads
+    joined = name + columns * numbers(trace.concat[q, :columns]) + (columns - 1) * 0.2 + 0.35 * (drawn - 1) + 0.5
+    joined += more
     output = d_out * numbers(trace.output[q]) + (d_out - 1) * 0.28 + 0.5 + text_width("=", font) + 0.3
     matrix = d_out * (numbers(trace.w_out) + 0.3) + 0.4
     shape = text_width("W_O", font) + 0.3
@@ -144,13 +152,12 @@ class MultiHead(ExplainerScene):
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
-        """Up to :data:`MAX_HEADS` heads, and a joined row of at most :data:`MAX_JOINED` numbers that fits."""
-        h = scenario.n_heads
-        if h > MAX_HEADS:
-            raise ScenarioError(f"heads: the multi-head scene draws 1 to {MAX_HEADS} heads, this scenario has {h}")
-        if h > 1 and h * scenario.d_v > MAX_JOINED:
-            raise ScenarioError(f"d_v: the multi-head scene joins at most {MAX_JOINED} numbers (heads × d_v), this "
-                                f"scenario has {h} × {scenario.d_v}")
+        """Any number of heads (the first :data:`MAX_DRAWN` drawn), and a joined row of the drawn heads of at
+        most :data:`MAX_JOINED` numbers that fits."""
+        h, drawn = scenario.n_heads, min(scenario.n_heads, MAX_DRAWN)
+        if h > 1 and drawn * scenario.d_v > MAX_JOINED:
+            raise ScenarioError(f"d_v: the multi-head scene joins at most {MAX_JOINED} numbers (drawn heads × d_v), "
+                                f"this scenario has {drawn} × {scenario.d_v}")
         if h > 1 and _band_sizes(scenario, SMALLEST_SIZE).shape > 2 * HALF_WIDTH:
             d_out = scenario.multi_head_trace().output.shape[1]
             raise ScenarioError(f"w_out: the output row of {d_out} numbers does not fit the frame "
@@ -159,14 +166,17 @@ class MultiHead(ExplainerScene):
 
     def construct(self) -> None:
         precision = self.scenario.precision
-        self.heads = [head.trace() for head in self.scenario.heads]
+        self.heads = [head.trace() for head in self.scenario.heads[:MAX_DRAWN]]  # the drawn heads
+        self.more = self.scenario.n_heads > len(self.heads)
         for k, trace in enumerate(self.heads):
             self.add_source(f"head{k + 1}", trace, precision)
             self.add_source(f"head{k + 1}_extremes", Extremes(trace), precision)
-        several = len(self.heads) > 1
+        several = self.scenario.n_heads > 1
         if several:
             self.add_source("multi", self.scenario.multi_head_trace(), precision)
         self.header("Multi-head attention: {} " + ("heads" if several else "head"), parts=[size("n_heads")])
+        self._drawn_note = self._more_heads_note()
+        self.title_y = TITLE_Y - (NOTE_LINE if self.more else 0.0)  # under the note of the heads drawn
         panels = self._panels()
         self._projections(panels)
         self._looking(panels)
@@ -176,6 +186,18 @@ class MultiHead(ExplainerScene):
             return
         self._query_rows(panels)
         self._joined(panels)
+
+    def _more_heads_note(self) -> VGroup:
+        """Under the heading, for more heads than :data:`MAX_DRAWN`: how many, and where the rest are; the
+        other notes follow it on its line."""
+        note = VGroup()
+        if self.more:
+            note.add(self.label("heads {}–{} of {} drawn, the rest in the walkthrough", position(0),
+                                position(len(self.heads) - 1), size("n_heads"), size=SMALLEST_SIZE, color=MUTED))
+            note.next_to(self.heading, DOWN, buff=0.08, aligned_edge=LEFT)
+        note.is_furniture = True  # type: ignore[attr-defined]
+        self.add(note)
+        return note
 
     # -- the panels, one per head ----------------------------------------------------------------
     def _panels(self) -> list[_Panel]:
@@ -194,7 +216,7 @@ class MultiHead(ExplainerScene):
     def _panel(self, k: int, left: float, width: float) -> _Panel:
         source, q = f"head{k + 1}", self.scenario.query
         title = self.label("head {}", position(k), size=26, color=INK)
-        title.move_to((left + title.width / 2, TITLE_Y, 0))
+        title.move_to((left + title.width / 2, self.title_y, 0))
         fit, grid = self._grid(k, left, width)
         numbers = cell_numbers(self, grid, source, "weights", f"{source}_extremes", size=fit.size) if fit.numbers \
             else VGroup()
@@ -207,7 +229,7 @@ class MultiHead(ExplainerScene):
         if not fit.numbers:  # colour only: the legend on the title's line, else under the grid
             scale = legend(self, f"{source}_extremes", "weights", WEIGHT)
             if width >= LEGEND_BESIDE:
-                scale.move_to((left + width - scale.width / 2, TITLE_Y, 0))
+                scale.move_to((left + width - scale.width / 2, self.title_y, 0))
             else:
                 scale.move_to((left + scale.width / 2, y, 0))
                 y -= LINE
@@ -223,20 +245,21 @@ class MultiHead(ExplainerScene):
         """Head ``k``'s heat map, as large as its panel allows above its lines (two, three in colour only)."""
         n, tokens, source = self.scenario.n_tokens, self.scenario.tokens, f"head{k + 1}"
         texts = [self.text_for(value(source, "weights", i, j)) for i in range(n) for j in range(n)]
-        top = TITLE_Y - 0.35
+        top = self.title_y - 0.35
         fit = fit_heat(tokens, widest(texts, 26), width=width, height=top - BOTTOM - 2 * LINE - 0.15, fill=width)
         if not fit.numbers and width < LEGEND_BESIDE:  # room for the legend under the grid
             fit = fit_heat(tokens, widest(texts, 26), width=width, height=top - BOTTOM - 3 * LINE - 0.15, fill=width)
         if not fit.numbers:  # colour only: the numbered row labels and the cells within the panel
             labels = max(text_width(f"{n} " + shorten_token(t, fit.row_limit), fit.size) for t in tokens)
             cell = min(fit.cell_w, (width - labels - 0.35) / n)
-            fit = replace(fit, cell_w=cell, cell_h=min(fit.cell_h, cell))
+            # narrow panels (four heads, many tokens): cells taller than wide, so the row labels stay apart
+            fit = replace(fit, cell_w=cell, cell_h=min(fit.cell_h, max(cell, text_height(fit.size) + 0.04)))
         grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size,
                         row_tokens=None if fit.numbered else tokens,
                         row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
                         column_limit=fit.column_limit, upright=fit.upright)
-        if fit.numbered:  # every column numbered while the numbers fit their cells, else every other one
-            step = 1 if text_width(str(n), fit.size) + 0.06 <= fit.cell_w else 2
+        if fit.numbered:  # every column numbered while the numbers fit their cells, else every second, third …
+            step = next(k for k in range(1, n + 1) if text_width(str(n), fit.size) + 0.06 <= k * fit.cell_w or k == n)
             grid.column_labels.submobjects = []
             for j in range(0, n, step):
                 label = self.label("{}", position(j), size=fit.size, color=KEY)
@@ -256,10 +279,15 @@ class MultiHead(ExplainerScene):
                    for i in range(d_in) for j in range(count)]
         fits = _matrix_layout(numbers, columns, d_in, width, top - BOTTOM)
         if fits is None:
+            note: VMobject = text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
+            if note.width > width:  # a narrow panel (four heads): on two lines
+                note = VGroup(text("(their numbers:", size=SMALLEST_SIZE, color=MUTED),
+                              text("in the walkthrough)", size=SMALLEST_SIZE, color=MUTED)
+                              ).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
             shapes = VGroup(
                 self.label("W_Q, W_K: {} × {}", size("d_in"), size("d_k"), size=SMALLEST_SIZE, color=INK),
                 self.label("W_V: {} × {}", size("d_in"), size("d_v"), size=SMALLEST_SIZE, color=INK),
-                text("(their numbers: in the walkthrough)", size=SMALLEST_SIZE, color=MUTED),
+                note,
             ).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
             return shapes.move_to((left + shapes.width / 2, top - shapes.height / 2, 0))
         font, beside = fits
@@ -298,6 +326,8 @@ class MultiHead(ExplainerScene):
                          f"({self.fmt(p.source, 'weights', q, top)})")
         said = (f"Each head learns its own way of looking: for '{tokens[q]}', " + ", ".join(looks) + "."
                 if len(panels) > 1 else f"Its weights: for '{tokens[q]}', " + looks[0] + ".")
+        if self.more:
+            said += f" The first {self.cite(position(len(panels) - 1))} are drawn; the rest are in the walkthrough."
         animations: list[Animation] = []
         for p in panels:
             grid = p.grid
@@ -318,7 +348,10 @@ class MultiHead(ExplainerScene):
             return VGroup()
         note: VMobject = self.label(content, TokenPart(self.scenario.query_token), size=SMALLEST_SIZE,
                                     color=MUTED) if "{}" in content else text(content, size=SMALLEST_SIZE, color=MUTED)
-        note.next_to(self.heading, DOWN, buff=0.08, aligned_edge=LEFT)
+        if len(self._drawn_note):  # under the note of the heads drawn
+            note.next_to(self._drawn_note, DOWN, buff=0.06, aligned_edge=LEFT)
+        else:
+            note.next_to(self.heading, DOWN, buff=0.08, aligned_edge=LEFT)
         note.is_furniture = True  # type: ignore[attr-defined]
         return note
 
@@ -361,7 +394,7 @@ class MultiHead(ExplainerScene):
         animations: list[Any] = [FadeOut(VGroup(*(grid.row(i) for i in others),
                                                       *(grid.row_labels[i] for i in others),
                                                       *(p.numbers[i] for i in others if p.fit.numbers)))]
-        labels_y = TITLE_Y - 0.42
+        labels_y = self.title_y - 0.42
         if p.fit.upright:  # upright token labels lie down, cut to the cell's width (or staggered, to two cells')
             flat = self._flat_labels(grid, labels_y, min(p.fit.size, 24.0))
             animations.append(ReplacementTransform(grid.column_labels, flat))
@@ -423,13 +456,17 @@ class MultiHead(ExplainerScene):
                   FadeIn(product, shift=UP * 0.1), *note, run_time=1.8, wait=2.2)
 
     def _concat_line(self, font: float, y: float) -> VGroup:
-        """``concat5 = [ … | … ]`` centred on the line ``y``: (brackets, numbers, bars between heads, name)."""
+        """``concat5 = [ … | … ]`` centred on the line ``y``: (brackets, numbers, bars between heads and "| …" after
+        the drawn heads when there are more, name)."""
         q, d_v = self.scenario.query, self.scenario.d_v
-        columns = int(np.shape(self.sources["multi"][0].concat)[1])
+        columns = len(self.heads) * d_v  # the drawn heads' z
         entries = [self.number("multi", "concat", q, c, size=font, color=CONTEXT) for c in range(columns)]
         bars = [text("|", size=font, color=MUTED) for _ in range(columns // d_v - 1)]
         row = VGroup(*(part for c, entry in enumerate(entries)
                        for part in ([bars[c // d_v - 1]] if c and c % d_v == 0 else []) + [entry]))
+        if self.more:  # the other heads' z: elided
+            bars += [text("|", size=font, color=MUTED), text("…", size=font, color=MUTED)]
+            row.add(*bars[-2:])
         row.arrange(RIGHT, buff=0.2)
         for bar in bars:
             bar.set_y(row.get_y())
@@ -444,8 +481,10 @@ class MultiHead(ExplainerScene):
         trace = self.sources["multi"][0]
         rows, d_out = (int(n) for n in np.shape(trace.w_out))
         room = top - BOTTOM - 0.45  # W_O's name under it
-        font = next((s for s in BAND_SIZES if _band_sizes(self.scenario, s).product <= 2 * HALF_WIDTH
-                     and rows * max(text_height(s) * 0.8 + 0.16, 0.42) <= room), None)
+        # W_O's rows multiply every head's z: written only when every head is drawn
+        font = None if self.more else next((s for s in BAND_SIZES if _band_sizes(self.scenario, s).product
+                                            <= 2 * HALF_WIDTH and rows * max(text_height(s) * 0.8 + 0.16, 0.42)
+                                            <= room), None)
         size_of = font or next((s for s in BAND_SIZES if _band_sizes(self.scenario, s).shape <= 2 * HALF_WIDTH),
                                SMALLEST_SIZE)
         name = self.label("concat{} ×", query_number(), size=size_of, color=MUTED)

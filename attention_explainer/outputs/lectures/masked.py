@@ -15,10 +15,10 @@ from attention_math import Scenario, attention_dropout, causal_mask, masked_scor
 from scenes.plan import MASKED_DROPOUT
 
 from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, Table, table
-from .self_attention import HANDOUT_MATRICES, data_cell, head_one_note, trace_table
+from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, table
+from .self_attention import HANDOUT_MATRICES, data_cell, head_one_fact, head_one_note, scores_words, trace_table
 
-__all__ = ["MASKED", "notebook", "tables"]
+__all__ = ["MASKED", "notebook", "page", "tables"]
 
 _INPUTS = ("X", "W_Q", "W_K", "W_V")
 
@@ -174,5 +174,26 @@ def notebook(scenario: Scenario) -> NotebookCells:
     return NotebookCells(intro, data_cell(scenario, *constants), _STEP_CELLS, _TORCH)
 
 
-MASKED = LectureSteps(tables=tables, notebook=notebook, probe="weights", walkthrough=False)
+def page(scenario: Scenario) -> PageSummary:
+    """The page's top: the masked formula, the query's causal weights (the future's masked, 0) and its z."""
+    step = scenario.trace(causal=True).query_step(scenario.query)
+    q = scenario.query + 1
+    future = tuple(bool(m) for m in causal_mask(scenario.n_tokens)[scenario.query])
+    row = QueryRow(
+        f"The causal weights of query {q} (keys 1 … {q}; the keys after it masked) and its context vector",
+        step.weights, future, (f"z{q}", step.context),
+    )
+    intro = (
+        "A decoder writes left to right, so query i may read keys 1 … i only: the scores of the keys after "
+        "it become −∞ before the softmax, their weights 0, and each row still adds up to 1. In training, "
+        "dropout then drops some weights at random."
+    )
+    p, seed = MASKED_DROPOUT
+    facts = (*head_one_fact(scenario), f"dropout (training only): p = {p}, seed {seed}")
+    return PageSummary(
+        "Lecture 7: masked self-attention", intro, f"softmax(mask({scores_words(scenario)})) V", facts, (row,)
+    )
+
+
+MASKED = LectureSteps(tables=tables, notebook=notebook, probe="weights", page=page, walkthrough=False)
 """Lecture 7's handout and notebook."""

@@ -19,10 +19,20 @@ import numpy as np
 from attention_math import FusedHeadsTrace, Scenario, fused_multi_head
 
 from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, Table, matrix_literal, numbered, stack_literal, table
+from ..steps import (
+    LectureSteps,
+    NotebookCells,
+    PageSummary,
+    QueryRow,
+    Table,
+    matrix_literal,
+    numbered,
+    stack_literal,
+    table,
+)
 from .self_attention import HANDOUT_MATRICES, trace_table
 
-__all__ = ["MULTI_HEAD", "notebook", "tables"]
+__all__ = ["MULTI_HEAD", "notebook", "page", "tables"]
 
 _PER_HEAD = ("W_Q", "W_K", "W_V", "Q", "K", "V", "scaled_scores", "weights", "Z")
 """Lecture 6's steps that each head has (its stem is also the notebook's list of them)."""
@@ -228,5 +238,30 @@ def notebook(scenario: Scenario) -> NotebookCells:
     return NotebookCells(intro, _data_cell(scenario), steps, torch)
 
 
-MULTI_HEAD = LectureSteps(tables=tables, notebook=notebook, probe="X")
+def page(scenario: Scenario) -> PageSummary:
+    """The page's top: the multi-head formula, each head's weights of the query and its z, the heads
+    joined and the output (concat W_O)."""
+    q, n = scenario.query + 1, scenario.n_tokens
+    rows = tuple(
+        QueryRow(f"Head {h}: the weights of query {q} and its context vector", step.weights, (False,) * n,
+                 (f"z{q} of head {h}", step.context))
+        for h, step in enumerate((head.query_step() for head in scenario.heads), start=1)
+    )
+    intro = (
+        "Several heads attend side by side, each with its own W_Q, W_K and W_V, so each weighs the tokens "
+        "its own way; each token's context vectors of every head are joined (concat) and mixed by W_O."
+    )
+    scores = "Q_i K_iᵀ/√d_k" if scenario.scaled else "Q_i K_iᵀ"
+    formula = f"concat(head_1, …, head_h) W_O, where head_i = softmax({scores}) V_i"
+    if scenario.w_out is None:
+        return PageSummary("Lecture 8: multi-head attention", intro, formula, ("1 head (no W_O to join heads with)",),
+                           rows)
+    multi = scenario.multi_head_trace()
+    facts = (f"{scenario.n_heads} heads, joined by W_O ({multi.w_out.shape[0]} × {multi.w_out.shape[1]})",)
+    i = scenario.query
+    vectors = ((f"concat{q}", multi.concat[i]), (f"output{q} = concat{q} W_O", multi.output[i]))
+    return PageSummary("Lecture 8: multi-head attention", intro, formula, facts, rows, vectors)
+
+
+MULTI_HEAD = LectureSteps(tables=tables, notebook=notebook, probe="X", page=page)
 """Lecture 8's handout and notebook."""

@@ -11,15 +11,18 @@ import numpy as np
 from attention_math import AttentionTrace, Scenario
 
 from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, Table, matrix_literal, numbered, table
+from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, matrix_literal, numbered, table
 
 __all__ = [
     "HANDOUT_MATRICES",
     "PROJECTIONS",
     "SELF_ATTENTION",
     "data_cell",
+    "head_one_fact",
     "head_one_note",
     "notebook",
+    "page",
+    "scores_words",
     "tables",
     "trace_table",
 ]
@@ -160,5 +163,32 @@ def notebook(scenario: Scenario) -> NotebookCells:
     return NotebookCells(intro, data_cell(scenario), _STEP_CELLS, _TORCH)
 
 
-SELF_ATTENTION = LectureSteps(tables=tables, notebook=notebook, probe="weights")
+def scores_words(scenario: Scenario) -> str:
+    """The scores as the formulas write them: ``QKᵀ/√d_k``, or ``QKᵀ`` for an unscaled scenario."""
+    return "QKᵀ/√d_k" if scenario.scaled else "QKᵀ"
+
+
+def head_one_fact(scenario: Scenario) -> tuple[str, ...]:
+    """The page's line for a scenario of several heads in a lecture whose clips show head 1."""
+    return (f"{scenario.n_heads} heads (the clips show head 1)",) if scenario.n_heads > 1 else ()
+
+
+def page(scenario: Scenario) -> PageSummary:
+    """The page's top: self-attention's formula, the query's weights over every key and its z."""
+    step = scenario.query_step()
+    q = scenario.query + 1
+    row = QueryRow(
+        f"The weights of query {q} and its context vector", step.weights, (False,) * scenario.n_tokens,
+        (f"z{q}", step.context),
+    )
+    intro = (
+        "Every token asks with its query, answers with its key and offers its value: a query's weights, "
+        "the softmax of its scores against every key, mix the values into its context vector."
+    )
+    return PageSummary(
+        "Lecture 6: self-attention", intro, f"softmax({scores_words(scenario)}) V", head_one_fact(scenario), (row,)
+    )
+
+
+SELF_ATTENTION = LectureSteps(tables=tables, notebook=notebook, probe="weights", page=page)
 """Lecture 6's handout and notebook."""
