@@ -9,6 +9,7 @@ instead.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -185,8 +186,8 @@ def _cmd_course(args: argparse.Namespace) -> int:
     loaded = course.load_course(Path(args.course_file))
     out = Path(args.out) if args.out else Path.cwd() / "media" / slug(Path(args.course_file).stem)
     started = time.monotonic()
-    with course.course_client(args.scheduler, args.workers) as client:
-        outcome = course.run_course(loaded, out, client, course.stderr_line)
+    connect = functools.partial(course.course_client, args.scheduler, args.workers)
+    outcome = course.run_course(loaded, out, connect, course.stderr_line)
     total = len(outcome.made) + len(outcome.failed)
     lost = len(outcome.workers_lost)
     print(

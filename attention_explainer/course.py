@@ -23,7 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,7 @@ __all__ = [
 ]
 
 Say = Callable[[str], None]
+Connect = Callable[[], AbstractContextManager[Any]]  # a client of the cluster, closed after
 
 
 @dataclass
@@ -151,28 +152,39 @@ def local_cluster(workers: int) -> Any:
     )
 
 
-def run_course(course: Course, out: Path, client: Any, say: Say) -> CourseOutcome:
-    """Plan every bundle, send the renders that changed to ``client``'s cluster, assemble each
-    bundle as its last render comes back, write the course page; return what became of it all."""
+def run_course(course: Course, out: Path, connect: Connect, say: Say) -> CourseOutcome:
+    """Plan every bundle, send the renders that changed to the cluster ``connect()`` gives a client
+    of (only if any did), assemble each bundle as its last render comes back, write the course
+    page; return what became of it all."""
     started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
     bundles = [_Bundle(entry, out / folder_name(entry)) for entry in course.entries]
-    before = set(client.nthreads())
     for bundle in bundles:
         _plan(bundle, say)
-    by_future = _submit(bundles, client)
     lost: list[str] = []
     for bundle in bundles:
-        if bundle.error is None and not bundle.waiting:
-            _assemble(bundle, say, started)
+        if bundle.error is None and bundle.plan is not None and not bundle.plan.changed():
+            _assemble(bundle, say, started)  # nothing to render: no cluster needed for it
+    if any(b.error is None and b.plan is not None and b.plan.changed() for b in bundles):
+        with connect() as client:
+            lost = _render_on(client, bundles, say, started)
+    return _outcome(_write_page(course, out, bundles), bundles, lost)
+
+
+def _render_on(client: Any, bundles: list[_Bundle], say: Say, started: float) -> list[str]:
+    """Every changed scene a task on ``client``'s cluster; each bundle assembled as its last comes
+    back; the workers lost on the way."""
+    before = set(client.nthreads())
+    by_future = _submit(bundles, client)
+    say(f"[{time.monotonic() - started:6.1f} s] {len(by_future)} scene renders sent to {len(before)} workers")
+    lost: list[str] = []
     for future in _DASK.as_completed(list(by_future)):
         bundle = by_future[future]
         _collect(bundle, future, say, started)
         lost += _workers_lost(client, before, lost, say)
         if bundle.error is None and not bundle.waiting:
             _assemble(bundle, say, started)
-    page = _write_page(course, out, bundles)
-    return _outcome(page, bundles, lost)
+    return lost
 
 
 def _plan(bundle: _Bundle, say: Say) -> None:
@@ -233,7 +245,7 @@ def _submit(bundles: list[_Bundle], client: Any) -> dict[Any, _Bundle]:
     by_future: dict[Any, _Bundle] = {}
     for bundle in bundles:
         plan = bundle.plan
-        if bundle.error is not None or plan is None:
+        if bundle.error is not None or plan is None or not plan.changed():
             continue
         toml = scenario_to_toml(plan.scenario)
         for spec in plan.changed():
