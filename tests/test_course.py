@@ -263,9 +263,11 @@ def _assert_render_would_make(bundle: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "attention_explainer", "render", "--preset", "dog-chased-ball", "--scenes", "scores",
          "--fps", "5", "--out", str(bundle)],
-        env=dict(clean_environment(), PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=TIMEOUT,
+        env=dict(clean_environment(), PYTHONPATH=str(ROOT), COLUMNS="1000"), capture_output=True, text=True,
+        timeout=TIMEOUT,
     )  # fmt: skip
     assert result.returncode == 0 and "nothing changed, no scene rendered" in result.stderr, result.stderr
+    assert json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))["rendered"] == []
 
 
 def _assert_second_run(course: Path, out: Path, address: str, tmp_path: Path) -> None:
