@@ -89,14 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
 
-    course = commands.add_parser("course", help="render a course file's bundles, each scene a task on Dask distributed")
-    course.add_argument("course_file", metavar="COURSE.toml", help="the course file (see docs/course.md)")
-    course.add_argument("--out", metavar="DIR", help="the course's folder (default media/<course-file-name>/)")
-    course.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                        help="a Dask scheduler whose workers have the project installed (default: a local cluster)")
-    course.add_argument("--workers", type=int, default=cores,
-                        help=f"the local cluster's workers, one thread each (default: the cores, {cores} here)")
-    course.add_argument("--debug", action="store_true", help="show tracebacks")
+    _add_course_parser(commands, cores)
 
     numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
     add_scenario_arguments(numbers)
@@ -106,6 +99,18 @@ def _parser() -> argparse.ArgumentParser:
     presets = commands.add_parser("presets", help="list the presets")
     presets.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
+
+
+def _add_course_parser(commands: Any, cores: int) -> None:
+    """``course COURSE.toml``: the bundles of a course file, on Dask distributed."""
+    course = commands.add_parser("course", help="render a course file's bundles, each scene a task on Dask distributed")
+    course.add_argument("course_file", metavar="COURSE.toml", help="the course file (see docs/course.md)")
+    course.add_argument("--out", metavar="DIR", help="the course's folder (default media/<course-file-name>/)")
+    course.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                        help="a Dask scheduler whose workers have the project installed (default: a local cluster)")
+    course.add_argument("--workers", type=int, default=cores,
+                        help=f"the local cluster's workers, one thread each (default: the cores, {cores} here)")
+    course.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _cmd_presets() -> int:
@@ -192,7 +197,8 @@ def _cmd_course(args: argparse.Namespace) -> int:
     lost = len(outcome.workers_lost)
     print(
         f"{PROG}: course: {len(outcome.made)} of {total} bundles made in {time.monotonic() - started:.1f} s"
-        + (f"; {lost} worker{'s' if lost > 1 else ''} lost, their renders ran again on the others" if lost else "")
+        + (f"; {lost} worker{'s' if lost > 1 else ''} lost, {'their' if lost > 1 else 'its'} renders ran again "
+           "on the others" if lost else "")
         + (f"; {len(outcome.failed)} not made (see above)" if outcome.failed else ""),
         file=sys.stderr,
     )

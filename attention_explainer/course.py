@@ -176,7 +176,8 @@ def _render_on(client: Any, bundles: list[_Bundle], say: Say, started: float) ->
     back; the workers lost on the way."""
     before = set(client.nthreads())
     by_future = _submit(bundles, client)
-    say(f"[{time.monotonic() - started:6.1f} s] {len(by_future)} scene renders sent to {len(before)} workers")
+    workers = f"{len(before)} worker{'s' if len(before) != 1 else ''}"
+    say(f"[{time.monotonic() - started:6.1f} s] {len(by_future)} scene renders sent to {workers}")
     lost: list[str] = []
     for future in _DASK.as_completed(list(by_future)):
         bundle = by_future[future]

@@ -154,7 +154,7 @@ class _Cluster:
         self.address: str = json.loads(info.read_text(encoding="utf-8"))["address"]
 
     def _start(self, name: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        log = open(self.folder / f"{name}.log", "wb")
         process = subprocess.Popen(
             [str(DASK), *args], env=env or self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             cwd=self.folder,
@@ -232,7 +232,7 @@ def test_a_course_on_a_cluster_survives_a_killed_worker_and_renders_nothing_twic
     with _cluster(tmp_path) as cluster:
         doomed = cluster.worker("doomed", ATTENTION_HOLD_AT="play:1", ATTENTION_HOLD_FILE=str(held))
         cluster.wait_for_workers(1)
-        log = open(tmp_path / "course.log", "w+", encoding="utf-8")  # noqa: SIM115
+        log = open(tmp_path / "course.log", "w+", encoding="utf-8")
         command = subprocess.Popen(_course_command(course, out, cluster.address), env=cluster.env, cwd=tmp_path,
                                    stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)  # fmt: skip
         try:
