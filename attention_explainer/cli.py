@@ -39,7 +39,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     from attention_math.__main__ import add_scenario_arguments
-    from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
     from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES
 
     from .bundle import CAPTIONS, FORMATS, QUALITIES
@@ -89,7 +88,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
 
-    _add_course_parser(commands, cores)
+    _add_other_commands(commands, cores)
+    return parser
+
+
+def _add_other_commands(commands: Any, cores: int) -> None:
+    """``course COURSE.toml`` (the bundles of a course file, on Dask distributed), ``numbers``, ``presets``."""
+    from attention_math.__main__ import add_scenario_arguments
+    from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
 
     numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
     add_scenario_arguments(numbers)
@@ -98,11 +104,7 @@ def _parser() -> argparse.ArgumentParser:
 
     presets = commands.add_parser("presets", help="list the presets")
     presets.add_argument("--debug", action="store_true", help="show tracebacks")
-    return parser
 
-
-def _add_course_parser(commands: Any, cores: int) -> None:
-    """``course COURSE.toml``: the bundles of a course file, on Dask distributed."""
     course = commands.add_parser("course", help="render a course file's bundles, each scene a task on Dask distributed")
     course.add_argument("course_file", metavar="COURSE.toml", help="the course file (see docs/course.md)")
     course.add_argument("--out", metavar="DIR", help="the course's folder (default media/<course-file-name>/)")
