@@ -16,7 +16,10 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
 7. what the lecture-hall options cost: cold -ql bundles with ``--voice`` (Piper speaks every
    caption, each beat as long as its sentence) and with ``--slides`` (the offline deck), each run
    beside a plain cold bundle in the same round, so a busy moment of a shared machine hits all
-   three alike.
+   three alike;
+8. a course of 4 bundles on a local Dask cluster of 2 workers against the same bundles rendered
+   one after another by ``render``, side by side, and Dask's round trip of a trivial task
+   (:mod:`bench.course`).
 
 Writes ``bench/results/latest.json`` and ``latest.md`` (``--readme`` also puts the table in
 README.md). ``--quick`` is a smoke run for CI: one run, -ql, small n. No test asserts a time.
@@ -43,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .course import course_renders, course_table, course_target
 from .measure import run_measured
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -406,6 +410,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
+        *course_table(results.get("course")),
         "",
         "Targets (issues 6, 11 to 14): " + ", ".join(_targets(results)) + ".",
     ]
@@ -548,7 +553,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
     if "skipped" not in peer and peer["quality"] in cold:
         ours = cold[peer["quality"]]["wall_per_video_s"]
         out.append(f"wall/video ≤ LLManim's {_mark(ours, peer['wall_per_video_s'])}")
-    return out
+    return out + course_target(results.get("course"))
 
 
 def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
@@ -561,9 +566,10 @@ def update_readme(table: str, readme: Path = ROOT / "README.md") -> None:
     readme.write_text(f"{head}{README_START}\n{table}{README_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "sizes", "variants", "peer"})
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "peer", "course"})
 """What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
-16-token sentence and the multi-head lecture, the lecture-hall options, the peer."""
+16-token sentence and the multi-head lecture, the lecture-hall options, the peer, a course on
+Dask against render (:mod:`bench.course`)."""
 
 
 def _run_measures(
@@ -584,6 +590,8 @@ def _run_measures(
         results["variants"] = variant_renders(args.runs, scratch, "spaces" if args.quick else None)
     if "peer" in only:
         results["peer"] = peer_render("l", args.runs, scratch)
+    if "course" in only:
+        results["course"] = course_renders(args.runs, scratch, quick=args.quick)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -596,7 +604,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--readme", action="store_true", help="also put the table in README.md")
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
-        "--only", default="", help="comma-separated measures to run: math, cold, sizes, variants, peer (default all)"
+        "--only", default="",
+        help="comma-separated measures to run: math, cold, sizes, variants, peer, course (default all)",
     )
     args = parser.parse_args(argv)
     if args.quick:
