@@ -125,6 +125,26 @@ def test_without_distributed_the_course_says_to_install_its_extra(
     assert err.count("\n") == 1 and "pip install 'attention-explainer[course]'" in err, err
 
 
+def test_the_course_file_in_the_docs_is_read_as_it_says(tmp_path: Path) -> None:
+    from attention_explainer.course_file import folder_name, load_course
+
+    text = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(.*?)```", text, flags=re.DOTALL)
+    assert block is not None
+    (tmp_path / "week3.toml").write_text(block.group(1), encoding="utf-8")
+    course = load_course(tmp_path / "week3.toml")
+    assert course.title == "Attention, week 3" and len(course.entries) == 3
+    first, second, third = course.entries
+    assert (first.source, first.value, first.scenes, first.quality, first.fps) == (
+        "preset", "dog-chased-ball", "scores,softmax", "l", 5
+    )
+    assert second.value == str(tmp_path / "my-sentence.toml") and second.query == "sat"
+    assert [folder_name(e) for e in course.entries] == [
+        "01-self-attention-dog-chased-ball", "my-sentence", "03-multi-head-the-cat-sat-on-the-mat"
+    ]
+    assert (third.lecture, third.source, third.seed) == ("multi-head", "sentence", 3)
+
+
 # --- on a cluster ------------------------------------------------------------------------------
 
 
