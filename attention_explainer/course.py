@@ -264,6 +264,8 @@ def _collect(bundle: _Bundle, future: Any, say: Say, started: float) -> None:
     """Take one finished render: its products, or the line saying why the bundle cannot be made."""
     name = next(scene for scene, waited in bundle.waiting.items() if waited is future)
     del bundle.waiting[name]
+    if bundle.error is not None or future.cancelled():  # the bundle failed already: the rest is moot
+        return
     error = future.exception()
     if error is None:
         products: SceneProducts = future.result()
@@ -271,11 +273,10 @@ def _collect(bundle: _Bundle, future: Any, say: Say, started: float) -> None:
         say(f"[{time.monotonic() - started:6.1f} s] {_label(bundle)}: {name} rendered on {products.made_by} "
             f"in {products.seconds:.1f} s")
         return
-    if bundle.error is None:
-        why = str(error) if isinstance(error, BundleError) else _task_failure(error)
-        _refuse(bundle, _label(bundle), f"scene {name}: {why}" if not str(why).startswith("scene ") else why, say, 1)
-        for other in bundle.waiting.values():
-            other.cancel()
+    why = str(error) if isinstance(error, BundleError) else _task_failure(error)
+    _refuse(bundle, _label(bundle), why if why.startswith("scene ") else f"scene {name}: {why}", say, 1)
+    for other in bundle.waiting.values():
+        other.cancel()
 
 
 def _task_failure(error: BaseException) -> str:
