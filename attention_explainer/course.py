@@ -148,7 +148,8 @@ def local_cluster(workers: int) -> Any:
     import logging
 
     return _DASK.LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        silence_logs=logging.CRITICAL,  # a failed render is said once, by the command, not by the worker too
     )
 
 
