@@ -16,14 +16,18 @@ Needs the ``course`` extra (``distributed``).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import html
 import importlib
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +64,7 @@ __all__ = [
     "INSTALL_COURSE",
     "CourseOutcome",
     "course_client",
+    "dask_setup",
     "load_course",
     "local_cluster",
     "render_task",
@@ -137,6 +142,9 @@ def render_task(spec: SceneSpec, settings: BundleSettings, scenario_toml: str, k
     if not _SERVERS:
         work.mkdir(parents=True, exist_ok=True)
         _SERVERS.append(start_fork_server(work, dict(os.environ)))  # manim imported once per worker
+        server = _SERVERS[0]
+        if server is not None:  # ended (and waited for) as the worker's process ends
+            atexit.register(server.close)
     return render_scene_products(spec, settings, scenario_toml, key, work, _SERVERS[0])
 
 
@@ -150,7 +158,24 @@ def local_cluster(workers: int) -> Any:
     return _DASK.LocalCluster(
         n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
         silence_logs=logging.CRITICAL,  # a failed render is said once, by the command, not by the worker too
+        preload=[__name__],  # dask_setup: a Ctrl-C is the command's
     )
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook, run in each worker of the local cluster as it starts.
+
+    The workers are in the command's process group, so a Ctrl-C reaches them too; the command
+    answers it (one line, exit 130) and closes the cluster, so a worker lets it pass rather than
+    print a traceback of its own. Its renders (through a fork server started with the default
+    handling) still stop at once.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _let_pass)
+
+
+def _let_pass(signum: int, frame: Any) -> None:
+    """A SIGINT handler that does nothing (unlike SIG_IGN, not inherited by the processes started)."""
 
 
 def run_course(course: Course, out: Path, connect: Connect, say: Say) -> CourseOutcome:
@@ -163,13 +188,29 @@ def run_course(course: Course, out: Path, connect: Connect, say: Say) -> CourseO
     for bundle in bundles:
         _plan(bundle, say)
     lost: list[str] = []
-    for bundle in bundles:
-        if bundle.error is None and bundle.plan is not None and not bundle.plan.changed():
-            _assemble(bundle, say, started)  # nothing to render: no cluster needed for it
-    if any(b.error is None and b.plan is not None and b.plan.changed() for b in bundles):
-        with connect() as client:
-            lost = _render_on(client, bundles, say, started)
+    with ExitStack() as stack:
+        # the cluster starts while the scenarios are checked (which imports manim here)
+        client = _open_early(stack, connect) if any(_renders(b) for b in bundles) else None
+        for bundle in bundles:
+            if _renders(bundle):
+                _check(bundle, say)
+        for bundle in bundles:
+            if bundle.error is None and not _renders(bundle):
+                _assemble(bundle, say, started)  # nothing to render: no cluster needed for it
+        if client is not None and any(_renders(b) for b in bundles):
+            lost = _render_on(client.result(), bundles, say, started)
     return _outcome(_write_page(course, out, bundles), bundles, lost)
+
+
+def _renders(bundle: _Bundle) -> bool:
+    """Is the bundle to be made and has it scenes to render?"""
+    return bundle.error is None and bundle.plan is not None and bool(bundle.plan.changed())
+
+
+def _open_early(stack: ExitStack, connect: Connect) -> Future[Any]:
+    """Connect in the background; the client is closed with ``stack`` (after the thread is done)."""
+    pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+    return pool.submit(lambda: stack.enter_context(connect()))
 
 
 def _render_on(client: Any, bundles: list[_Bundle], say: Say, started: float) -> list[str]:
@@ -207,11 +248,15 @@ def _plan(bundle: _Bundle, say: Say) -> None:
     except BundleError as error:
         return _refuse(bundle, entry.label("name"), str(error).split(": ", 1)[1], say, 2)
     bundle.plan = plan_bundle(bundle.scenario, folder, settings, bundle.chosen)
-    if bundle.plan.changed():
-        try:
-            _check_scenario(bundle.scenario, bundle.chosen)
-        except ScenarioError as error:
-            return _refuse(bundle, entry.label(entry.source or "preset"), str(error), say, 2)
+
+
+def _check(bundle: _Bundle, say: Say) -> None:
+    """What the scenes cannot draw of the bundle's scenario, before any of them renders (as render checks it)."""
+    assert bundle.scenario is not None
+    try:
+        _check_scenario(bundle.scenario, bundle.chosen)
+    except ScenarioError as error:
+        _refuse(bundle, bundle.entry.label(bundle.entry.source or "preset"), str(error), say, 2)
 
 
 def _refuse(bundle: _Bundle, where: str, why: str, say: Say, status: int) -> None:
@@ -355,17 +400,25 @@ def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
 
 @contextmanager
 def course_client(scheduler: str | None, workers: int) -> Iterator[Any]:
-    """A client of the cluster at ``scheduler``, or of a local cluster of ``workers``; both closed after."""
-    if scheduler is None:
-        with local_cluster(workers) as cluster, _DASK.Client(cluster) as client:
-            yield client
-        return
+    """A client of the cluster at ``scheduler``, or of a local cluster of ``workers``; both closed after.
+
+    Neither is used as a context manager: the client may be opened on another thread than the one
+    that closes it (:func:`run_course` connects while it checks the scenarios), and a Client's
+    ``with`` sets a context variable that only its own thread may reset.
+    """
+    cluster = local_cluster(workers) if scheduler is None else None
     try:
-        client = _DASK.Client(scheduler, timeout=30)
-    except (OSError, TimeoutError, ValueError) as error:
-        raise BundleError(f"--scheduler: cannot reach {scheduler} ({error})", 2) from None
-    with client:
-        yield client
+        try:
+            client = _DASK.Client(cluster if cluster is not None else scheduler, timeout=30)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise BundleError(f"--scheduler: cannot reach {scheduler} ({error})", 2) from None
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 def stderr_line(line: str) -> None:

@@ -96,7 +96,7 @@ def task_overhead(tasks: int = 200) -> dict[str, float]:
     import distributed
 
     with distributed.LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.CRITICAL
     ) as cluster, distributed.Client(cluster) as client:  # type: ignore[no-untyped-call]
         for k in range(20):  # warm-up: connections made, the function's module imported on each worker
             client.submit(nothing, k, pure=False).result()
