@@ -306,3 +306,39 @@ def _assert_second_run(course: Path, out: Path, address: str, tmp_path: Path) ->
         assert json.loads((out / name / "manifest.json").read_text(encoding="utf-8"))["rendered"] == []
         assert (out / name / "manifest.json").stat().st_mtime_ns >= before[name]
     assert "not made: bundle 3 (preset)" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def _group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.render
+def test_ctrl_c_ends_a_course_on_a_local_cluster_in_one_line_with_130(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the command's group, as a terminal sends it) once the renders are sent:
+    exit 130, one line, the cluster closed (no process of the group left), no bundle written."""
+    course, out, log_path = tmp_path / "course.toml", tmp_path / "out", tmp_path / "course.log"
+    course.write_text('[[bundle]]\nsentence = "a b c"\nscenes = ["spaces"]\nfps = 5\nname = "abc"\n', encoding="utf-8")
+    env = dict(clean_environment(), PYTHONPATH=str(ROOT))
+    with open(log_path, "w", encoding="utf-8") as log:
+        command = subprocess.Popen(
+            [sys.executable, "-m", "attention_explainer", "course", str(course), "--out", str(out), "--workers", "1"],
+            env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+        )  # fmt: skip
+        try:
+            _wait(lambda: "renders sent to" in log_path.read_text(encoding="utf-8"), "the renders sent", [command])
+            os.killpg(command.pid, signal.SIGINT)
+            status = command.wait(timeout=TIMEOUT)
+            _wait(lambda: _group_gone(command.pid), "the cluster's processes gone")
+        finally:
+            _kill_group(command.pid)
+            command.wait()
+    err = log_path.read_text(encoding="utf-8")
+    assert status == 130, err
+    lines = err.strip().splitlines()
+    assert lines[-1] == "attention-explainer: interrupted; finished files are intact, nothing half-written was kept"
+    assert "Traceback" not in err and len(lines) == 2, err  # the renders sent, then the one line
+    assert not (out / "abc" / "manifest.json").exists() and not list((out / "abc").iterdir())
