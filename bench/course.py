@@ -50,26 +50,34 @@ def _render_command(out: Path, key: str, value: str, scenes: tuple[str, ...]) ->
             "--quality", "l", "--out", str(out)]  # fmt: skip
 
 
-def _round(folder: Path, scenes: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, float]]:
-    """One side-by-side round: the course on 2 workers, then the same bundles by render, one after another."""
-    folder.mkdir(parents=True)
-    course = folder / "course.toml"
-    course.write_text(course_file(scenes), encoding="utf-8")
-    command = [sys.executable, "-m", "attention_explainer", "course", str(course), "--workers", "2", "--out",
-               str(folder / "course")]  # fmt: skip
-    on_cluster = run_measured(command)
+def _one_by_one(folder: Path, scenes: tuple[str, ...]) -> dict[str, float]:
+    """The course's bundles rendered by render, one after another: summed wall and CPU time."""
     walls, cpus = [], []
     for number, (key, value) in enumerate(BUNDLES, start=1):
         report = run_measured(_render_command(folder / "render" / f"b{number}", key, value, scenes))
         walls.append(report["wall_s"])
         cpus.append(report["cpu_s"])
-    return on_cluster, {"wall_s": sum(walls), "cpu_s": sum(cpus)}
+    return {"wall_s": sum(walls), "cpu_s": sum(cpus)}
+
+
+def _round(folder: Path, scenes: tuple[str, ...], course_first: bool) -> tuple[dict[str, Any], dict[str, float]]:
+    """One side-by-side round: the course on 2 workers and the same bundles by render, one after
+    another (which goes first alternates from round to round, so a drift of the machine's load
+    favours neither)."""
+    folder.mkdir(parents=True)
+    course = folder / "course.toml"
+    course.write_text(course_file(scenes), encoding="utf-8")
+    command = [sys.executable, "-m", "attention_explainer", "course", str(course), "--workers", "2", "--out",
+               str(folder / "course")]  # fmt: skip
+    one_by_one = {} if course_first else _one_by_one(folder, scenes)
+    on_cluster = run_measured(command)
+    return on_cluster, one_by_one or _one_by_one(folder, scenes)
 
 
 def course_renders(runs: int, scratch: Path, quick: bool = False) -> dict[str, Any]:
     """Medians of ``runs`` rounds: the course's wall and CPU time, render's, and their ratio."""
     scenes = SCENES[:1] if quick else SCENES
-    rounds = [_round(scratch / f"course-{run}", scenes) for run in range(runs)]
+    rounds = [_round(scratch / f"course-{run}", scenes, course_first=run % 2 == 0) for run in range(runs)]
     ratios = [course["wall_s"] / one_by_one["wall_s"] for course, one_by_one in rounds]
     return {
         "runs": runs,
