@@ -88,6 +88,7 @@ def course_renders(runs: int, scratch: Path, quick: bool = False) -> dict[str, A
         "render_wall_s": statistics.median(r["wall_s"] for _, r in rounds),
         "render_cpu_s": statistics.median(r["cpu_s"] for _, r in rounds),
         "ratio": statistics.median(ratios),
+        "ratios": ratios,  # each round's, in order: a shared machine's load moves them
         "overhead": task_overhead(),
     }
 
