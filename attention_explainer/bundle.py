@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,15 +60,20 @@ __all__ = [
     "SCENES",
     "BundleError",
     "BundleSettings",
+    "RenderedScenes",
+    "SceneProducts",
     "SceneSpec",
     "atomic_write",
     "build_bundle",
     "bundle_is_current",
     "default_out_dir",
     "expected_cost",
+    "install_products",
     "lecture_specs",
     "plan_bundle",
+    "prepare_out_dir",
     "read_manifest",
+    "render_scene_products",
     "select_scenes",
     "slug",
     "start_renders_early",
@@ -500,11 +505,14 @@ def build_bundle(
     scenes: Sequence[SceneSpec] | None = None,
     progress: ProgressCallback | None = None,
     then: Callable[[Path], None] | None = None,
+    renders: RenderedScenes | None = None,
 ) -> dict[str, Any]:
     """Render what changed and (re)assemble the bundle in ``out``; return the manifest.
 
     ``then(out)`` runs after the bundle is in place, still holding the folder's lock (the slide
-    deck is made there, so a second render cannot start in between).
+    deck is made there, so a second render cannot start in between). ``renders``, if given, is
+    asked for the clips of the scenes that changed instead of rendering them here (the course
+    command's renders ran on Dask workers: :func:`render_scene_products`, :func:`install_products`).
     """
     chosen = list(scenes or SCENES)
     if settings.slides:
@@ -512,7 +520,7 @@ def build_bundle(
     # absolute: the manim processes run inside the work folder and are given paths of the bundle
     out = prepare_out_dir(out).absolute()
     with _lock(out):
-        manifest = _build(scenario, out, settings, chosen, progress)
+        manifest = _build(scenario, out, settings, chosen, progress, renders)
         if then is not None:
             then(out)
         return manifest
@@ -539,12 +547,14 @@ def _build(
     settings: BundleSettings,
     chosen: list[SceneSpec],
     progress: ProgressCallback | None,
+    renders: RenderedScenes | None = None,
 ) -> dict[str, Any]:
-    """The stages of a build: plan, render what changed, stage the new files, vouch, swap in."""
+    """The stages of a build: plan, render what changed (here, or by ``renders``), stage the new
+    files, vouch, swap in."""
     plan = plan_bundle(scenario, out, settings, chosen)
     plan.work.mkdir(parents=True, exist_ok=True)
     jobs = [_Job(spec) for spec in chosen]
-    rendered = _render_changed(plan, jobs, progress)
+    rendered = _render_changed(plan, jobs, progress) if renders is None else _rendered_elsewhere(plan, jobs, renders)
     staging = Staging(out, plan.work / "next")
     durations = _stage_files(plan, staging, rendered)
     files = _file_entries(plan, staging)
@@ -582,10 +592,7 @@ def _render_changed(plan: BundlePlan, jobs: list[_Job], progress: ProgressCallba
     # One TeX cache for every scene (the runner shares it): kept only while no render that
     # wrote into it was interrupted, since an interrupted compile can leave a truncated SVG.
     _prune_texts(plan.work / TEXTS)
-    tex_complete = plan.work / "tex.complete"  # not inside: manim clears the TeX folder
-    if not tex_complete.exists():
-        shutil.rmtree(plan.work / "tex", ignore_errors=True)
-    tex_complete.unlink(missing_ok=True)
+    tex_complete = _tex_cache_opened(plan.work)
     # In the order that ends soonest by the expected costs, so no core idles at the end while one long scene
     # runs on (see schedule.py).
     costs = [expected_cost(job.spec, plan.old_scenes, plan.settings) for job in pending]
@@ -593,6 +600,16 @@ def _render_changed(plan: BundlePlan, jobs: list[_Job], progress: ProgressCallba
     rendered = _run_jobs(pending, plan, scenario_file, changed)
     tex_complete.touch()
     return rendered
+
+
+def _tex_cache_opened(work: Path) -> Path:
+    """Clear the TeX cache in ``work`` unless the last renders into it all finished; return the
+    marker to touch once these have (not inside the cache: manim clears the TeX folder)."""
+    tex_complete = work / "tex.complete"
+    if not tex_complete.exists():
+        shutil.rmtree(work / "tex", ignore_errors=True)
+    tex_complete.unlink(missing_ok=True)
+    return tex_complete
 
 
 def _prune_texts(folder: Path) -> None:
@@ -831,3 +848,80 @@ def read_manifest(out: Path) -> dict[str, Any]:
     scenes = scenes if isinstance(scenes, list) else []
     data["scenes"] = [entry for entry in scenes if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
     return data
+
+
+RenderedScenes = Callable[[BundlePlan, list[SceneSpec]], dict[str, tuple[Path, float]]]
+"""Renders made elsewhere: given the plan and the scenes that changed, each one's clip in the work
+folder (its subtitles and still beside it, as :func:`install_products` writes them) and its seconds."""
+
+
+@dataclass(frozen=True)
+class SceneProducts:
+    """What the assembly of a bundle needs of one scene's render, as bytes (they travel between machines)."""
+
+    scene: str  # the class name
+    key: str  # the clip key it was rendered for
+    clip: bytes
+    subtitles: bytes  # SubRip; empty when the scene has no captions
+    still: bytes  # PNG of the clip's last frame
+    seconds: float  # how long the render took
+    made_by: str  # host and process that rendered it
+
+
+def render_scene_products(
+    spec: SceneSpec, settings: BundleSettings, scenario_toml: str, key: str, work: Path,
+    server: ForkServer | None = None,
+) -> SceneProducts:
+    """Render one scene as the bundle does, in the work folder ``work`` of the caller's own (its
+    TeX and text caches are kept there), and return its products as bytes.
+
+    ``key`` is the clip key the caller planned; it travels with the products. Slides are not
+    made here (a course has no decks).
+    """
+    import socket
+
+    work.mkdir(parents=True, exist_ok=True)
+    scenario_file = work / f"scenario-{os.getpid()}.toml"
+    _write_text(scenario_file, scenario_toml)
+    tex_complete = _tex_cache_opened(work)
+    _prune_texts(work / TEXTS)
+    job = _Job(spec)
+    clip = _render_scene(job, replace(settings, slides=False), work, scenario_file, lambda: None, _Renders(), server)
+    tex_complete.touch()
+    subtitles = clip.with_suffix(".srt")
+    return SceneProducts(
+        spec.name, key, clip.read_bytes(), subtitles.read_bytes() if subtitles.is_file() else b"",
+        still_path(clip).read_bytes(), job.seconds, f"{socket.gethostname()}:{os.getpid()}",
+    )
+
+
+def install_products(plan: BundlePlan, spec: SceneSpec, products: SceneProducts) -> Path:
+    """Write a scene's products into the bundle's work folder where its own render would have
+    left them (clip, subtitles and still beside it); return the clip's path."""
+    if products.key != plan.keys[spec.name]:
+        raise BundleError(f"scene {spec.name}: rendered for another clip key than the bundle plans", 1)
+    media = _fresh_media(spec, plan.work)
+    clip = media / "videos" / "elsewhere" / plan.settings.quality / f"{spec.name}.{plan.settings.extension}"
+    clip.parent.mkdir(parents=True, exist_ok=True)
+    for path, content in ((clip, products.clip), (clip.with_suffix(".srt"), products.subtitles)):
+        with atomic_write(path) as tmp:
+            tmp.write_bytes(content)
+    with atomic_write(still_path(clip)) as tmp:
+        tmp.write_bytes(products.still)
+    (media / ".finished").touch()
+    return clip
+
+
+def _rendered_elsewhere(plan: BundlePlan, jobs: list[_Job], renders: RenderedScenes) -> dict[str, Path]:
+    """The clips ``renders`` made of the scenes that changed; every job marked done or cached."""
+    to_render = plan.changed()
+    made = renders(plan, to_render)
+    missing = [spec.name for spec in to_render if spec.name not in made]
+    if missing:
+        raise BundleError(f"scenes {', '.join(missing)}: no render was made for them", 1)
+    for job in jobs:
+        if job.spec.name in made:
+            job.status, job.seconds = "done", made[job.spec.name][1]
+        else:
+            job.status = "cached"
+    return {name: clip for name, (clip, _) in made.items() if name in plan.keys}

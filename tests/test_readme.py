@@ -167,7 +167,7 @@ def _help(command: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 @pytest.mark.parametrize(
     "command",
     [["attention-explainer"], ["attention-explainer", "render"], ["attention-explainer", "numbers"],
-     ["attention-explainer", "presets"], ["python -m attention_math"]],
+     ["attention-explainer", "presets"], ["attention-explainer", "course"], ["python -m attention_math"]],
     ids=" ".join,
 )
 def test_docs_cli_names_every_option_of_the_command_line(

@@ -1,0 +1,426 @@
+"""``attention-explainer course COURSE.toml``: many bundles, their scenes rendered on Dask distributed.
+
+Every scene render of every bundle is a task on a Dask cluster: a local one on this machine by
+default (:func:`local_cluster`), or the cluster a ``--scheduler tcp://HOST:PORT`` names, whose
+workers have the project installed and share no disk with the command. A task renders its scene
+in the worker's own folder (:func:`attention_explainer.bundle.render_scene_products`) and sends
+back what the bundle needs of it as bytes; the command writes those into the bundle's work folder
+(:func:`attention_explainer.bundle.install_products`) and assembles the bundle as ``render`` does
+(:func:`attention_explainer.bundle.build_bundle`), each bundle as soon as its last scene is back.
+Which scenes render is the bundle's own affair (its manifest and clip keys, computed here): a
+second run with nothing changed renders nothing. A worker lost mid-render costs its tasks a second
+run elsewhere (Dask reschedules them); the bundle is assembled only from whole results.
+
+Needs the ``course`` extra (``distributed``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import html
+import importlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attention_math import Scenario, ScenarioError, scenario_to_toml
+
+from .bundle import (
+    SceneProducts,
+    atomic_write,
+    build_bundle,
+    install_products,
+    plan_bundle,
+    prepare_out_dir,
+    render_scene_products,
+    select_scenes,
+)
+from .course_file import Course, CourseEntry, folder_name, load_course
+from .forkserver import ForkServer, start_fork_server
+from .plan import BundleError, BundlePlan, BundleSettings, SceneSpec
+
+INSTALL_COURSE = "pip install 'attention-explainer[course]'"
+
+try:
+    import distributed
+except ImportError:  # pragma: no cover - the extra is installed wherever the tests run
+    raise ImportError(
+        f"attention_explainer.course needs the course extra (Dask distributed); install it with {INSTALL_COURSE}"
+    ) from None
+
+_DASK: Any = distributed  # untyped: its calls go through Any
+
+
+__all__ = [
+    "INSTALL_COURSE",
+    "CourseOutcome",
+    "course_client",
+    "dask_setup",
+    "load_course",
+    "local_cluster",
+    "render_task",
+    "run_course",
+    "stderr_line",
+]
+
+Say = Callable[[str], None]
+Connect = Callable[[], AbstractContextManager[Any]]  # a client of the cluster, closed after
+
+
+@dataclass
+class _Bundle:
+    """One entry of the course on its way: its plan, the renders it waits for, what became of it."""
+
+    entry: CourseEntry
+    folder: Path
+    scenario: Scenario | None = None
+    chosen: list[SceneSpec] = field(default_factory=list)
+    plan: BundlePlan | None = None
+    waiting: dict[str, Any] = field(default_factory=dict)  # scene name -> its future
+    products: dict[str, SceneProducts] = field(default_factory=dict)
+    error: str | None = None  # one line, when the bundle was not made
+    status: int = 0  # 2 bad input, 1 a render failed
+    rendered: int = 0
+
+
+@dataclass(frozen=True)
+class CourseOutcome:
+    """What a run made: the page, each bundle's folder or the line saying why it was not made."""
+
+    page: Path
+    made: tuple[Path, ...]
+    failed: tuple[str, ...]
+    workers_lost: tuple[str, ...]
+    status: int  # the command's exit status: 0, 2 (a bundle's input), 1 (a render failed)
+
+
+# --- on the worker ---------------------------------------------------------------------------
+
+
+_SERVERS: list[ForkServer | None] = []  # the worker's fork server, started with its first render
+
+
+@functools.cache
+def _worker_code() -> str:
+    from .fingerprint import code_version
+
+    return code_version()
+
+
+def _worker_folder() -> Path:
+    """The worker's own folder for its renders and caches (Dask removes it with the worker)."""
+    try:
+        return Path(_DASK.get_worker().local_directory) / "attention-explainer"
+    except ValueError:  # not in a worker (a test calling the task directly)
+        import tempfile
+
+        return Path(tempfile.gettempdir()) / f"attention-course-{os.getpid()}"
+
+
+def render_task(spec: SceneSpec, settings: BundleSettings, scenario_toml: str, key: str, code: str) -> SceneProducts:
+    """A Dask task: render one scene on this worker, return its products as bytes.
+
+    ``code`` is the command's code version: a worker running other code would make clips its keys
+    do not describe, so it refuses.
+    """
+    if _worker_code() != code:
+        raise BundleError(
+            f"scene {spec.name}: the worker runs other code than the command (code {_worker_code()}, not {code}); "
+            "install the same version of attention-explainer on every worker",
+            1,
+        )
+    work = _worker_folder()
+    if not _SERVERS:
+        work.mkdir(parents=True, exist_ok=True)
+        _SERVERS.append(start_fork_server(work, dict(os.environ)))  # manim imported once per worker
+        server = _SERVERS[0]
+        if server is not None:  # ended (and waited for) as the worker's process ends
+            atexit.register(server.close)
+    return render_scene_products(spec, settings, scenario_toml, key, work, _SERVERS[0])
+
+
+# --- in the command --------------------------------------------------------------------------
+
+
+def local_cluster(workers: int) -> Any:
+    """A Dask cluster on this machine: ``workers`` processes of one thread, no dashboard."""
+    import logging
+
+    return _DASK.LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        silence_logs=logging.CRITICAL,  # a failed render is said once, by the command, not by the worker too
+        preload=[__name__],  # dask_setup: a Ctrl-C is the command's
+    )
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook, run in each worker of the local cluster as it starts.
+
+    The workers are in the command's process group, so a Ctrl-C reaches them too; the command
+    answers it (one line, exit 130) and closes the cluster, so a worker lets it pass rather than
+    print a traceback of its own. Its renders (through a fork server started with the default
+    handling) still stop at once.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _let_pass)
+
+
+def _let_pass(signum: int, frame: Any) -> None:
+    """A SIGINT handler that does nothing (unlike SIG_IGN, not inherited by the processes started)."""
+
+
+def run_course(course: Course, out: Path, connect: Connect, say: Say) -> CourseOutcome:
+    """Plan every bundle, send the renders that changed to the cluster ``connect()`` gives a client
+    of (only if any did), assemble each bundle as its last render comes back, write the course
+    page; return what became of it all."""
+    started = time.monotonic()
+    out.mkdir(parents=True, exist_ok=True)
+    bundles = [_Bundle(entry, out / folder_name(entry)) for entry in course.entries]
+    for bundle in bundles:
+        _plan(bundle, say)
+    lost: list[str] = []
+    with ExitStack() as stack:
+        # the cluster starts while the scenarios are checked (which imports manim here)
+        client = _open_early(stack, connect) if any(_renders(b) for b in bundles) else None
+        for bundle in bundles:
+            if _renders(bundle):
+                _check(bundle, say)
+        for bundle in bundles:
+            if bundle.error is None and not _renders(bundle):
+                _assemble(bundle, say, started)  # nothing to render: no cluster needed for it
+        if client is not None and any(_renders(b) for b in bundles):
+            lost = _render_on(client.result(), bundles, say, started)
+    return _outcome(_write_page(course, out, bundles), bundles, lost)
+
+
+def _renders(bundle: _Bundle) -> bool:
+    """Is the bundle to be made and has it scenes to render?"""
+    return bundle.error is None and bundle.plan is not None and bool(bundle.plan.changed())
+
+
+def _open_early(stack: ExitStack, connect: Connect) -> Future[Any]:
+    """Connect in the background; the client is closed with ``stack`` (after the thread is done)."""
+    pool = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+    return pool.submit(lambda: stack.enter_context(connect()))
+
+
+def _render_on(client: Any, bundles: list[_Bundle], say: Say, started: float) -> list[str]:
+    """Every changed scene a task on ``client``'s cluster; each bundle assembled as its last comes
+    back; the workers lost on the way."""
+    before = set(client.nthreads())
+    by_future = _submit(bundles, client)
+    workers = f"{len(before)} worker{'s' if len(before) != 1 else ''}"
+    say(f"[{time.monotonic() - started:6.1f} s] {len(by_future)} scene renders sent to {workers}")
+    lost: list[str] = []
+    for future in _DASK.as_completed(list(by_future)):
+        bundle = by_future[future]
+        _collect(bundle, future, say, started)
+        lost += _workers_lost(client, before, lost, say)
+        if bundle.error is None and not bundle.waiting:
+            _assemble(bundle, say, started)
+    return lost
+
+
+def _plan(bundle: _Bundle, say: Say) -> None:
+    """The bundle's scenario, scenes and plan; a bad entry is said in one line and left out."""
+    entry = bundle.entry
+    try:
+        bundle.chosen = select_scenes(entry.scenes, entry.lecture)
+    except BundleError as error:
+        field_name = "lecture" if str(error).startswith("--lecture") else "scenes"
+        return _refuse(bundle, entry.label(field_name), str(error).split(": ", 1)[1], say, 2)
+    try:
+        bundle.scenario = _scenario(entry)
+    except ScenarioError as error:
+        return _refuse(bundle, entry.label(entry.source or "preset"), str(error), say, 2)
+    settings = BundleSettings(quality=entry.quality, fps=entry.fps, jobs=1)
+    try:
+        folder = prepare_out_dir(bundle.folder).absolute()
+    except BundleError as error:
+        return _refuse(bundle, entry.label("name"), str(error).split(": ", 1)[1], say, 2)
+    bundle.plan = plan_bundle(bundle.scenario, folder, settings, bundle.chosen)
+
+
+def _check(bundle: _Bundle, say: Say) -> None:
+    """What the scenes cannot draw of the bundle's scenario, before any of them renders (as render checks it)."""
+    assert bundle.scenario is not None
+    try:
+        _check_scenario(bundle.scenario, bundle.chosen)
+    except ScenarioError as error:
+        _refuse(bundle, bundle.entry.label(bundle.entry.source or "preset"), str(error), say, 2)
+
+
+def _refuse(bundle: _Bundle, where: str, why: str, say: Say, status: int) -> None:
+    bundle.error, bundle.status = f"{where}: {why}", status
+    say(f"error: {bundle.error}; the other bundles go on")
+
+
+def _scenario(entry: CourseEntry) -> Scenario:
+    """The entry's scenario, as render's --preset, --scenario, --sentence, --seed and --query make it."""
+    from attention_math import load_scenario, preset
+    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS
+
+    if entry.source == "scenario":
+        scenario = load_scenario(entry.value or "")
+    elif entry.source == "sentence":
+        scenario = Scenario.from_sentence(entry.value or "", seed=entry.seed)
+    else:
+        scenario = preset(entry.value or LECTURE_PRESETS[entry.lecture or DEFAULT_LECTURE])
+    return scenario if entry.query is None else scenario.with_query(entry.query)
+
+
+def _check_scenario(scenario: Scenario, chosen: list[SceneSpec]) -> None:
+    """What the scenes cannot draw, before any of them renders (as render checks it)."""
+    from scenes.base import check_scene_limits
+
+    check_scene_limits(scenario)
+    for spec in chosen:
+        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
+
+
+def _submit(bundles: list[_Bundle], client: Any) -> dict[Any, _Bundle]:
+    """One task per scene that changed, the course's first bundles first; each future's bundle."""
+    by_future: dict[Any, _Bundle] = {}
+    for bundle in bundles:
+        plan = bundle.plan
+        if bundle.error is not None or plan is None or not plan.changed():
+            continue
+        toml = scenario_to_toml(plan.scenario)
+        for spec in plan.changed():
+            future = client.submit(
+                render_task, spec, plan.settings, toml, plan.keys[spec.name], plan.code,
+                key=f"bundle-{bundle.entry.number}-{spec.name}-{plan.keys[spec.name]}-{os.getpid()}",
+                pure=False, priority=-bundle.entry.number, retries=0,
+            )  # fmt: skip
+            bundle.waiting[spec.name] = future
+            by_future[future] = bundle
+    return by_future
+
+
+def _collect(bundle: _Bundle, future: Any, say: Say, started: float) -> None:
+    """Take one finished render: its products, or the line saying why the bundle cannot be made."""
+    name = next(scene for scene, waited in bundle.waiting.items() if waited is future)
+    del bundle.waiting[name]
+    if bundle.error is not None or future.cancelled():  # the bundle failed already: the rest is moot
+        return
+    error = future.exception()
+    if error is None:
+        products: SceneProducts = future.result()
+        bundle.products[name] = products
+        say(f"[{time.monotonic() - started:6.1f} s] {_label(bundle)}: {name} rendered on {products.made_by} "
+            f"in {products.seconds:.1f} s")
+        return
+    why = str(error) if isinstance(error, BundleError) else _task_failure(error)
+    _refuse(bundle, _label(bundle), why if why.startswith("scene ") else f"scene {name}: {why}", say, 1)
+    for other in bundle.waiting.values():
+        other.cancel()
+
+
+def _task_failure(error: BaseException) -> str:
+    """A render task's failure that is no render's error, in a few words."""
+    if isinstance(error, _DASK.KilledWorker):
+        return "every worker that ran its render died (Dask gave up on it: KilledWorker)"
+    return f"{type(error).__name__}: {error}"
+
+
+def _label(bundle: _Bundle) -> str:
+    return f"{bundle.entry.label()} ({bundle.folder.name})"
+
+
+def _workers_lost(client: Any, before: set[str], lost: list[str], say: Say) -> list[str]:
+    """Workers that left the cluster since the start, not yet said: their renders ran again elsewhere."""
+    now = set(client.nthreads())
+    gone = sorted(before - now - set(lost))
+    for worker in gone:
+        say(f"worker {worker} left the cluster; Dask runs its renders again on the others")
+    return gone
+
+
+def _assemble(bundle: _Bundle, say: Say, started: float) -> None:
+    """Write the bundle from its plan and the products that came back, as render does."""
+    assert bundle.plan is not None and bundle.scenario is not None
+    plan = bundle.plan
+
+    def renders(_: BundlePlan, to_render: list[SceneSpec]) -> dict[str, tuple[Path, float]]:
+        made = {spec.name: bundle.products[spec.name] for spec in to_render if spec.name in bundle.products}
+        return {spec.name: (install_products(plan, spec, made[spec.name]), made[spec.name].seconds)
+                for spec in to_render if spec.name in made}
+
+    try:
+        manifest = build_bundle(bundle.scenario, plan.out, plan.settings, bundle.chosen, renders=renders)
+    except BundleError as error:
+        return _refuse(bundle, _label(bundle), str(error), say, error.status)
+    bundle.rendered = len(manifest["rendered"])
+    done = f"{bundle.rendered} of {len(bundle.chosen)} scenes rendered" if bundle.rendered else "nothing changed"
+    say(f"[{time.monotonic() - started:6.1f} s] {_label(bundle)}: made ({done}): {plan.out / 'index.html'}")
+
+
+def _outcome(page: Path, bundles: list[_Bundle], lost: list[str]) -> CourseOutcome:
+    made = tuple(b.folder for b in bundles if b.error is None)
+    failed = tuple(b.error for b in bundles if b.error is not None)
+    statuses = {b.status for b in bundles}
+    status = 2 if 2 in statuses else 1 if 1 in statuses else 0
+    return CourseOutcome(page, made, failed, tuple(lost), status)
+
+
+def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
+    """The course page, ``index.html`` under ``--out``: a link to each bundle made, a line for each not."""
+    items = []
+    for bundle in bundles:
+        entry = bundle.entry
+        what = html.escape(bundle.scenario.title if bundle.scenario else (entry.value or ""))
+        lecture = html.escape(entry.lecture or "self-attention")
+        if bundle.error is None:
+            link = html.escape(f"{bundle.folder.name}/index.html", quote=True)
+            scenes = ", ".join(html.escape(s.name) for s in bundle.chosen)
+            items.append(f'<li><a href="{link}">{entry.number}. {lecture}: {what}</a> <small>({scenes})</small></li>')
+        else:
+            items.append(f'<li class="failed">{entry.number}. {lecture}: not made: {html.escape(bundle.error)}</li>')
+    title = html.escape(course.title)
+    page = (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
+        "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto}li{margin:.4em 0}"
+        ".failed{color:#a00}</style>\n</head>\n<body>\n"
+        f"<h1>{title}</h1>\n<ol>\n" + "\n".join(items) + "\n</ol>\n</body>\n</html>\n"
+    )
+    target = out / "index.html"
+    with atomic_write(target) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+    return target
+
+
+@contextmanager
+def course_client(scheduler: str | None, workers: int) -> Iterator[Any]:
+    """A client of the cluster at ``scheduler``, or of a local cluster of ``workers``; both closed after.
+
+    Neither is used as a context manager: the client may be opened on another thread than the one
+    that closes it (:func:`run_course` connects while it checks the scenarios), and a Client's
+    ``with`` sets a context variable that only its own thread may reset.
+    """
+    cluster = local_cluster(workers) if scheduler is None else None
+    try:
+        try:
+            client = _DASK.Client(cluster if cluster is not None else scheduler, timeout=30)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise BundleError(f"--scheduler: cannot reach {scheduler} ({error})", 2) from None
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def stderr_line(line: str) -> None:
+    """A progress line on stderr."""
+    print(line, file=sys.stderr, flush=True)
