@@ -15,6 +15,8 @@ __all__ = [
     "ALL_HEADS",
     "DEFAULT_LECTURE",
     "INPUTS",
+    "LEARNED_LECTURE",
+    "LEARNED_TRAINING",
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
@@ -26,6 +28,7 @@ __all__ = [
     "SHOWS",
     "STRUCTURE",
     "depends_on",
+    "learned_keyframes",
     "lecture_of",
     "scene_view",
 ]
@@ -62,13 +65,21 @@ MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 8, multi-head attention: why several heads, each head's pipeline, then the heads side by side
 joined by W_O."""
 
+LEARNED_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.learned.training_steps", "TrainingSteps"),
+)
+"""Where W comes from, "Learned, not given": the loss falling as each "it" moves onto its noun, W_Q and W_K
+changing over the steps, then the learned matrices through the lecture-6 pipeline."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
+    "learned": LEARNED_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
-LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads"}
+LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
+                                   "learned": "learned"}
 """The preset a lecture shows when no scenario is chosen."""
 
 MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
@@ -78,15 +89,33 @@ chapter 3 (whose ``torch.manual_seed(123)`` draws other numbers: this is numpy's
 ``default_rng(123)``). The lecture's dropout scene and its handout (the CSV, the notebook's replay)
 both read it here, so they drop the same weights."""
 
+LEARNED_TRAINING: tuple[int, int, float] = (0, 60, 1.0)
+"""The learned lecture's training run, ``(seed, steps, learning_rate)``:
+``attention_math.train_attention(seed, steps=steps, learning_rate=learning_rate)``, whose learned weights are the
+``learned`` preset. Its training scenes and their number proof both read it here (the scenes when they are set up,
+so a test may change it)."""
+
+
+
+def learned_keyframes(steps: int) -> tuple[int, ...]:
+    """The steps the learned lecture's training scenes stop at: the start, a twelfth, a third, the end.
+
+    >>> learned_keyframes(60), learned_keyframes(3)
+    ((0, 5, 20, 60), (0, 1, 3))
+    """
+    return tuple(sorted({0, round(steps / 12), round(steps / 3), steps}))
+
+
 INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 """The scenario's numbers; everything else in a trace is computed from them."""
 
 STRUCTURE = ("tokens", "query", "precision", "scaled", "d_in", "d_k", "d_v")
 """What shapes every scene's layout and captions: a change re-renders every scene."""
 
-OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
+OWN_PRESET = frozenset({"RawDotProducts", "WhyScale", "TrainingSteps", "LearnedWeights"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
-seeded sampler of :func:`attention_math.scaling_spread`."""
+seeded sampler of :func:`attention_math.scaling_spread`, or (the learned lecture's training scenes) the
+training run of :data:`LEARNED_TRAINING`."""
 
 ALL_HEADS = frozenset({"WhyHeads", "PerHead", "MultiHead"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
@@ -117,6 +146,10 @@ SHOWS: dict[str, frozenset[str]] = {
     "MaskedContext": INPUTS | {"scaled_scores", "weights", "values", "context"},
     "AttentionDropout": INPUTS,
     "TriangularMap": INPUTS,
+    # the learned lecture: the training run (not the scenario), then the scenario's query through the pipeline
+    "TrainingSteps": frozenset(),
+    "LearnedWeights": frozenset(),
+    "LearnedPipeline": frozenset({"scores", "scaled_scores", "weights"}),
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
