@@ -68,6 +68,7 @@ joined by W_O."""
 LEARNED_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.learned.training_steps", "TrainingSteps"),
     ("scenes.learned.learned_weights", "LearnedWeights"),
+    ("scenes.learned.learned_pipeline", "LearnedPipeline"),
 )
 """Where W comes from, "Learned, not given": the loss falling as each "it" moves onto its noun, W_Q and W_K
 changing over the steps, then the learned matrices through the lecture-6 pipeline."""
