@@ -44,9 +44,9 @@ from attention_math import (
 )
 from attention_math.alignment import alignment
 from attention_math.masking import attention_dropout
+from scenes import plan
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
-from scenes import plan
 from scenes.plan import LECTURES, MASKED_DROPOUT, lecture_of
 
 __all__ = [

@@ -31,7 +31,7 @@ from scenes import plan
 from scenes.base import ExplainerScene
 from scenes.facts import position, value
 from scenes.kit.heatmap import HeatGrid, ink_on, opacity_of
-from scenes.kit.layout import BOTTOM, TOP
+from scenes.kit.layout import TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import NUMBER_SIZE, text
 
@@ -82,9 +82,10 @@ class LearnedWeights(ExplainerScene):
         grid = HeatGrid(d_in, d_k, cell_w=CELL_W, cell_h=CELL_H, size=LABEL, row_tokens=self.run.features,
                         row_color=MUTED)
         grid.label_columns([self.label("{}", position(c), size=LABEL, color=hue) for c in range(d_k)])
-        grid.move_to((0, (TOP - 0.9 + BOTTOM + 0.5) / 2, 0)).align_to((left, 0, 0), LEFT)
+        grid.align_to((left, 0, 0), LEFT)
         title = MathTex(name.replace("_", "_{") + "}", font_size=40, color=hue)
-        title.next_to(grid.column_labels, UP, buff=0.2).set_x(grid.cells.get_x())
+        grid.shift(UP * (TOP - 1.45 - grid.brackets.get_top()[1]))  # under the step's line, the titles and numbers
+        title.move_to((grid.cells.get_x(), TOP - 0.8, 0))
         self.rows("d_in", grid)
         self.columns("d_k", grid)
         return _Map(field, hue, grid, title, VGroup())
