@@ -312,7 +312,7 @@ class TrainingTrace:
         >>> run.step_losses.shape, bool(run.step_losses[60] == run.final_loss)
         ((61,), True)
         >>> float(run.step_losses[0].round(2)), float(run.step_losses[20].round(2))
-        (1.37, 0.57)
+        (1.37, 0.56)
         """
         return frozen(np.append(self.losses, self.final_loss))
 

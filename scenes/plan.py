@@ -177,6 +177,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MaskedContext": 0.6,
         "AttentionDropout": 0.8,
         "TriangularMap": 0.65,
+        # the learned lecture's (see the "h" row)
+        "TrainingSteps": 0.8,
+        "LearnedWeights": 0.9,
+        "LearnedPipeline": 0.6,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -200,6 +204,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MaskedContext": 0.6,
         "AttentionDropout": 0.6,
         "TriangularMap": 0.55,
+        # the learned lecture's (see the "h" row)
+        "TrainingSteps": 0.8,
+        "LearnedWeights": 0.9,
+        "LearnedPipeline": 0.6,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
