@@ -153,6 +153,7 @@ class LearnedPipeline(ExplainerScene):
                 "The same softmax(QKᵀ/√d_k);", "W_Q and W_K found", "by gradient descent."))).arrange(
                 DOWN, aligned_edge=LEFT, buff=0.12)
             line.next_to(self.query_line, DOWN, buff=0.5, aligned_edge=LEFT)
+            line.shift(LEFT * max(0.0, line.get_right()[0] - HALF_WIDTH))  # into the safe area, nearer the table
         else:
             line = text("The same softmax(QKᵀ/√d_k); W_Q and W_K found by gradient descent.", size=SMALLEST_SIZE + 2,
                         color=INK)
