@@ -37,10 +37,17 @@ first row unmasked     TriangularMap shows the first token's row without the mas
 head 2 read as head 1  WhyHeads draws head 2's weights of the query as head 1's bars' numbers
 stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
 unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
+another step's loss    TrainingSteps writes, by each step's point, the loss of the step after it
+start shown as learned TrainingSteps shows the last step's attention rows as they were at step 0
+the other it's row     TrainingSteps draws each "it"'s chart with the other "it"'s weights (true numbers, in
+                       the other's chart)
+W_K in W_Q's cells     LearnedWeights writes W_K's entries in W_Q's map (true numbers of the wrong matrix, in
+                       the same rows and columns: its captions cite W_Q's, never shown)
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1" and "stale head 1 scores" draw only true numbers, each in another's place: the number checks hold
+head 1", "stale head 1 scores" and "the other it's row" draw only true numbers, each in another's place: the
+number checks hold
 every number to the band (row, column, head's panel) of the token, dimension or head its fact names, as
 the scene registered them.
 
@@ -290,6 +297,38 @@ def _first_row_unmasked(scene: ExplainerScene, fact: Fact, number: float) -> flo
     return number
 
 
+def _another_steps_loss(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    """The loss of the step after the fact's (the first step's after the last)."""
+    losses = scene.sources[fact.source][0].step_losses
+    return float(losses[(fact.index[0] + 1) % len(losses)])
+
+
+def _start_shown_as_learned(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    run = scene.sources[fact.source][0]
+    return float(run.rows[(0, *fact.index[1:])]) if fact.index[0] == run.steps else number
+
+
+def _the_other_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("training", "rows"):  # chart m draws (and records) the other "it"'s weights
+            index = (index[0], 1 - index[1], index[2])
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _key_in_query_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        return number(self, source, "w_key" if (source, field) == ("training", "w_query") else field, *index,
+                      **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -333,6 +372,12 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
         ("scenes.multi_head.per_head", "PerHead"),
         _changed_value("scaled_scores", lambda s, f, v: v * float(s.sources[f.source][0].sqrt_d_k)),
     ),
+    "another step's loss": (("scenes.learned.training_steps", "TrainingSteps"),
+                            _changed_value("step_losses", _another_steps_loss)),
+    "start shown as learned": (("scenes.learned.training_steps", "TrainingSteps"),
+                               _changed_value("rows", _start_shown_as_learned)),
+    "the other it's row": (("scenes.learned.training_steps", "TrainingSteps"), _the_other_its_row),
+    "W_K in W_Q's cells": (("scenes.learned.learned_weights", "LearnedWeights"), _key_in_query_cells),
 }
 
 
@@ -356,6 +401,7 @@ SCENARIOS["two-heads"] = lambda: preset("two-heads")
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
+SCENARIOS["learned"] = lambda: preset("learned")
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -387,6 +433,11 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "head 2 read as head 1": ("two-heads", "2-tokens-two-heads"),
     "stale head 1 scores": ("two-heads",),
     "unscaled per head": ("2-tokens-two-heads",),
+    # the learned lecture's training scenes show the training run, whatever the scenario: one
+    "another step's loss": ("learned",),
+    "start shown as learned": ("learned",),
+    "the other it's row": ("learned",),
+    "W_K in W_Q's cells": ("learned",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
