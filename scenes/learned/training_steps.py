@@ -45,7 +45,7 @@ __all__ = ["TrainingSteps"]
 SIZE = 22  # the charts' labels and numbers, the plot's
 UNIT = 3.0  # a bar's length for weight 1: one scale for every step, so the bars' growth shows
 PITCH = 0.42  # between a chart's rows
-PLOT_LEFT, PLOT_RIGHT = -5.9, -1.3  # the loss axes' ends
+PLOT_LEFT, PLOT_RIGHT = -5.9, -1.8  # the loss axes' ends
 PLOT_BOTTOM, PLOT_TOP = -2.5, 2.0
 CHARTS_LEFT = 0.2  # where the right half starts
 CHART_GAP = 0.35  # between the first chart and the second's title
@@ -219,7 +219,7 @@ class TrainingSteps(ExplainerScene):
                        text("down the loss at a time.", size=SIZE, color=INK))
         lines.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         under = min(row.chart.get_bottom()[1] for row in self.rows_now) - 0.25
-        lines.move_to((0, (under + BOTTOM) / 2, 0)).align_to((CHARTS_LEFT, 0, 0), LEFT)
+        lines.move_to((0, (under + BOTTOM) / 2, 0)).align_to((CHARTS_LEFT + 0.3, 0, 0), LEFT)
         self.summary = lines
         self.beat("Nobody typed these weights: gradient descent found them, one small step down the loss at a time.",
                   FadeIn(lines, shift=UP * 0.1), run_time=1.2, wait=2.5)
