@@ -177,10 +177,11 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MaskedContext": 0.6,
         "AttentionDropout": 0.8,
         "TriangularMap": 0.65,
-        # the learned lecture's (see the "h" row)
-        "TrainingSteps": 0.8,
-        "LearnedWeights": 0.9,
-        "LearnedPipeline": 0.6,
+        # the learned lecture's: one cold -ql render each here, one at a time (6.3, 15.6 and 4.7 s), against the
+        # mean of two Scores renders in the same hour (10.0 and 17.0 s: a busy machine)
+        "TrainingSteps": 0.47,
+        "LearnedWeights": 1.16,
+        "LearnedPipeline": 0.35,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -204,10 +205,11 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "MaskedContext": 0.6,
         "AttentionDropout": 0.6,
         "TriangularMap": 0.55,
-        # the learned lecture's (see the "h" row)
-        "TrainingSteps": 0.8,
-        "LearnedWeights": 0.9,
-        "LearnedPipeline": 0.6,
+        # the learned lecture's by the length of their clips against Scores' (20, 19 and 14 s against 28 s; not
+        # measured at -qh), LearnedWeights' a little more for its many numbers changing at once
+        "TrainingSteps": 0.7,
+        "LearnedWeights": 0.8,
+        "LearnedPipeline": 0.5,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
