@@ -11,7 +11,7 @@ floor's.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, LaggedStart, SurroundingRectangle, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Group, LaggedStart, SurroundingRectangle, VGroup, VMobject
 
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
@@ -126,13 +126,15 @@ class LearnedPipeline(ExplainerScene):
         left = self.columns_made[1].get_right()[0] + COLUMN_GAP
         head = text("weight", size=self.size, color=WEIGHT)
         weights = self.step.weights
-        chart = BarRows(None, weights, width=self.bar_width * float(np.max(weights)), pitch=self.pitch, color=WEIGHT,
-                        thickness=0.55)
+        chart = BarRows(None, weights.tolist(), width=self.bar_width * float(np.max(weights)), pitch=self.pitch,
+                        color=WEIGHT, thickness=0.55)
         chart.align_to((left, 0, 0), LEFT)
         chart.shift(UP * (self._row_y(0) - chart.row_y(0)))
         numbers = VGroup()
         for j in range(self.scenario.n_tokens):
-            numbers.add(chart.number_spot(j, self.number("step", "weights", j, size=self.size, color=WEIGHT)))
+            number = self.number("step", "weights", j, size=self.size, color=WEIGHT)
+            chart.number_spot(j, number)
+            numbers.add(number)
             self.plot(chart.bars[j], chart.axis(j), value("step", "weights", j), anchor=chart.end_side(j))
         head.move_to((0, self.table_top - 0.25, 0)).align_to((left, 0, 0), LEFT)
         self.chart = chart
@@ -145,9 +147,10 @@ class LearnedPipeline(ExplainerScene):
     def _summary(self) -> None:
         """The last frame: the top key's row outlined, what the lecture showed."""
         top = self.top_key
-        row = VGroup(self.keys[top], self.chart.bars[top], self.chart.placed[top],
-                     *(column[1][top] for column in self.columns_made))
+        row = Group(self.keys[top], self.chart.bars[top], self.chart.placed[top],
+                    *(column[1][top] for column in self.columns_made))
         mark = SurroundingRectangle(row, color=HIGHLIGHT, buff=min(0.06, self.pitch / 8), stroke_width=3)
+        line: VMobject
         if self.side:  # in lines, under the query's
             line = VGroup(*(text(words, size=SMALLEST_SIZE + 2, color=INK) for words in (
                 "The same softmax(QKᵀ/√d_k);", "W_Q and W_K found", "by gradient descent."))).arrange(

@@ -123,7 +123,8 @@ class TrainingSteps(ExplainerScene):
         for j in range(len(values)):
             fact = value("training", "rows", step, m, j)
             number = self.number("training", "rows", step, m, j, size=SIZE)
-            numbers.add(chart.number_spot(j, number))
+            chart.number_spot(j, number)
+            numbers.add(number)
             self.plot(chart.bars[j], chart.axis(j), fact, anchor=chart.end_side(j))
         self.rows("key", chart)
         return _Row(chart, numbers)
