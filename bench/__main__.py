@@ -424,7 +424,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_cold_table(results["cold"]),
         *_warm_table(results.get("warm")),
         *_math_table(results.get("math", [])),
-        *_training_table(results.get("training")),
+        *training_table(results.get("training")),
         *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
@@ -491,7 +491,7 @@ def _math_table(rows: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _training_table(row: dict[str, Any] | None) -> list[str]:
+def training_table(row: dict[str, Any] | None) -> list[str]:
     if not row:
         return []
     return [

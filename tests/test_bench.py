@@ -117,10 +117,10 @@ def test_the_math_rows_compare_equal_results() -> None:
 
 
 def test_the_training_row_times_the_lectures_run_against_one_trace() -> None:
-    from bench.__main__ import _training_table, training_time
+    from bench.__main__ import training_table, training_time
 
     row = training_time(runs=1)
     assert row["ratio"] > 0 and row["train_ms"] > 0 and row["trace_ms"] > 0
-    lines = _training_table(row)
+    lines = training_table(row)
     assert lines[-1].startswith("| training time |") and f"{row['ratio']:.1f} |" in lines[-1]
-    assert _training_table(None) == []
+    assert training_table(None) == []
