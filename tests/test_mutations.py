@@ -43,13 +43,13 @@ the other it's row     TrainingSteps draws each "it"'s chart with the other "it"
                        the other's chart)
 W_K in W_Q's cells     LearnedWeights writes W_K's entries in W_Q's map (true numbers of the wrong matrix, in
                        the same rows and columns: its captions cite W_Q's, never shown)
+learned one key down   LearnedPipeline shows each key's weight in the row of the key below (the last on top)
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1", "stale head 1 scores" and "the other it's row" draw only true numbers, each in another's place: the
-number checks hold
-every number to the band (row, column, head's panel) of the token, dimension or head its fact names, as
-the scene registered them.
+head 1", "stale head 1 scores", "the other it's row" and "learned one key down" draw only true numbers, each
+in another's place: the number checks hold every number to the band (row, column, head's panel) of the token,
+dimension or head its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too;
@@ -378,6 +378,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
                                _changed_value("rows", _start_shown_as_learned)),
     "the other it's row": (("scenes.learned.training_steps", "TrainingSteps"), _the_other_its_row),
     "W_K in W_Q's cells": (("scenes.learned.learned_weights", "LearnedWeights"), _key_in_query_cells),
+    "learned one key down": (("scenes.learned.learned_pipeline", "LearnedPipeline"), _weights_one_row_down),
 }
 
 
@@ -438,6 +439,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "start shown as learned": ("learned",),
     "the other it's row": ("learned",),
     "W_K in W_Q's cells": ("learned",),
+    "learned one key down": ("learned", "2-tokens-3-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
