@@ -94,7 +94,7 @@ both read it here, so they drop the same weights."""
 LEARNED_TRAINING: tuple[int, int, float] = (0, 60, 1.0)
 """The learned lecture's training run, ``(seed, steps, learning_rate)``:
 ``attention_math.train_attention(seed, steps=steps, learning_rate=learning_rate)``, whose learned weights are the
-``learned`` preset. Its training scenes and their number proof both read it here (the scenes when they are set up,
+``learned`` preset. Its training scenes, their number proof and its handout read it here (the scenes as they build,
 so a test may change it)."""
 
 
