@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from ._errors import ScenarioError
 from .scenario import Scenario
+from .training import train_attention
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "preset"]
 
@@ -155,9 +156,21 @@ every token before it, so its weights are the same masked or not. "chased" loses
 sum gives the same). Its context vector moves from (−0.32, 0.41) to (−0.38, 0.46).
 """
 
+LEARNED = train_attention(seed=0).scenario()
+"""Where W comes from: the ``W_Q`` and ``W_K`` that gradient descent learned (:func:`train_attention`, seed 0,
+its default 60 steps at learning rate 1.0), for the sentence's four words that matter, "dog, ball, it, it".
+
+The query is the second "it" (the ball: it was not caught); its weights are 0.00, 0.97, 0.01, 0.03. The
+learned numbers have many decimals, so the scenario shows 2 and says it is rounded.
+
+>>> LEARNED.query_token, LEARNED.query_step().weights.round(2)
+('it', array([0.  , 0.97, 0.01, 0.03]))
+"""
+
 PRESETS: Mapping[str, Scenario] = MappingProxyType(
     {
         "dog-chased-ball": DOG_CHASED_BALL,
+        "learned": LEARNED,
         "masked-dog": MASKED_DOG,
         "raw-dot-product": RAW_DOT_PRODUCT,
         "softmax-saturation": SOFTMAX_SATURATION,

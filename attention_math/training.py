@@ -293,6 +293,29 @@ class TrainingTrace:
         """The number of updates made."""
         return int(self.losses.shape[0])
 
+    @property
+    def step_numbers(self) -> FloatArray:
+        """``0, 1, …, steps`` as floats: the step that each first index of :attr:`w_query`, :attr:`w_key`,
+        :attr:`rows` and :attr:`step_losses` names (a number to show, as the run counts it).
+
+        >>> train_attention(steps=3).step_numbers
+        array([0., 1., 2., 3.])
+        """
+        return frozen(np.arange(self.steps + 1, dtype=np.float64))
+
+    @property
+    def step_losses(self) -> FloatArray:
+        """The loss at every step's weights, the learned ones included: ``steps + 1`` values,
+        :attr:`losses` then :attr:`final_loss`, indexed like :attr:`w_query` and :attr:`rows`.
+
+        >>> run = train_attention()
+        >>> run.step_losses.shape, bool(run.step_losses[60] == run.final_loss)
+        ((61,), True)
+        >>> float(run.step_losses[0].round(2)), float(run.step_losses[20].round(2))
+        (1.37, 0.56)
+        """
+        return frozen(np.append(self.losses, self.final_loss))
+
     def trace_at(self, step: int = -1) -> AttentionTrace:
         """Self-attention of the sentence with the weights of ``step`` (default: the learned ones).
 

@@ -409,6 +409,27 @@ def math_core(sizes: Sequence[int], runs: int, d: int = 64) -> list[dict[str, An
     return rows
 
 
+def training_time(runs: int) -> dict[str, Any]:
+    """The learned lecture's training run (``train_attention()``, 60 steps) against one lecture-6 trace of the
+    matrices it learned (``self_attention`` of the ``learned`` preset's, computed afresh: a scenario keeps its
+    trace), timed in turns: the ratio, no seconds promised."""
+    from attention_math import preset, self_attention, train_attention
+
+    learned = preset("learned")
+
+    def one_trace() -> Any:
+        return self_attention(learned.embeddings, learned.w_query, learned.w_key, learned.w_value)
+
+    assert np.array_equal(train_attention().w_query[-1], learned.w_query)  # the same run, the same matrices
+    _log("training run against one trace")
+    train, trace = [], []
+    for _ in range(max(runs, 3)):  # interleaved, so a busy moment hits both alike
+        train.append(_time_call(train_attention, 3, 0.3))
+        trace.append(_time_call(one_trace, 3, 0.3))
+    ratio = _median(train) / _median(trace)
+    return {"train_ms": _median(train) * 1e3, "trace_ms": _median(trace) * 1e3, "ratio": ratio}
+
+
 # -- the report ------------------------------------------------------------------------------
 def machine() -> dict[str, Any]:
     import manim
@@ -451,6 +472,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_cold_table(results["cold"]),
         *_warm_table(results.get("warm")),
         *_math_table(results.get("math", [])),
+        *training_table(results.get("training")),
         *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
@@ -516,6 +538,17 @@ def _math_table(rows: list[dict[str, Any]]) -> list[str]:
             f"{row['numpy_one_liner_ms']:.3f} | {row['ratio']:.2f} |"
             for row in rows
         ),
+    ]
+
+
+def training_table(row: dict[str, Any] | None) -> list[str]:
+    if not row:
+        return []
+    return [
+        "",
+        "| the learned lecture | train_attention(), 60 steps (ms) | one trace of its W (ms) | ratio |",
+        "|---|---:|---:|---:|",
+        f"| training time | {row['train_ms']:.3f} | {row['trace_ms']:.3f} | {row['ratio']:.1f} |",
     ]
 
 
@@ -654,6 +687,7 @@ def _run_measures(
 ) -> None:
     if "math" in only:
         results["math"] = math_core(sizes, args.runs)
+        results["training"] = training_time(args.runs)
     for quality in qualities if "cold" in only else []:
         cold, last_bundle = cold_and_floor(quality, args.runs, scratch)
         results["cold"][quality] = cold

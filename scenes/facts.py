@@ -140,6 +140,8 @@ BAND_KINDS: dict[str, str] = {
     "head": "a head: its panel",
     "size": "one size d of the scaling sampler (why scale)",
     "sample": "one key of the sampler's row softmaxed (why scale)",
+    "step": "a step of a training run (the learned lecture): its keyframe, its point on the loss curve",
+    "referrer": "one of a training run's queries (an \"it\"), by its place among them: its chart of weights",
 }
 """The things numbers belong to, by the name a :class:`Bands` gives them. The tests map every field
 to these (``tests/number_checks.BELONGS``: ``trace.weights[i, j]`` is query i's and key j's)."""

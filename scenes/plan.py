@@ -15,6 +15,8 @@ __all__ = [
     "ALL_HEADS",
     "DEFAULT_LECTURE",
     "INPUTS",
+    "LEARNED_LECTURE",
+    "LEARNED_TRAINING",
     "LECTURE",
     "LECTURES",
     "LECTURE_PRESETS",
@@ -28,6 +30,7 @@ __all__ = [
     "SHOWS",
     "STRUCTURE",
     "depends_on",
+    "learned_keyframes",
     "lecture_of",
     "scene_view",
 ]
@@ -77,16 +80,25 @@ with their biases, and what it looks at in the user's sentence."""
 MODEL_LECTURE = "real-head"
 """The lecture of a scenario with ``model`` (``render --model``): its scenes are the only ones that draw one."""
 
+LEARNED_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.learned.training_steps", "TrainingSteps"),
+    ("scenes.learned.learned_weights", "LearnedWeights"),
+    ("scenes.learned.learned_pipeline", "LearnedPipeline"),
+)
+"""Where W comes from, "Learned, not given": the loss falling as each "it" moves onto its noun, W_Q and W_K
+changing over the steps, then the learned matrices through the lecture-6 pipeline."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
-    MODEL_LECTURE: REAL_HEAD_LECTURE,
+    MODEL_LECTURE: REAL_HEAD_LECTURE, "learned": LEARNED_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
 LECTURE_PRESETS: dict[str, str] = {
     DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
     MODEL_LECTURE: DEFAULT_PRESET,  # never shown: its scenes ask for --model (a preset has no model)
+    "learned": "learned",
 }
 """The preset a lecture shows when no scenario is chosen."""
 
@@ -97,15 +109,33 @@ chapter 3 (whose ``torch.manual_seed(123)`` draws other numbers: this is numpy's
 ``default_rng(123)``). The lecture's dropout scene and its handout (the CSV, the notebook's replay)
 both read it here, so they drop the same weights."""
 
+LEARNED_TRAINING: tuple[int, int, float] = (0, 60, 1.0)
+"""The learned lecture's training run, ``(seed, steps, learning_rate)``:
+``attention_math.train_attention(seed, steps=steps, learning_rate=learning_rate)``, whose learned weights are the
+``learned`` preset. Its training scenes, their number proof and its handout read it here (the scenes as they build,
+so a test may change it)."""
+
+
+
+def learned_keyframes(steps: int) -> tuple[int, ...]:
+    """The steps the learned lecture's training scenes stop at: the start, a twelfth, a third, the end.
+
+    >>> learned_keyframes(60), learned_keyframes(3)
+    ((0, 5, 20, 60), (0, 1, 3))
+    """
+    return tuple(sorted({0, round(steps / 12), round(steps / 3), steps}))
+
+
 INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 """The scenario's numbers; everything else in a trace is computed from them."""
 
 STRUCTURE = ("tokens", "query", "precision", "scaled", "d_in", "d_k", "d_v")
 """What shapes every scene's layout and captions: a change re-renders every scene."""
 
-OWN_PRESET = frozenset({"RawDotProducts", "WhyScale"})
+OWN_PRESET = frozenset({"RawDotProducts", "WhyScale", "TrainingSteps", "LearnedWeights"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
-seeded sampler of :func:`attention_math.scaling_spread`."""
+seeded sampler of :func:`attention_math.scaling_spread`, or (the learned lecture's training scenes) the
+training run of :data:`LEARNED_TRAINING`."""
 
 ALL_HEADS = frozenset({"WhyHeads", "PerHead", "FusedProjection", "CausalHeads", "MultiHead"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
@@ -140,6 +170,10 @@ SHOWS: dict[str, frozenset[str]] = {
     "FusedProjection": INPUTS,
     # every head masked and not, joined times W_O, from the inputs (see ALL_HEADS)
     "CausalHeads": INPUTS,
+    # the learned lecture: the training run (not the scenario), then the scenario's query through the pipeline
+    "TrainingSteps": frozenset(),
+    "LearnedWeights": frozenset(),
+    "LearnedPipeline": frozenset({"scores", "scaled_scores", "weights"}),
 }
 # a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
 # model, sentence, layer and head themselves are in every view (scene_view)
@@ -174,6 +208,11 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "RealHeadPlace": 1.4,
         "RealProjection": 2.2,
         "RealWeights": 0.5,
+        # the learned lecture's: one cold -ql render each here, one at a time (6.3, 15.6 and 4.7 s), against the
+        # mean of two Scores renders in the same hour (10.0 and 17.0 s: a busy machine)
+        "TrainingSteps": 0.47,
+        "LearnedWeights": 1.16,
+        "LearnedPipeline": 0.35,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -203,6 +242,11 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "RealHeadPlace": 0.21,
         "RealProjection": 0.76,
         "RealWeights": 0.38,
+        # the learned lecture's by the length of their clips against Scores' (20, 19 and 14 s against 28 s; not
+        # measured at -qh), LearnedWeights' a little more for its many numbers changing at once
+        "TrainingSteps": 0.7,
+        "LearnedWeights": 0.8,
+        "LearnedPipeline": 0.5,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

@@ -34,14 +34,17 @@ import numpy as np
 from attention_math import (
     ScalingSpread,
     Scenario,
+    TrainingTrace,
     multi_head_attention,
     preset,
     renormalised_weights,
     scaling_spread,
     self_attention,
+    train_attention,
 )
 from attention_math.alignment import alignment
 from attention_math.masking import attention_dropout
+from scenes import plan
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
 from scenes.plan import LECTURES, MASKED_DROPOUT, lecture_of
@@ -300,6 +303,17 @@ def _spread() -> ScalingSpread:
     return scaling_spread(seed=0)
 
 
+@cache
+def _run(seed: int, steps: int, learning_rate: float) -> TrainingTrace:
+    return train_attention(seed, steps=steps, learning_rate=learning_rate)
+
+
+def _training() -> TrainingTrace:
+    """The learned lecture's training run, trained here again from its settings (read when derived, as the scenes
+    read them when set up: a test may change them); the same for every scenario."""
+    return _run(*plan.LEARNED_TRAINING)
+
+
 DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the scenario itself, unmasked and masked
     "trace": lambda s: (s.trace(), s.precision),
@@ -354,6 +368,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "model_extremes": lambda s: (_model_head(s) and _Ranges(_model_head(s)), s.precision),
     "bias": lambda s: (_model_head(s), s.precision),
     "place": lambda s: (_model_head(s), 0),
+    # the learned lecture's training run: losses, weights and attention rows (2 decimals), step numbers (whole)
+    "training": lambda s: (_training(), 2),
+    "training_whole": lambda s: (_training(), 0),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -640,6 +657,15 @@ SCALING_BELONGS: dict[str, tuple[str, ...]] = {
 }
 """The same for the scaling sampler of WhyScale (its sizes d, and the keys of its one row)."""
 
+TRAINING_BELONGS: dict[str, tuple[str, ...]] = {
+    "step_numbers": ("step",), "step_losses": ("step",), "losses": ("step",),
+    "w_query": ("step", "d_in", "d_k"), "w_key": ("step", "d_in", "d_k"),
+    "grad_query": ("step", "d_in", "d_k"), "grad_key": ("step", "d_in", "d_k"),
+    "rows": ("step", "referrer", "key"), "embeddings": ("token", "d_in"), "w_value": ("d_in", "d_v"),
+}
+"""The same for a training run (``TrainingTrace``): ``rows[t, m, j]`` is step t's weight of key j for the run's
+m-th query (its m-th "it", a referrer); ``w_query[t, a, c]`` step t's entry of feature a, dimension c."""
+
 
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
@@ -654,6 +680,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         kinds = SCALING_BELONGS.get(field, ())
     elif source == "bias":
         kinds = BELONGS_BIAS.get(field, ())
+    elif source.startswith("training"):
+        kinds = TRAINING_BELONGS.get(field, ())
     else:
         return []
     things = []

@@ -56,7 +56,7 @@ from number_checks import (
     stray_digits,
 )
 
-from attention_math import DEFAULT_PRESET, Scenario, preset
+from attention_math import DEFAULT_PRESET, Scenario, preset, train_attention
 from attention_math.scenario import ModelChoice
 from scenes.base import AFTER_PLAY_HOOKS, Bands, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
 from scenes.kit.layout import BOTTOM
@@ -113,6 +113,9 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "two": lambda: Scenario.from_sentence("Hello world", seed=4),  # a tall, thin query/key picture
     "masked-dog": lambda: preset("masked-dog"),  # the masked lecture's: a middle token, whose row the mask changes
     "two-first": lambda: Scenario.from_sentence("Hello world", seed=4, query=1),  # the first token: only itself
+    # the learned lecture's: its preset, and the weights another training run learned (seed 5, 40 steps of 0.5)
+    "learned": lambda: preset("learned"),
+    "learned-other": lambda: train_attention(5, steps=40, learning_rate=0.5).scenario(query=2),
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
@@ -170,6 +173,12 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RealWeights": tuple(MODEL_SCENARIOS),  # a model's heads: 4, 8 and 16 WordPieces
     # the two ends (8 WordPieces: their control frames, stills and planted faults)
     **dict.fromkeys(("RealHeadPlace", "RealProjection"), ("minilm-four", "minilm-sixteen")),
+    # the learned lecture: the training scenes show the training run whatever the scenario (tests/test_learned.py
+    # builds them with another run too); the pipeline its preset, another run's weights asking about the first "it",
+    # 2, 5 (whole numbers) and 12 tokens (the words beside the table)
+    "TrainingSteps": ("learned",),
+    "LearnedWeights": ("learned",),
+    "LearnedPipeline": ("learned", "learned-other", "two", "five-whole", "twelve"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

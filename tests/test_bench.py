@@ -164,3 +164,13 @@ def test_the_course_row_compares_the_course_with_render_and_marks_its_budget(tmp
     path = tmp_path / "course.toml"
     path.write_text(text, encoding="utf-8")
     assert [entry.name for entry in load_course(path).entries] == ["b1", "b2", "b3", "b4"]
+
+
+def test_the_training_row_times_the_lectures_run_against_one_trace() -> None:
+    from bench.__main__ import training_table, training_time
+
+    row = training_time(runs=1)
+    assert row["ratio"] > 0 and row["train_ms"] > 0 and row["trace_ms"] > 0
+    lines = training_table(row)
+    assert lines[-1].startswith("| training time |") and f"{row['ratio']:.1f} |" in lines[-1]
+    assert training_table(None) == []

@@ -28,7 +28,7 @@ from attention_math import (
     preset,
     renormalised_weights,
 )
-from scenes.plan import LECTURES, MASKED_DROPOUT
+from scenes.plan import LEARNED_TRAINING, LECTURES, MASKED_DROPOUT
 
 HOSTILE = ("\\input{/etc/hostname}", "50% & $x_1$", '"); import os #', "\u202eevil\u200b", "{{ x }}")
 
@@ -234,3 +234,28 @@ def test_hostile_tokens_are_whole_in_csv_and_escaped_in_latex(lecture: str) -> N
         assert "\\input" not in files[f"{table.stem}.tex"] and "\u202e" not in files[f"{table.stem}.tex"]
     section = handout_section(scenario, lecture)
     assert "&quot;); import os #" in section and "\u202e" not in section
+
+
+# -- learned -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["learned", "dog-chased-ball"])
+def test_the_learned_handout_holds_the_runs_arrays_and_the_scenarios_pipeline(name: str) -> None:
+    from attention_math import train_attention
+
+    scenario = preset(name)
+    seed, steps, rate = LEARNED_TRAINING
+    run = train_attention(seed, steps=steps, learning_rate=rate)  # trained again here, from the settings
+    csvs = _csvs(handout_files(scenario, "learned"))
+    labels, columns, losses = csvs["step_losses"]
+    assert labels == [f"step {t}" for t in range(steps + 1)] and columns == ["loss"]
+    _equal(losses[:-1, 0], run.losses, "step_losses")
+    _equal(losses[-1:, 0], [run.final_loss], "step_losses")
+    for m, stem in enumerate(("rows_first", "rows_second")):
+        _equal(csvs[stem][2], run.rows[:, m, :], stem)
+        assert csvs[stem][1] == list(run.tokens)
+    trace = scenario.trace()
+    for stem, field in (("W_Q", "w_query"), ("W_K", "w_key"), ("weights", "weights"), ("Z", "context")):
+        _equal(csvs[stem][2], getattr(trace, field), stem)
+    if name == "learned":
+        _equal(csvs["W_Q"][2], run.w_query[-1], "W_Q")

@@ -43,12 +43,19 @@ another head           RealWeights registers the next head's trace (of the same 
 bias left out          RealProjection's q, k, v shown without their biases (x·W, not x·W + b)
 counted from 0         RealHeadPlace says the layer's number as the model's files count it (from 0)
 unscaled scores        RealWeights writes q·k where it says q·k ÷ √32
+another step's loss    TrainingSteps writes, by each step's point, the loss of the step after it
+start shown as learned TrainingSteps shows the last step's attention rows as they were at step 0
+the other it's row     TrainingSteps draws each "it"'s chart with the other "it"'s weights (true numbers, in
+                       the other's chart)
+W_K in W_Q's cells     LearnedWeights writes W_K's entries in W_Q's map (true numbers of the wrong matrix, in
+                       the same rows and columns: its captions cite W_Q's, never shown)
+learned one key down   LearnedPipeline shows each key's weight in the row of the key below (the last on top)
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1", "stale head 1 scores" and "blocks swapped" draw only true numbers, each in another's place: the
-number checks hold every number to the band (row, column, head's panel) of the token, dimension or head
-its fact names, as the scene registered them.
+head 1", "stale head 1 scores", "blocks swapped", "the other it's row" and "learned one key down" draw only
+true numbers, each in another's place: the number checks hold every number to the band (row, column,
+head's panel) of the token, dimension or head its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; WhyScale's (it shows no
@@ -346,6 +353,40 @@ def _bias_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 REAL_HEAD = "scenes.real_head"
+
+
+def _another_steps_loss(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    """The loss of the step after the fact's (the first step's after the last)."""
+    losses = scene.sources[fact.source][0].step_losses
+    return float(losses[(fact.index[0] + 1) % len(losses)])
+
+
+def _start_shown_as_learned(scene: ExplainerScene, fact: Fact, number: float) -> float:
+    run = scene.sources[fact.source][0]
+    return float(run.rows[(0, *fact.index[1:])]) if fact.index[0] == run.steps else number
+
+
+def _the_other_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("training", "rows"):  # chart m draws (and records) the other "it"'s weights
+            index = (index[0], 1 - index[1], index[2])
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _key_in_query_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        return number(self, source, "w_key" if (source, field) == ("training", "w_query") else field, *index,
+                      **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -398,6 +439,13 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
         (f"{REAL_HEAD}.weights", "RealWeights"),
         _changed_value("scaled_scores", lambda s, f, v: float(s.scenario.model_head().trace.scores[f.index])),
     ),
+    "another step's loss": (("scenes.learned.training_steps", "TrainingSteps"),
+                            _changed_value("step_losses", _another_steps_loss)),
+    "start shown as learned": (("scenes.learned.training_steps", "TrainingSteps"),
+                               _changed_value("rows", _start_shown_as_learned)),
+    "the other it's row": (("scenes.learned.training_steps", "TrainingSteps"), _the_other_its_row),
+    "W_K in W_Q's cells": (("scenes.learned.learned_weights", "LearnedWeights"), _key_in_query_cells),
+    "learned one key down": (("scenes.learned.learned_pipeline", "LearnedPipeline"), _weights_one_row_down),
 }
 
 
@@ -422,6 +470,7 @@ SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: 
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
 SCENARIOS.update(MODEL_SCENARIOS)
+SCENARIOS["learned"] = lambda: preset("learned")
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -460,6 +509,12 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "bias left out": ("minilm-eight",),
     "counted from 0": ("minilm-eight",),
     "unscaled scores": ("minilm-sixteen",),
+    # the learned lecture's training scenes show the training run, whatever the scenario: one
+    "another step's loss": ("learned",),
+    "start shown as learned": ("learned",),
+    "the other it's row": ("learned",),
+    "W_K in W_Q's cells": ("learned",),
+    "learned one key down": ("learned", "2-tokens-3-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

@@ -95,6 +95,7 @@ LECTURE_SCENARIOS = {
     "self-attention": preset("your-journey"),
     "masked": Scenario.from_sentence("a b c d e f g h i j k l m", seed=5),
     "multi-head": preset("two-heads"),
+    "learned": preset("learned"),
 }
 
 
@@ -232,3 +233,20 @@ def test_every_lectures_notebook_runs_and_prints_attention_maths_numbers(lecture
         assert "The same weights by both routes" in printed
     else:
         assert "The fused form gives the same weights, the same concat and the same output" in printed
+
+
+def test_the_learned_notebook_trains_the_lectures_run_to_the_last_bit(tmp_path: Path) -> None:
+    """Its plain-numpy loop gives train_attention's numbers bit for bit and ends on the preset's W_Q and W_K."""
+    from attention_math import train_attention
+    from scenes.plan import LEARNED_TRAINING
+
+    scenario = preset("learned")
+    _write_handout(tmp_path, scenario, "learned")
+    namespace: dict[str, object] = {}
+    _run_in_process(tmp_path, _code_cells((tmp_path / "notebook.ipynb").read_text(encoding="utf-8")), namespace)
+    seed, steps, rate = LEARNED_TRAINING
+    run = train_attention(seed, steps=steps, learning_rate=rate)  # computed here, not read from the handout
+    assert np.array_equal(namespace["step_losses"], run.step_losses)  # type: ignore[arg-type]
+    assert np.array_equal(namespace["rows"], run.rows)  # type: ignore[arg-type]
+    assert np.array_equal(namespace["w_q"], scenario.w_query) and np.array_equal(namespace["w_k"], scenario.w_key)  # type: ignore[arg-type]
+    assert namespace["KEYFRAMES"] == [0, 5, 20, 60]

@@ -10,13 +10,13 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset
+from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset, train_attention
 from attention_math.presets import DOG_CHASED_BALL, MASKED_DOG, TWO_HEADS
 
 MATRICES = ("embeddings", "w_query", "w_key", "w_value")
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 TOOL = TOOLS / "find_default_preset.py"
-ONE_DECIMAL = sorted(set(PRESETS) - {"your-journey"})  # the lecture's own
+ONE_DECIMAL = sorted(set(PRESETS) - {"your-journey", "learned"})  # the lecture's own (learned: by gradient descent)
 
 
 def rounds_to(value: float, target: float, decimals: int) -> bool:
@@ -87,9 +87,11 @@ def test_every_lecture_preset_input_has_one_decimal(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_shows_at_least_two_decimals(name: str) -> None:
-    # by default (only softmax-saturation asks for 3), whatever the inputs' decimals
+    # by default (only softmax-saturation asks for 3, and the learned weights, of many decimals, are shown rounded
+    # to 2), whatever the inputs' decimals
     scenario = preset(name)
-    expected = 3 if name == "softmax-saturation" else min(4, max(2, scenario.exact_decimals))
+    own = {"softmax-saturation": 3, "learned": 2}
+    expected = own.get(name, min(4, max(2, scenario.exact_decimals)))
     assert scenario.precision == expected
 
 
@@ -308,8 +310,8 @@ def test_masked_dog_asks_about_a_middle_token_whose_row_the_mask_changes() -> No
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "masked-dog", "raw-dot-product", "softmax-saturation", "two-heads",
-                               "your-journey"]
+    assert sorted(PRESETS) == ["dog-chased-ball", "learned", "masked-dog", "raw-dot-product", "softmax-saturation",
+                               "two-heads", "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario
         assert isinstance(scenario, Scenario)
@@ -327,3 +329,13 @@ def test_unknown_preset_lists_the_known_ones(name: object) -> None:
     assert repr(name) in message
     for known in PRESETS:
         assert known in message
+
+
+def test_learned_is_the_weights_the_lectures_training_run_learned() -> None:
+    run = train_attention(0)
+    learned = preset("learned")
+    assert np.array_equal(learned.w_query, run.w_query[-1]) and np.array_equal(learned.w_key, run.w_key[-1])
+    assert np.array_equal(learned.embeddings, run.embeddings) and np.array_equal(learned.w_value, run.w_value)
+    assert learned.tokens == ("dog", "ball", "it", "it") and learned.query == 3  # the second "it": the ball
+    assert (learned.precision, learned.rounded) == (2, True)
+    assert int(np.argmax(learned.query_step().weights)) == 1

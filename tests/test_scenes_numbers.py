@@ -45,6 +45,7 @@ from scene_helpers import (
 )
 
 from attention_math import Scenario, preset, scaling_spread
+from scenes import plan
 from scenes.base import ExplainerScene, Shown
 from scenes.facts import BAND_KINDS, Fact, position, query_number, size, value
 from scenes.kit.bars import BarRows
@@ -115,6 +116,23 @@ CLOUDS: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
 SIZES: Callable[[Scenario], Iterable[Index]] = lambda s: every_index((len(SPREAD.dims),))  # noqa: E731
 ROW: Callable[[Scenario], Iterable[Index]] = lambda s: every_index((len(SPREAD.row_scores),))  # noqa: E731
 
+
+# The learned lecture's training scenes show the run of scenes.plan.LEARNED_TRAINING, whatever the scenario: at each
+# keyframe, the loss, the step, both "it"s' rows, every entry of W_Q and W_K.
+
+
+def _keyframes() -> tuple[int, ...]:
+    return plan.learned_keyframes(plan.LEARNED_TRAINING[1])
+
+
+KEYFRAMES: Callable[[Scenario], Iterable[Index]] = lambda s: [(t,) for t in _keyframes()]  # noqa: E731
+KEYFRAME_ROWS: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
+    (t, m, j) for t in _keyframes() for m in range(2) for j in range(4)
+]
+KEYFRAME_WEIGHTS: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
+    (t, a, c) for t in _keyframes() for a in range(4) for c in range(2)
+]
+KEYS: Callable[[Scenario], Iterable[Index]] = lambda s: [(j,) for j in range(s.n_tokens)]  # noqa: E731
 
 
 def head_row(k: int) -> Callable[[Scenario], Iterable[Index]]:
@@ -238,6 +256,11 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("causal", "weights", GRID),  # every row (the query's, when colours only)
         ("causal", "weights", lambda s: [(0, 0)] if s.query else [(s.n_tokens - 1, j) for j in range(s.n_tokens)]),
     ],
+    "TrainingSteps": [("training", "step_losses", KEYFRAMES), ("training_whole", "step_numbers", KEYFRAMES),
+                      ("training", "rows", KEYFRAME_ROWS)],
+    "LearnedWeights": [("training", "step_losses", KEYFRAMES), ("training", "w_query", KEYFRAME_WEIGHTS),
+                       ("training", "w_key", KEYFRAME_WEIGHTS)],
+    "LearnedPipeline": [("step", field, KEYS) for field in ("scores", "scaled_scores", "weights")],
     "WhyHeads": [(f"head{k + 1}", "weights", head_query_row(k)) for k in range(4)],  # each drawn head's row
     "PerHead": [
         ("trace", "embeddings", lambda s: every(n, d_in)(s) if _X_NUMBERS[0] else []),  # X, the same for every head

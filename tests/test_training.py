@@ -390,3 +390,20 @@ def test_a_run_takes_well_under_a_second() -> None:
         train_attention()
         times.append(time.perf_counter() - start)
     assert min(times) < 0.2
+
+
+# -- what the learned lecture's scenes read: every step numbered, every step's loss ----------------------
+
+
+@pytest.mark.parametrize(("seed", "steps", "rate"), [(0, 60, 1.0), (5, 40, 0.5), (3, 1, 2.0)])
+def test_step_losses_are_each_steps_plain_loss_the_learned_ones_last(seed: int, steps: int, rate: float) -> None:
+    run = train_attention(seed, steps=steps, learning_rate=rate)
+    assert run.step_losses.shape == (steps + 1,) and run.step_numbers.shape == (steps + 1,)
+    assert run.step_numbers.tolist() == [float(t) for t in range(steps + 1)]
+    for t in sorted({0, 1, steps // 2, steps}):
+        loss = plain_loss(EMBEDDINGS, run.w_query[t], run.w_key[t], QUERIES, TARGETS)
+        assert run.step_losses[t] == pytest.approx(loss, rel=1e-12), t
+    assert run.step_losses[-1] == run.final_loss and np.array_equal(run.step_losses[:-1], run.losses)
+    for array in (run.step_losses, run.step_numbers):
+        with pytest.raises(ValueError):
+            array[0] = 1.0

@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..steps import LectureSteps
+from .learned import LEARNED
 from .masked import MASKED
 from .multi_head import MULTI_HEAD
+from .real_head import REAL_HEAD
 from .self_attention import SELF_ATTENTION
 
 __all__ = ["LECTURE_STEPS", "lecture_steps"]
@@ -23,6 +25,8 @@ LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
         "self-attention": SELF_ATTENTION,
         "masked": MASKED,
         "multi-head": MULTI_HEAD,
+        "learned": LEARNED,
+        "real-head": REAL_HEAD,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""
