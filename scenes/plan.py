@@ -23,6 +23,7 @@ __all__ = [
     "MULTI_HEAD_LECTURE",
     "OWN_PRESET",
     "RENDER_COST",
+    "ROPE_LECTURE",
     "SHOWS",
     "STRUCTURE",
     "depends_on",
@@ -64,13 +65,21 @@ MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 8, multi-head attention: why several heads, each head's pipeline, the heads as one big
 projection cut in blocks, every head masked, then the heads side by side joined by W_O."""
 
+ROPE_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.rope.order_blind", "OrderBlind"),
+    ("scenes.rope.rope_scores", "RopeScores"),
+)
+"""Lecture 10, rotary position embeddings (RoPE): attention without positions cannot tell the order of its
+tokens; RoPE turns queries and keys by their positions, and the scores change."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
-    DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
+    DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE, "rope": ROPE_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
-LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads"}
+LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
+                                   "rope": "rope-dog"}
 """The preset a lecture shows when no scenario is chosen."""
 
 MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
@@ -123,6 +132,9 @@ SHOWS: dict[str, frozenset[str]] = {
     "FusedProjection": INPUTS,
     # every head masked and not, joined times W_O, from the inputs (see ALL_HEADS)
     "CausalHeads": INPUTS,
+    # the rope lecture: the sentence backwards (and with RoPE) computed afresh from the inputs, beside the trace
+    "OrderBlind": INPUTS | {"scaled_scores", "weights"},
+    "RopeScores": INPUTS | {"scaled_scores", "weights"},
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 

@@ -42,6 +42,7 @@ from attention_math import (
 )
 from attention_math.alignment import alignment
 from attention_math.masking import attention_dropout
+from attention_math.rope import rope
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
 from scenes.plan import LECTURES, MASKED_DROPOUT, lecture_of
@@ -205,6 +206,40 @@ class _Fused:
             self.concat, self.w_out, self.output = multi.concat, multi.w_out, multi.output
 
 
+class _Backwards:
+    """The attention of the sentence backwards (source ``backwards``), derived here from the scenario's own trace
+    (of its first head) by reversing both axes: token i of the reversed sentence is token n − 1 − i, so its score
+    against key j is the trace's ``scores[n − 1 − i, n − 1 − j]`` (what the scene shows by computing afresh)."""
+
+    def __init__(self, s: Scenario) -> None:
+        trace = _head(s, 0)
+        self.d_k, self.scaled = trace.d_k, trace.scaled
+        for name in ("scores", "scaled_scores", "weights"):
+            setattr(self, name, np.asarray(getattr(trace, name))[::-1, ::-1])
+
+
+class _Roped:
+    """Attention with RoPE (source ``rope``), derived here from the scenario (its first head) by another route than
+    ``rope_attention``: the projections by hand, each turned by :func:`attention_math.rope.rope` at positions
+    0 … n − 1, their dot products, ÷ √d_k, a softmax written out. ``None`` for an odd d_k (RoPE has no pairs)."""
+
+    def __init__(self, s: Scenario) -> None:
+        one = s.heads[0] if s.w_out is not None else s
+        x = np.asarray(one.embeddings, dtype=float)
+        positions = np.arange(x.shape[0], dtype=float)
+        queries = rope(x @ np.asarray(one.w_query, dtype=float), positions)
+        keys = rope(x @ np.asarray(one.w_key, dtype=float), positions)
+        self.d_k, self.scaled = int(queries.shape[1]), bool(s.scaled)
+        self.scores = queries @ keys.T
+        self.scaled_scores = self.scores / (np.sqrt(self.d_k) if self.scaled else 1.0)
+        exps = np.exp(self.scaled_scores - self.scaled_scores.max(axis=1, keepdims=True))
+        self.weights = exps / exps.sum(axis=1, keepdims=True)
+
+
+def _roped(s: Scenario) -> _Roped | None:
+    return None if s.d_k % 2 else _Roped(s)
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -259,6 +294,11 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "multi_causal": lambda s: (_causal_multi(s), s.precision),
     # the fused-heads scene: one big matrix per role, its product split into the heads
     "fused": lambda s: (_Fused(s), s.precision),
+    # the rope lecture: the sentence backwards; attention with RoPE (even d_k only); their heat maps' ranges
+    "backwards": lambda s: (_Backwards(s), s.precision),
+    "backwards_extremes": lambda s: (_Ranges(_Backwards(s)), s.precision),
+    "rope": lambda s: (_roped(s), s.precision),
+    "rope_extremes": lambda s: (_roped(s) and _Ranges(_roped(s)), s.precision),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -503,7 +543,7 @@ BELONGS: dict[str, tuple[str, ...]] = {
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
-                           "projected", "projected_step", "multi", "multi_causal",
+                           "projected", "projected_step", "multi", "multi_causal", "backwards", "rope",
                            *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5))})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 

@@ -112,6 +112,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "two": lambda: Scenario.from_sentence("Hello world", seed=4),  # a tall, thin query/key picture
     "masked-dog": lambda: preset("masked-dog"),  # the masked lecture's: a middle token, whose row the mask changes
     "two-first": lambda: Scenario.from_sentence("Hello world", seed=4, query=1),  # the first token: only itself
+    "rope-dog": lambda: preset("rope-dog"),  # the rope lecture's: d_k 4, two pairs to turn
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
@@ -153,6 +154,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # 2, 5 and 12 tokens (12 through more heads than drawn), and one head
     "FusedProjection": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
     "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
+    # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
+    "OrderBlind": ("rope-dog", "two", "twelve"),
+    "RopeScores": ("rope-dog", "two", "twelve"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 
