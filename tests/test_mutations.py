@@ -39,6 +39,9 @@ stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
 unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
 blocks swapped         FusedProjection draws head 1's columns of the big W_Q and Q in head 2's block, and back
 unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
+backwards unmoved      OrderBlind registers the sentence in order as its backwards attention
+wrong θ                RopeScores turns with base 100 instead of RoFormer's 10000 (pair i's θ_i wrong for i > 0)
+keys one position on   RopeScores turns each key by the angle of the position after its own (queries right)
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
@@ -51,11 +54,13 @@ by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; Why
 number of the scenario) with one; MultiHead's, FusedProjection's and CausalHeads' with the two-heads
 preset; WhyHeads' and PerHead's with it or two tokens through two heads; the masked lecture's with a
 query that has keys after it (its preset's "chased", 2 tokens asking about the first, 8 tokens about
-the fifth), where the mask changes the query's row.
+the fifth), where the mask changes the query's row; the rope lecture's with its preset (d_k 4: a slow pair
+whose θ the base sets) and 2 tokens.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +71,7 @@ import pytest
 from scene_helpers import SIXTEEN, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
+from attention_math.rope import rope
 from scenes.base import ExplainerScene
 from scenes.facts import Fact
 from scenes.kit.bars import BarRows
@@ -314,6 +320,43 @@ def _unmasked_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "add_source", planted)
 
 
+def _backwards_unmoved(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, self.trace if name == "backwards" else obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
+def _wrong_theta(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.rope.rope_scores")
+    monkeypatch.setattr(module, "rope_attention", functools.partial(module.rope_attention, base=100.0))
+
+
+class _KeysOneOn:
+    """A RoPE trace whose keys were turned one position too far: the scores, scaled scores and weights of that."""
+
+    def __init__(self, trace: Any) -> None:
+        self._trace = trace
+        n = trace.n_tokens
+        queries = rope(trace.queries, np.arange(n), base=trace.base)
+        keys = rope(trace.keys, np.arange(n) + 1, base=trace.base)
+        self.scores = queries @ keys.T
+        self.scaled_scores = self.scores / trace.sqrt_d_k
+        exps = np.exp(self.scaled_scores - self.scaled_scores.max(axis=1, keepdims=True))
+        self.weights = exps / exps.sum(axis=1, keepdims=True)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._trace, name)
+
+
+def _keys_one_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.rope.rope_scores")
+    real = module.rope_attention
+    monkeypatch.setattr(module, "rope_attention", lambda *args, **options: _KeysOneOn(real(*args, **options)))
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -359,6 +402,9 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     ),
     "blocks swapped": (("scenes.multi_head.fused_projection", "FusedProjection"), _blocks_swapped),
     "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
+    "backwards unmoved": (("scenes.rope.order_blind", "OrderBlind"), _backwards_unmoved),
+    "wrong θ": (("scenes.rope.rope_scores", "RopeScores"), _wrong_theta),
+    "keys one position on": (("scenes.rope.rope_scores", "RopeScores"), _keys_one_on),
 }
 
 
@@ -382,6 +428,7 @@ SCENARIOS["two-heads"] = lambda: preset("two-heads")
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
+SCENARIOS["rope-dog"] = lambda: preset("rope-dog")  # the rope lecture's: d_k 4, a fast pair and a slow one
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -415,6 +462,9 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "unscaled per head": ("2-tokens-two-heads",),
     "blocks swapped": ("two-heads",),
     "unmasked weights": ("two-heads",),
+    "backwards unmoved": ("2-tokens-3-decimals", "rope-dog"),
+    "wrong θ": ("rope-dog",),  # with d_k 2 there is one pair, θ_0 = 1 whatever the base
+    "keys one position on": ("2-tokens-3-decimals", "rope-dog"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

@@ -58,6 +58,9 @@ def twin_grid(scene: Any, fit: HeatFit, tokens: Sequence[str], *, side: int) -> 
     centre = side * (GAP / 2 + half_width() / 2)
     middle = (TOP - TOP_ROOM + BOTTOM + BAND) / 2
     grid.shift(RIGHT * (centre - grid.get_x()) + UP * (middle - grid.get_y()))
+    outer = grid.get_left()[0] + HALF_WIDTH if side < 0 else HALF_WIDTH - grid.get_right()[0]
+    if outer < 0:  # labels a hair wider than measured: inwards, into the gap, rather than off the safe area
+        grid.shift(RIGHT * -side * -outer)
     return grid
 
 
