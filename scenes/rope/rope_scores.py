@@ -177,7 +177,8 @@ class RopeScores(ExplainerScene):
         size = LINE_SIZE if self.board.fit.numbers else SMALLEST_SIZE
         rule = MathTex("(R_m\\,q)\\cdot(R_n\\,k) = q\\cdot R_{n-m}\\,k", font_size=RULE_SIZE, color=INK)
         lines = [
-            text("at position m, pair i turns by m·θᵢ", size=size, color=INK),
+            MathTex("\\text{at position } m\\text{, pair } i \\text{ turns by } m\\,\\theta_i", font_size=size * 1.6,
+                    color=INK),
             text("a score depends on m − n only", size=size, color=INK),
             text("lengths are kept; values are not turned", size=size, color=MUTED),
             self.label("'{}' looks most at '{}', with RoPE at '{}'", TokenPart(tokens[q], 8),
