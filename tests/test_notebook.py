@@ -95,6 +95,7 @@ LECTURE_SCENARIOS = {
     "self-attention": preset("your-journey"),
     "masked": Scenario.from_sentence("a b c d e f g h i j k l m", seed=5),
     "multi-head": preset("two-heads"),
+    "rope": preset("rope-dog"),
 }
 
 

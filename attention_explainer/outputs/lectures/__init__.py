@@ -14,6 +14,7 @@ from types import MappingProxyType
 from ..steps import LectureSteps
 from .masked import MASKED
 from .multi_head import MULTI_HEAD
+from .rope import ROPE
 from .self_attention import SELF_ATTENTION
 
 __all__ = ["LECTURE_STEPS", "lecture_steps"]
@@ -23,6 +24,7 @@ LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
         "self-attention": SELF_ATTENTION,
         "masked": MASKED,
         "multi-head": MULTI_HEAD,
+        "rope": ROPE,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""
