@@ -162,6 +162,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.65,
         "FusedProjection": 1.2,
         "CausalHeads": 1.2,
+        # the rope lecture's, from one cold -ql bundle each (render_s against Scores' from a bundle of its own,
+        # one render at a time, on a busy machine: 30 and 52 s against 60 s)
+        "OrderBlind": 0.5,
+        "RopeScores": 0.85,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -187,6 +191,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.55,
         "FusedProjection": 0.8,
         "CausalHeads": 0.8,
+        # the rope lecture's by their clips' length against Scores' (14 and 15 s against 28 s; not measured at -qh)
+        "OrderBlind": 0.5,
+        "RopeScores": 0.55,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
