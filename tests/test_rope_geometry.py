@@ -133,3 +133,16 @@ def test_the_diagonal_keeps_its_scores_and_only_it(built, case: str) -> None:
     n = scenario.n_tokens
     assert np.allclose(np.diag(rope), np.diag(plain), rtol=1e-12, atol=1e-12)
     assert all(not np.isclose(rope[i, j], plain[i, j]) for i in range(n) for j in range(n) if i != j)
+
+
+def test_rope_scores_refuses_an_odd_d_k_in_one_line_naming_it() -> None:
+    from attention_math import ScenarioError
+
+    odd = Scenario.from_sentence("the cat sat", seed=1, d_k=3)
+    with pytest.raises(ScenarioError) as info:
+        RopeScores.check_scenario(odd)
+    message = str(info.value)
+    assert message.startswith("d_k: ") and "even" in message and message.endswith("has 3") and "\n" not in message
+    even = SCENARIOS["rope-dog"]()
+    assert RopeScores.check_scenario(even) is even
+    assert OrderBlind.check_scenario(odd) is odd  # the problem needs no pairs: any d_k
