@@ -145,7 +145,7 @@ class RopeScores(ExplainerScene):
         else:
             said += "."
         self.beat(said + " Elsewhere the farther apart, the more the two have turned.", FadeIn(board.boxes),
-                  run_time=1.2, wait=1.8)
+                  run_time=1.2, wait=2.6)
 
     def _weights(self, board: _Board) -> None:
         """Both grids turn to their weights; the query's row boxed; where it looks most, each way."""
