@@ -67,6 +67,7 @@ projection cut in blocks, every head masked, then the heads side by side joined 
 
 ROPE_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.rope.order_blind", "OrderBlind"),
+    ("scenes.rope.rope_pairs", "RopePairs"),
     ("scenes.rope.rope_scores", "RopeScores"),
 )
 """Lecture 10, rotary position embeddings (RoPE): attention without positions cannot tell the order of its
@@ -135,6 +136,7 @@ SHOWS: dict[str, frozenset[str]] = {
     # the rope lecture: the sentence backwards (and with RoPE) computed afresh from the inputs, beside the trace
     "OrderBlind": INPUTS | {"scaled_scores", "weights"},
     "RopeScores": INPUTS | {"scaled_scores", "weights"},
+    "RopePairs": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 
@@ -165,6 +167,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # the rope lecture's, from one cold -ql bundle each (render_s against Scores' from a bundle of its own,
         # one render at a time, on a busy machine: 30 and 52 s against 60 s)
         "OrderBlind": 0.5,
+        "RopePairs": 0.5,  # not measured: by its clip's length and its few texts, like OrderBlind
         "RopeScores": 0.85,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
@@ -193,6 +196,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "CausalHeads": 0.8,
         # the rope lecture's by their clips' length against Scores' (14 and 15 s against 28 s; not measured at -qh)
         "OrderBlind": 0.5,
+        "RopePairs": 0.55,
         "RopeScores": 0.55,
     },
 }

@@ -156,6 +156,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
     # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
     "OrderBlind": ("rope-dog", "two", "twelve"),
+    "RopePairs": ("rope-dog", "two", "twelve"),  # one pair (d_k 2) and two; its table is the query's alone
     "RopeScores": ("rope-dog", "two", "twelve"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""

@@ -42,12 +42,13 @@ unmasked weights       CausalHeads registers head 1's weights without the mask a
 backwards unmoved      OrderBlind registers the sentence in order as its backwards attention
 wrong θ                RopeScores turns with base 100 instead of RoFormer's 10000 (pair i's θ_i wrong for i > 0)
 keys one position on   RopeScores turns each key by the angle of the position after its own (queries right)
+θ of the other pair    RopePairs writes each pair's θ_i under the other pair (the last first)
 =====================  =========================================================================
 
-"Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1", "stale head 1 scores" and "blocks swapped" draw only true numbers, each in another's place: the
-number checks hold every number to the band (row, column, head's panel) of the token, dimension or head
-its fact names, as the scene registered them.
+"Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
+down", "head 2 read as head 1", "stale head 1 scores" and "blocks swapped" draw only true numbers, each in
+another's place: the number checks hold every number to the band (row, column, head's panel, pair) of the
+token, dimension, head or pair its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; WhyScale's (it shows no
@@ -357,6 +358,17 @@ def _keys_one_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(module, "rope_attention", lambda *args, **options: _KeysOneOn(real(*args, **options)))
 
 
+def _theta_of_the_other_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("rope", "frequencies"):  # pair i draws pair (pairs − 1 − i)'s θ
+            index = (self.scenario.d_k // 2 - 1 - index[0],)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -405,6 +417,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "backwards unmoved": (("scenes.rope.order_blind", "OrderBlind"), _backwards_unmoved),
     "wrong θ": (("scenes.rope.rope_scores", "RopeScores"), _wrong_theta),
     "keys one position on": (("scenes.rope.rope_scores", "RopeScores"), _keys_one_on),
+    "θ of the other pair": (("scenes.rope.rope_pairs", "RopePairs"), _theta_of_the_other_pair),
 }
 
 
@@ -465,6 +478,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "backwards unmoved": ("2-tokens-3-decimals", "rope-dog"),
     "wrong θ": ("rope-dog",),  # with d_k 2 there is one pair, θ_0 = 1 whatever the base
     "keys one position on": ("2-tokens-3-decimals", "rope-dog"),
+    "θ of the other pair": ("rope-dog",),  # two pairs (with one, the other pair is itself)
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

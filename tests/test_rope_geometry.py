@@ -7,6 +7,11 @@ OrderBlind (the sentence and the sentence backwards):
   cells carry numbers, the number) of cell (n − 1 − i, n − 1 − j) of the other;
 * the two boxes mark the same pair of tokens, each around its own cell and crossing no other cell's number.
 
+RopePairs (the query's pairs):
+
+* each pair's brace spans its own two columns and no other's; its θ_i and its angle stand under it;
+* the rule of a turn and the note stand under the table, clear of it and of each other, in the safe area.
+
 RopeScores (without positions and with RoPE):
 
 * the last frame keeps the RoPE map and its summary side by side, clear of each other, in the safe area;
@@ -27,6 +32,7 @@ from scene_helpers import SCENARIOS, dry_render, with_scenario
 from attention_math import Scenario
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.rope.order_blind import OrderBlind
+from scenes.rope.rope_pairs import RopePairs
 from scenes.rope.rope_scores import RopeScores
 
 pytestmark = pytest.mark.xdist_group("rope-geometry")  # one worker builds each scene once
@@ -37,7 +43,7 @@ CASES = ("rope-dog", "two", "twelve")  # numbers in the cells (5 and 2 tokens); 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tuple[Scenario, Any]]:
     done = {}
-    for cls in (OrderBlind, RopeScores):
+    for cls in (OrderBlind, RopePairs, RopeScores):
         for case in CASES:
             scenario = SCENARIOS[case]()
             folder = Path(tmp_path_factory.mktemp(f"{cls.__name__}-{case}"))
@@ -97,6 +103,35 @@ def test_the_boxes_mark_one_pair_and_cross_no_other_number(built, case: str) -> 
                     assert not _meet(box, numbers[a][b]), (side, a, b)
 
 
+# -- RopePairs -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_brace_spans_its_pair_and_its_numbers_stand_under_it(built, case: str) -> None:
+    scenario, scene = built[("RopePairs", case)]
+    xs = scene.columns_x
+    assert len(scene.braces) == scenario.d_k // 2
+    for i, brace in enumerate(scene.braces):
+        left, right = brace.get_left()[0], brace.get_right()[0]
+        for c, x in enumerate(xs):
+            assert (left < x < right) == (c // 2 == i), (i, c)
+        for row in ("theta", "angle"):
+            assert scene.table[row][i].get_x() == pytest.approx((xs[2 * i] + xs[2 * i + 1]) / 2, abs=1e-6), row
+    for row in ("query", "turned"):
+        assert [round(float(n.get_x()), 6) for n in scene.table[row]] == [round(x, 6) for x in xs], row
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_rule_and_the_note_stand_under_the_table(built, case: str) -> None:
+    _, scene = built[("RopePairs", case)]
+    table_bottom = min(n.get_bottom()[1] for row in scene.table.values() for n in row)
+    assert scene.rule.get_top()[1] < table_bottom
+    assert scene.notes.get_top()[1] < scene.rule.get_bottom()[1]
+    assert scene.notes.get_bottom()[1] >= BOTTOM - 1e-6
+    for mob in (scene.rule, scene.notes):
+        assert -HALF_WIDTH - 1e-6 <= mob.get_left()[0] and mob.get_right()[0] <= HALF_WIDTH + 1e-6
+
+
 # -- RopeScores ---------------------------------------------------------------------------------------------
 
 
@@ -146,3 +181,5 @@ def test_rope_scores_refuses_an_odd_d_k_in_one_line_naming_it() -> None:
     even = SCENARIOS["rope-dog"]()
     assert RopeScores.check_scenario(even) is even
     assert OrderBlind.check_scenario(odd) is odd  # the problem needs no pairs: any d_k
+    with pytest.raises(ScenarioError, match=r"^d_k: .* has 3$"):
+        RopePairs.check_scenario(odd)

@@ -277,6 +277,12 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     "OrderBlind": [*((source, field, CELLS) for source in ("trace", "backwards") for field in ("scaled_scores",
                                                                                                "weights")),
                    ("extremes", "weights", ENDS), ("backwards_extremes", "weights", ENDS)],
+    # the query's pairs: its numbers, each pair's θ_i and angle, the pair turned; its position m
+    "RopePairs": [("rope", "queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
+                  ("rope", "frequencies", lambda s: [(i,) for i in range(s.d_k // 2)]),
+                  ("rope", "angles", lambda s: [(s.query, i) for i in range(s.d_k // 2)]),
+                  ("rope", "rotated_queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
+                  ("rope_whole", "positions", lambda s: [(s.query,)])],
     # without positions and with RoPE, their scores and weights (and the weights' scale)
     "RopeScores": [*((source, field, CELLS) for source in ("trace", "rope") for field in ("scaled_scores", "weights")),
                    ("extremes", "weights", ENDS), ("rope_extremes", "weights", ENDS)],
