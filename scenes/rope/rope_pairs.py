@@ -10,6 +10,8 @@ dimension i with i + d_k/2 instead, the same scores up to a fixed reordering of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, LaggedStart, MathTex, Rectangle, VGroup, VMobject
 
 from attention_math import Scenario, ScenarioError, rope_attention
@@ -88,7 +90,7 @@ class RopePairs(ExplainerScene):
         self.add(row)
         self.rows("token", {q: row}, row)
 
-    def _row(self, name: str, numbers: list[VMobject], xs: list[float]) -> VGroup:
+    def _row(self, name: str, numbers: Sequence[VMobject], xs: Sequence[float]) -> VGroup:
         for number, x in zip(numbers, xs, strict=True):
             number.move_to((x, self.rows_y[name], 0))
         return VGroup(*numbers)
