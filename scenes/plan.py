@@ -164,11 +164,11 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.65,
         "FusedProjection": 1.2,
         "CausalHeads": 1.2,
-        # the rope lecture's, from one cold -ql bundle each (render_s against Scores' from a bundle of its own,
-        # one render at a time, on a busy machine: 30 and 52 s against 60 s)
-        "OrderBlind": 0.5,
-        "RopePairs": 0.5,  # not measured: by its clip's length and its few texts, like OrderBlind
-        "RopeScores": 0.85,
+        # the rope lecture's, from one cold -ql bundle (render_s against Scores' from a bundle of its own, one
+        # render at a time, on a quiet machine: 9.0, 6.6 and 17.7 s against 12.0 s)
+        "OrderBlind": 0.75,
+        "RopePairs": 0.55,
+        "RopeScores": 1.45,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -194,10 +194,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.55,
         "FusedProjection": 0.8,
         "CausalHeads": 0.8,
-        # the rope lecture's by their clips' length against Scores' (14 and 15 s against 28 s; not measured at -qh)
+        # the rope lecture's by their clips' length against Scores' (14, 18 and 16 s against 28 s; not measured at -qh)
         "OrderBlind": 0.5,
-        "RopePairs": 0.55,
-        "RopeScores": 0.55,
+        "RopePairs": 0.65,
+        "RopeScores": 0.6,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
