@@ -167,12 +167,40 @@ learned numbers have many decimals, so the scenario shows 2 and says it is round
 ('it', array([0.  , 0.97, 0.01, 0.03]))
 """
 
+
+ROPE_DOG = Scenario(
+    title="The dog chased the ball (RoPE)",
+    tokens=DOG_CHASED_BALL.tokens,
+    embeddings=DOG_CHASED_BALL.embeddings,
+    w_query=[[0.7, 0.8, 0.5, -0.5], [0.1, 0.7, -0.3, 0.9], [0.2, 0.8, 0.7, 0.6]],
+    w_key=[[0.8, 0.6, -0.4, -1.0], [0.0, 0.9, -0.4, 0.4], [0.7, 0.8, 1.0, 0.8]],
+    w_value=DOG_CHASED_BALL.w_value,
+    query=4,
+)
+"""Rotary position embeddings (lecture 10): ``dog-chased-ball`` with ``d_k = 4``, two pairs to turn.
+
+RoPE needs an even ``d_k``; with 4 there is a fast pair (dimensions 1 and 2, θ = 1 radian per
+position) and a slow one (3 and 4, θ = 0.01). The first two columns of ``W_Q`` and ``W_K`` are
+``dog-chased-ball``'s; the last two were drawn with one decimal from [−1, 1] by
+``numpy.random.default_rng(10)`` (``round(rng.uniform(-1, 1, (3, 2)), 1)`` for ``W_Q``'s, then for
+``W_K``'s; the 229th such draw) as the first whose weights for "ball" have a different top key with
+RoPE than without, each by at least 0.04, and whose scaled scores and weights, with RoPE and without, all
+stand at least 0.00005 from a rounding boundary of the 2 decimals shown.
+
+Without positions "ball" (token 5) spreads its weight evenly, 0.18, 0.15, 0.27, 0.16, 0.23, most on
+"chased"; with RoPE (positions 0 to 4, base 10000) its weights are 0.05, 0.03, 0.06, 0.23, 0.64: most
+on itself and its neighbour "the", whose keys turn least away from its query. Its scaled scores go
+from 1.88, 1.71, 2.28, 1.78, 2.11 to −0.42, −1.09, −0.25, 1.08, 2.11 (its own score is kept: a query
+and a key at one position turn by one angle).
+"""
+
 PRESETS: Mapping[str, Scenario] = MappingProxyType(
     {
         "dog-chased-ball": DOG_CHASED_BALL,
         "learned": LEARNED,
         "masked-dog": MASKED_DOG,
         "raw-dot-product": RAW_DOT_PRODUCT,
+        "rope-dog": ROPE_DOG,
         "softmax-saturation": SOFTMAX_SATURATION,
         "two-heads": TWO_HEADS,
         "your-journey": YOUR_JOURNEY,

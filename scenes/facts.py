@@ -138,6 +138,7 @@ BAND_KINDS: dict[str, str] = {
     "concat": "a column of the heads' z joined (a row of W_O)",
     "output": "a column of the output (of W_O)",
     "head": "a head: its panel",
+    "pair": "a pair of dimensions of queries and keys that RoPE turns together: its θ_i, its angle",
     "size": "one size d of the scaling sampler (why scale)",
     "sample": "one key of the sampler's row softmaxed (why scale)",
     "step": "a step of a training run (the learned lecture): its keyframe, its point on the loss curve",

@@ -27,6 +27,7 @@ __all__ = [
     "OWN_PRESET",
     "REAL_HEAD_LECTURE",
     "RENDER_COST",
+    "ROPE_LECTURE",
     "SHOWS",
     "STRUCTURE",
     "depends_on",
@@ -88,17 +89,25 @@ LEARNED_LECTURE: tuple[tuple[str, str], ...] = (
 """Where W comes from, "Learned, not given": the loss falling as each "it" moves onto its noun, W_Q and W_K
 changing over the steps, then the learned matrices through the lecture-6 pipeline."""
 
+ROPE_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.rope.order_blind", "OrderBlind"),
+    ("scenes.rope.rope_pairs", "RopePairs"),
+    ("scenes.rope.rope_scores", "RopeScores"),
+)
+"""Lecture 10, rotary position embeddings (RoPE): attention without positions cannot tell the order of its
+tokens; RoPE turns queries and keys by their positions, and the scores change."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
-    MODEL_LECTURE: REAL_HEAD_LECTURE, "learned": LEARNED_LECTURE,
+    MODEL_LECTURE: REAL_HEAD_LECTURE, "learned": LEARNED_LECTURE, "rope": ROPE_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
 LECTURE_PRESETS: dict[str, str] = {
     DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
     MODEL_LECTURE: DEFAULT_PRESET,  # never shown: its scenes ask for --model (a preset has no model)
-    "learned": "learned",
+    "learned": "learned", "rope": "rope-dog",
 }
 """The preset a lecture shows when no scenario is chosen."""
 
@@ -174,6 +183,10 @@ SHOWS: dict[str, frozenset[str]] = {
     "TrainingSteps": frozenset(),
     "LearnedWeights": frozenset(),
     "LearnedPipeline": frozenset({"scores", "scaled_scores", "weights"}),
+    # the rope lecture: the sentence backwards (and with RoPE) computed afresh from the inputs, beside the trace
+    "OrderBlind": INPUTS | {"scaled_scores", "weights"},
+    "RopeScores": INPUTS | {"scaled_scores", "weights"},
+    "RopePairs": INPUTS,
 }
 # a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
 # model, sentence, layer and head themselves are in every view (scene_view)
@@ -213,6 +226,11 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TrainingSteps": 0.47,
         "LearnedWeights": 1.16,
         "LearnedPipeline": 0.35,
+        # the rope lecture's, from one cold -ql bundle (render_s against Scores' from a bundle of its own, one
+        # render at a time, on a quiet machine: 9.0, 6.6 and 17.7 s against 12.0 s)
+        "OrderBlind": 0.75,
+        "RopePairs": 0.55,
+        "RopeScores": 1.45,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -247,6 +265,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TrainingSteps": 0.7,
         "LearnedWeights": 0.8,
         "LearnedPipeline": 0.5,
+        # the rope lecture's by their clips' length against Scores' (14, 18 and 16 s against 28 s; not measured at -qh)
+        "OrderBlind": 0.5,
+        "RopePairs": 0.65,
+        "RopeScores": 0.6,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

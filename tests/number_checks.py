@@ -297,6 +297,51 @@ def _plain_head(s: Scenario) -> _PlainHead:
     )
 
 
+class _Backwards:
+    """The attention of the sentence backwards (source ``backwards``), derived here from the scenario's own trace
+    (of its first head) by reversing both axes: token i of the reversed sentence is token n − 1 − i, so its score
+    against key j is the trace's ``scores[n − 1 − i, n − 1 − j]`` (what the scene shows by computing afresh)."""
+
+    def __init__(self, s: Scenario) -> None:
+        trace = _head(s, 0)
+        self.d_k, self.scaled = trace.d_k, trace.scaled
+        for name in ("scores", "scaled_scores", "weights"):
+            setattr(self, name, np.asarray(getattr(trace, name))[::-1, ::-1])
+
+
+class _Roped:
+    """Attention with RoPE (sources ``rope`` and ``rope_whole``), derived here from the scenario (its first head) by
+    RoFormer's formula written out, not by ``attention_math.rope``: θ_i = 10000^(−2i/d_k), the angle m·θ_i at
+    positions m = 0 … n − 1, each pair (2i, 2i+1) of the projections turned with cos and sin, their dot products,
+    ÷ √d_k, a softmax. ``None`` for an odd d_k (RoPE has no pairs)."""
+
+    def __init__(self, s: Scenario) -> None:
+        one = s.heads[0] if s.w_out is not None else s
+        x = np.asarray(one.embeddings, dtype=float)
+        self.queries = x @ np.asarray(one.w_query, dtype=float)
+        keys = x @ np.asarray(one.w_key, dtype=float)
+        self.d_k, self.scaled = int(self.queries.shape[1]), bool(s.scaled)
+        self.positions = np.arange(x.shape[0], dtype=float)
+        self.frequencies = 10000.0 ** (-2 * np.arange(self.d_k // 2) / self.d_k)
+        self.angles = self.positions[:, np.newaxis] * self.frequencies[np.newaxis, :]
+        self.rotated_queries, rotated_keys = self._turned(self.queries), self._turned(keys)
+        self.scores = self.rotated_queries @ rotated_keys.T
+        self.scaled_scores = self.scores / (np.sqrt(self.d_k) if self.scaled else 1.0)
+        exps = np.exp(self.scaled_scores - self.scaled_scores.max(axis=1, keepdims=True))
+        self.weights = exps / exps.sum(axis=1, keepdims=True)
+
+    def _turned(self, matrix: np.ndarray) -> np.ndarray:
+        a, b = matrix[:, 0::2], matrix[:, 1::2]
+        cos, sin = np.cos(self.angles), np.sin(self.angles)
+        out = np.empty_like(matrix)
+        out[:, 0::2], out[:, 1::2] = a * cos - b * sin, a * sin + b * cos
+        return out
+
+
+def _roped(s: Scenario) -> _Roped | None:
+    return None if s.d_k % 2 else _Roped(s)
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -371,6 +416,12 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the learned lecture's training run: losses, weights and attention rows (2 decimals), step numbers (whole)
     "training": lambda s: (_training(), 2),
     "training_whole": lambda s: (_training(), 0),
+    # the rope lecture: the sentence backwards; attention with RoPE (even d_k only); their heat maps' ranges
+    "backwards": lambda s: (_Backwards(s), s.precision),
+    "backwards_extremes": lambda s: (_Ranges(_Backwards(s)), s.precision),
+    "rope": lambda s: (_roped(s), s.precision),
+    "rope_extremes": lambda s: (_roped(s) and _Ranges(_roped(s)), s.precision),
+    "rope_whole": lambda s: (_roped(s), 0),  # the positions, whole
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -610,14 +661,18 @@ BELONGS: dict[str, tuple[str, ...]] = {
     "concat": ("query", "concat"), "w_out": ("concat", "output"), "output": ("query", "output"),
     # masking after the softmax (each row's share of the past), dropout (the weights before it, each row's sum)
     "full": ATTENTION, "zeroed": ATTENTION, "row_sums": ("query",), "before": ATTENTION, "kept": ATTENTION,
+    # RoPE: each token's position, each pair's θ_i, the angle of pair i at token m, the turned queries and keys
+    "positions": ("token",), "frequencies": ("pair",), "angles": ("token", "pair"),
+    "rotated_queries": ("query", "d_k"), "rotated_keys": ("key", "d_k"),
 }
-BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": ("d_k",), "bias_value": ("d_v",)}
-"""A real head's biases (source ``bias``): entry c is the bias of output column c."""
 """What each index of a field names (see :data:`scenes.facts.BAND_KINDS`), written from the fields'
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""
 
+BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": ("d_k",), "bias_value": ("d_v",)}
+"""A real head's biases (source ``bias``): entry c is the bias of output column c."""
+
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
-                           "projected", "projected_step", "multi", "multi_causal",
+                           "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole",
                            *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)), "model"})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 

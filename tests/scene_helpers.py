@@ -116,6 +116,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     # the learned lecture's: its preset, and the weights another training run learned (seed 5, 40 steps of 0.5)
     "learned": lambda: preset("learned"),
     "learned-other": lambda: train_attention(5, steps=40, learning_rate=0.5).scenario(query=2),
+    "rope-dog": lambda: preset("rope-dog"),  # the rope lecture's: d_k 4, two pairs to turn
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
@@ -179,6 +180,10 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "TrainingSteps": ("learned",),
     "LearnedWeights": ("learned",),
     "LearnedPipeline": ("learned", "learned-other", "two", "five-whole", "twelve"),
+    # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
+    "OrderBlind": ("rope-dog", "two", "twelve"),
+    "RopePairs": ("rope-dog", "two", "twelve"),  # one pair (d_k 2) and two; its table is the query's alone
+    "RopeScores": ("rope-dog", "two", "twelve"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

@@ -65,9 +65,9 @@ def _equal(actual: np.ndarray, expected: object, name: str) -> None:
 
 def test_every_lecture_has_its_handout_and_notebook() -> None:
     assert set(LECTURES) <= set(LECTURE_STEPS)
-    assert {"self-attention", "masked", "multi-head"} <= set(LECTURE_STEPS)
-    with pytest.raises(KeyError, match="lecture: no handout for 'rope'; expected one of self-attention, "):
-        lecture_steps("rope")
+    assert {"self-attention", "masked", "multi-head", "rope"} <= set(LECTURE_STEPS)
+    with pytest.raises(KeyError, match="lecture: no handout for 'no-such-lecture'; expected one of self-attention, "):
+        lecture_steps("no-such-lecture")
 
 
 @pytest.mark.parametrize("lecture", sorted(LECTURE_STEPS))
@@ -259,3 +259,33 @@ def test_the_learned_handout_holds_the_runs_arrays_and_the_scenarios_pipeline(na
         _equal(csvs[stem][2], getattr(trace, field), stem)
     if name == "learned":
         _equal(csvs["W_Q"][2], run.w_query[-1], "W_Q")
+
+
+# -- rope -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rope-dog", "two tokens", "two heads (head 1)"])
+def test_the_rope_handout_holds_attention_maths_arrays(name: str) -> None:
+    """Each turned matrix from attention_math's ``rope`` at positions 0 … n − 1; the scores and weights from them by
+    plain numpy; the frequencies from RoFormer's formula."""
+    from attention_math import rope
+
+    scenario = preset("rope-dog") if name == "rope-dog" else MASKED_SCENARIOS[name]
+    head = scenario.heads[0] if scenario.w_out is not None else scenario
+    csvs = _csvs(handout_files(scenario, "rope"))
+    x, d_k = head.embeddings, head.w_query.shape[1]
+    positions = np.arange(scenario.n_tokens)
+    theta = 10000.0 ** (-2 * np.arange(d_k // 2) / d_k)
+    np.testing.assert_allclose(csvs["theta"][2], [theta], rtol=1e-15)
+    np.testing.assert_allclose(csvs["angles"][2], np.outer(positions, theta), rtol=1e-15)
+    q_rot, k_rot = rope(x @ head.w_query, positions), rope(x @ head.w_key, positions)
+    np.testing.assert_allclose(csvs["Q_rot"][2], q_rot, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(csvs["K_rot"][2], k_rot, rtol=1e-12, atol=1e-15)
+    scaled = q_rot @ k_rot.T / np.sqrt(d_k)
+    np.testing.assert_allclose(csvs["rope_scaled_scores"][2], scaled, rtol=1e-12, atol=1e-15)
+    exps = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    weights = exps / exps.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(csvs["rope_weights"][2], weights, rtol=1e-12)
+    np.testing.assert_allclose(csvs["Z"][2], weights @ (x @ head.w_value), rtol=1e-12, atol=1e-15)
+    _equal(csvs["weights"][2], head.trace().weights, "weights")  # without positions: lecture 6's
+    assert csvs["rope_weights"][0] == list(scenario.tokens) and csvs["rope_weights"][1] == list(scenario.tokens)

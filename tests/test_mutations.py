@@ -50,12 +50,17 @@ the other it's row     TrainingSteps draws each "it"'s chart with the other "it"
 W_K in W_Q's cells     LearnedWeights writes W_K's entries in W_Q's map (true numbers of the wrong matrix, in
                        the same rows and columns: its captions cite W_Q's, never shown)
 learned one key down   LearnedPipeline shows each key's weight in the row of the key below (the last on top)
+backwards unmoved      OrderBlind registers the sentence in order as its backwards attention
+wrong θ                RopeScores turns with base 100 instead of RoFormer's 10000 (pair i's θ_i wrong for i > 0)
+keys one position on   RopeScores turns each key by the angle of the position after its own (queries right)
+θ of the other pair    RopePairs writes each pair's θ_i under the other pair (the last first)
 =====================  =========================================================================
 
-"Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1", "stale head 1 scores", "blocks swapped", "the other it's row" and "learned one key down" draw only
-true numbers, each in another's place: the number checks hold every number to the band (row, column,
-head's panel) of the token, dimension or head its fact names, as the scene registered them.
+"Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
+down", "head 2 read as head 1", "stale head 1 scores", "blocks swapped", "the other it's row" and "learned
+one key down" draw only true numbers, each in another's place: the number checks hold every number to the
+band (row, column, head's panel, pair) of the token, dimension, head or pair its fact names, as the scene
+registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; WhyScale's (it shows no
@@ -63,11 +68,13 @@ number of the scenario) with one; MultiHead's, FusedProjection's and CausalHeads
 preset; WhyHeads' and PerHead's with it or two tokens through two heads; the masked lecture's with a
 query that has keys after it (its preset's "chased", 2 tokens asking about the first, 8 tokens about
 the fifth), where the mask changes the query's row; the real-head scenes' each with one of two
-all-MiniLM-L6-v2 heads (8 and 16 WordPieces).
+all-MiniLM-L6-v2 heads (8 and 16 WordPieces); the rope lecture's with its preset (d_k 4: a slow pair
+whose θ the base sets) and 2 tokens.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +85,7 @@ import pytest
 from scene_helpers import MODEL_SCENARIOS, SIXTEEN, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
+from attention_math.rope import rope
 from scenes.base import ExplainerScene
 from scenes.facts import Fact
 from scenes.kit.bars import BarRows
@@ -340,6 +348,15 @@ def _another_head(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "add_source", planted)
 
 
+def _backwards_unmoved(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        add_source(self, name, self.trace if name == "backwards" else obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
 def _without_bias(scene: ExplainerScene, fact: Fact, number: float) -> float:
     biases = {"queries": "bias_query", "keys": "bias_key", "values": "bias_value"}
     if fact.source != "model" or fact.field not in biases:
@@ -372,6 +389,45 @@ def _the_other_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
         if (source, field) == ("training", "rows"):  # chart m draws (and records) the other "it"'s weights
             index = (index[0], 1 - index[1], index[2])
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _wrong_theta(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.rope.rope_scores")
+    monkeypatch.setattr(module, "rope_attention", functools.partial(module.rope_attention, base=100.0))
+
+
+class _KeysOneOn:
+    """A RoPE trace whose keys were turned one position too far: the scores, scaled scores and weights of that."""
+
+    def __init__(self, trace: Any) -> None:
+        self._trace = trace
+        n = trace.n_tokens
+        queries = rope(trace.queries, np.arange(n), base=trace.base)
+        keys = rope(trace.keys, np.arange(n) + 1, base=trace.base)
+        self.scores = queries @ keys.T
+        self.scaled_scores = self.scores / trace.sqrt_d_k
+        exps = np.exp(self.scaled_scores - self.scaled_scores.max(axis=1, keepdims=True))
+        self.weights = exps / exps.sum(axis=1, keepdims=True)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._trace, name)
+
+
+def _keys_one_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.rope.rope_scores")
+    real = module.rope_attention
+    monkeypatch.setattr(module, "rope_attention", lambda *args, **options: _KeysOneOn(real(*args, **options)))
+
+
+def _theta_of_the_other_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if (source, field) == ("rope", "frequencies"):  # pair i draws pair (pairs − 1 − i)'s θ
+            index = (self.scenario.d_k // 2 - 1 - index[0],)
         return number(self, source, field, *index, **options)
 
     monkeypatch.setattr(ExplainerScene, "number", planted)
@@ -446,6 +502,10 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "the other it's row": (("scenes.learned.training_steps", "TrainingSteps"), _the_other_its_row),
     "W_K in W_Q's cells": (("scenes.learned.learned_weights", "LearnedWeights"), _key_in_query_cells),
     "learned one key down": (("scenes.learned.learned_pipeline", "LearnedPipeline"), _weights_one_row_down),
+    "backwards unmoved": (("scenes.rope.order_blind", "OrderBlind"), _backwards_unmoved),
+    "wrong θ": (("scenes.rope.rope_scores", "RopeScores"), _wrong_theta),
+    "keys one position on": (("scenes.rope.rope_scores", "RopeScores"), _keys_one_on),
+    "θ of the other pair": (("scenes.rope.rope_pairs", "RopePairs"), _theta_of_the_other_pair),
 }
 
 
@@ -471,6 +531,7 @@ SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", 
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
 SCENARIOS.update(MODEL_SCENARIOS)
 SCENARIOS["learned"] = lambda: preset("learned")
+SCENARIOS["rope-dog"] = lambda: preset("rope-dog")  # the rope lecture's: d_k 4, a fast pair and a slow one
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # two or three of the three each (every one by four faults or more), to stay within CI's time;
@@ -515,6 +576,10 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "the other it's row": ("learned",),
     "W_K in W_Q's cells": ("learned",),
     "learned one key down": ("learned", "2-tokens-3-decimals"),
+    "backwards unmoved": ("2-tokens-3-decimals", "rope-dog"),
+    "wrong θ": ("rope-dog",),  # with d_k 2 there is one pair, θ_0 = 1 whatever the base
+    "keys one position on": ("2-tokens-3-decimals", "rope-dog"),
+    "θ of the other pair": ("rope-dog",),  # two pairs (with one, the other pair is itself)
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

@@ -96,6 +96,7 @@ LECTURE_SCENARIOS = {
     "masked": Scenario.from_sentence("a b c d e f g h i j k l m", seed=5),
     "multi-head": preset("two-heads"),
     "learned": preset("learned"),
+    "rope": preset("rope-dog"),
 }
 
 

@@ -306,11 +306,77 @@ def test_masked_dog_asks_about_a_middle_token_whose_row_the_mask_changes() -> No
     assert np.round(full / full.sum(), 2).tolist() == [0.18, 0.18, 0.25, 0.12, 0.28]  # unmasked
 
 
+# -- rope-dog ---------------------------------------------------------------------------------------
+
+
+def _rope_weights_by_hand(scenario: Scenario, i: int, *, turned: bool) -> list[float]:
+    """Row ``i`` of the weights from RoFormer's formula, a plain loop: each pair (2p, 2p+1) of q_i and k_j turned by
+    position × 10000^(−2p/d), then dotted, divided by √d and softmaxed (positions counted from 0)."""
+    x, d = scenario.embeddings.tolist(), scenario.d_k
+    wq, wk = scenario.w_query.tolist(), scenario.w_key.tolist()
+
+    def project(row: list[float], w: list[list[float]]) -> list[float]:
+        return [sum(row[r] * w[r][c] for r in range(len(row))) for c in range(d)]
+
+    def turn(v: list[float], m: int) -> list[float]:
+        out = list(v)
+        for p in range(d // 2):
+            angle = m * 10000.0 ** (-2 * p / d) if turned else 0.0
+            a, b, cos, sin = v[2 * p], v[2 * p + 1], math.cos(angle), math.sin(angle)
+            out[2 * p], out[2 * p + 1] = a * cos - b * sin, a * sin + b * cos
+        return out
+
+    q = turn(project(x[i], wq), i)
+    scores = [sum(qc * kc for qc, kc in zip(q, turn(project(x[j], wk), j), strict=True)) / math.sqrt(d)
+              for j in range(len(x))]
+    exps = [math.exp(s - max(scores)) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def test_rope_dog_is_dog_chased_ball_with_two_pairs() -> None:
+    from attention_math.presets import ROPE_DOG
+
+    scenario = preset("rope-dog")
+    assert scenario is ROPE_DOG and scenario.tokens == DOG_CHASED_BALL.tokens and scenario.query_token == "ball"
+    assert scenario.d_k == 4 and (scenario.precision, scenario.scaled) == (2, True)
+    for name in ("embeddings", "w_value"):
+        assert np.array_equal(getattr(scenario, name), getattr(DOG_CHASED_BALL, name)), name
+    for name in ("w_query", "w_key"):  # dog-chased-ball's columns, then the two drawn ones
+        assert np.array_equal(getattr(scenario, name)[:, :2], getattr(DOG_CHASED_BALL, name)), name
+
+
+def test_rope_dog_reproduces_its_docstring_from_a_plain_loop() -> None:
+    scenario = preset("rope-dog")
+    plain = _rope_weights_by_hand(scenario, 4, turned=False)
+    turned = _rope_weights_by_hand(scenario, 4, turned=True)
+    assert np.round(plain, 2).tolist() == [0.18, 0.15, 0.27, 0.16, 0.23]  # most on "chased"
+    assert np.round(turned, 2).tolist() == [0.05, 0.03, 0.06, 0.23, 0.64]  # most on itself, then "the"
+    from attention_math import rope_attention
+
+    trace = rope_attention(scenario.embeddings, scenario.w_query, scenario.w_key, scenario.w_value)
+    np.testing.assert_allclose(trace.weights[4], turned, rtol=1e-12)
+    np.testing.assert_allclose(trace.plain.weights[4], plain, rtol=1e-12)
+    assert trace.plain.scaled_scores[4].round(2).tolist() == [1.88, 1.71, 2.28, 1.78, 2.11]
+    assert trace.scaled_scores[4].round(2).tolist() == [-0.42, -1.09, -0.25, 1.08, 2.11]
+
+
+def test_rope_dog_shown_numbers_are_not_on_a_rounding_boundary() -> None:
+    from attention_math import rope_attention
+
+    scenario = preset("rope-dog")
+    trace = rope_attention(scenario.embeddings, scenario.w_query, scenario.w_key, scenario.w_value)
+    for numbers in (trace.scaled_scores, trace.weights, trace.plain.scaled_scores, trace.plain.weights):
+        for number in np.ravel(numbers):
+            hundredths = float(number) * 100
+            assert abs(hundredths - math.floor(hundredths) - 0.5) > 0.005, number
+
+
 # -- the registry ------------------------------------------------------------------------------
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "learned", "masked-dog", "raw-dot-product", "softmax-saturation",
+    assert sorted(PRESETS) == ["dog-chased-ball", "learned", "masked-dog", "raw-dot-product", "rope-dog",
+                               "softmax-saturation",
                                "two-heads", "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario

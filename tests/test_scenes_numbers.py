@@ -94,6 +94,12 @@ GRID: Callable[[Scenario], Iterable[Index]] = lambda s: (  # noqa: E731
     every_index((s.n_tokens, s.n_tokens)) if numbers_in_cells(s) else [(s.query, j) for j in range(s.n_tokens)]
 )
 
+# The rope lecture's twin maps: every cell while the grids carry numbers (colours only: none, the scales' ends).
+CELLS: Callable[[Scenario], Iterable[Index]] = lambda s: (  # noqa: E731
+    every_index((s.n_tokens, s.n_tokens)) if numbers_in_cells(s) else []
+)
+ENDS: Callable[[Scenario], Iterable[Index]] = lambda s: [(0,), (1,)]  # noqa: E731
+
 # CausalMask: the keys after each query, hidden by the mask.
 ABOVE_DIAGONAL: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
     (i, j) for i in range(s.n_tokens) for j in range(i + 1, s.n_tokens)
@@ -302,6 +308,19 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     ],
     "RealWeights": [("model", field, lambda s: [(s.query, j) for j in range(s.n_tokens)])
                     for field in ("scaled_scores", "weights")],
+    # in order and backwards, their scores and weights (and the weights' scale, colours only or not)
+    "OrderBlind": [*((source, field, CELLS) for source in ("trace", "backwards") for field in ("scaled_scores",
+                                                                                               "weights")),
+                   ("extremes", "weights", ENDS), ("backwards_extremes", "weights", ENDS)],
+    # the query's pairs: its numbers, each pair's θ_i and angle, the pair turned; its position m
+    "RopePairs": [("rope", "queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
+                  ("rope", "frequencies", lambda s: [(i,) for i in range(s.d_k // 2)]),
+                  ("rope", "angles", lambda s: [(s.query, i) for i in range(s.d_k // 2)]),
+                  ("rope", "rotated_queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
+                  ("rope_whole", "positions", lambda s: [(s.query,)])],
+    # without positions and with RoPE, their scores and weights (and the weights' scale)
+    "RopeScores": [*((source, field, CELLS) for source in ("trace", "rope") for field in ("scaled_scores", "weights")),
+                   ("extremes", "weights", ENDS), ("rope_extremes", "weights", ENDS)],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 

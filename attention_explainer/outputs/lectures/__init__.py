@@ -16,6 +16,7 @@ from .learned import LEARNED
 from .masked import MASKED
 from .multi_head import MULTI_HEAD
 from .real_head import REAL_HEAD
+from .rope import ROPE
 from .self_attention import SELF_ATTENTION
 
 __all__ = ["LECTURE_STEPS", "lecture_steps"]
@@ -27,6 +28,7 @@ LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
         "multi-head": MULTI_HEAD,
         "learned": LEARNED,
         "real-head": REAL_HEAD,
+        "rope": ROPE,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""

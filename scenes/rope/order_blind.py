@@ -1,0 +1,173 @@
+"""Scene 1 of the rope lecture: self-attention as built so far cannot tell the order of its tokens.
+
+The scaled scores of the sentence as a token × token heat map (numbers in the cells while they are
+legible, else colours), then beside it those of the sentence backwards, last token first (each token
+keeps its embedding): the same numbers, each moved with its two tokens. One pair boxed in both, the
+query's strongest other key: one number, two places. Then the weights, the same way. Without
+positions attention reads a bag of tokens: shuffle them and its numbers shuffle with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from manim import (
+    DOWN,
+    RIGHT,
+    FadeIn,
+    FadeTransform,
+    LaggedStart,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+)
+
+from attention_math import self_attention
+from attention_math.heat import Extremes
+from scenes.base import ExplainerScene
+from scenes.facts import value
+from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend
+from scenes.kit.palette import HIGHLIGHT, INK, WEIGHT
+from scenes.kit.text import text
+from scenes.kit.twins import colours_only, fit_twins, title_size, twin_grid, under_grid
+
+__all__ = ["OrderBlind"]
+
+SIDES = (("trace", "extremes", "in order"), ("backwards", "backwards_extremes", "backwards"))
+"""Each grid's source, the source of its colour scale's ends, and its title: left, then right."""
+
+
+@dataclass
+class _Board:
+    fit: HeatFit
+    grids: tuple[HeatGrid, HeatGrid]
+    titles: tuple[VGroup, VGroup]
+    numbers: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
+    legends: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
+    boxes: VGroup = field(default_factory=VGroup)
+
+
+class OrderBlind(ExplainerScene):
+    """The scores of a sentence and of the sentence backwards: the same numbers, moved with their tokens."""
+
+    board: _Board  # what the beats draw on (the geometry tests look at it)
+
+    def construct(self) -> None:
+        one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
+        backwards = self_attention(one.embeddings[::-1], one.w_query, one.w_key, one.w_value,
+                                   scaled=self.scenario.scaled)
+        precision = self.scenario.precision
+        self.add_source("backwards", backwards, precision)
+        self.add_source("extremes", Extremes(self.trace), precision)
+        self.add_source("backwards_extremes", Extremes(backwards), precision)
+        self.header("Attention does not see the order", "query", "key", "scale")
+        board = self.board = self._board()
+        self._in_order(board)
+        self._backwards(board)
+        self._one_pair(board)
+        self._weights(board)
+
+    # -- layout -------------------------------------------------------------------------------------------
+    def _board(self) -> _Board:
+        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        cells = [self.text_for(value(source, name, i, j)) for source, _, _ in SIDES
+                 for name in ("scaled_scores", "weights") for i in range(n) for j in range(n)]
+        fit = fit_twins(tokens, cells, self.scenario.query)
+        grids = (twin_grid(self, fit, tokens, side=-1), twin_grid(self, fit, tokens[::-1], side=1))
+        size = title_size(fit)
+        titles = tuple(under_grid(grid, text(title, size=size, color=INK))
+                       for grid, (_, _, title) in zip(grids, SIDES, strict=True))
+        if fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
+            for grid in grids:
+                self.rows("query", grid)
+                self.columns("key", grid)
+        return _Board(fit, grids, (titles[0], titles[1]))
+
+    def _cells(self, board: _Board, side: int, name: str) -> VGroup:
+        source, ranges, _ = SIDES[side]
+        if not board.fit.numbers:
+            return VGroup()
+        return cell_numbers(self, board.grids[side], source, name, ranges, size=board.fit.size)
+
+    def _legend(self, board: _Board, side: int, name: str, hue: str) -> VGroup:
+        _, ranges, _ = SIDES[side]
+        return legend(self, ranges, name, hue).next_to(board.titles[side][0], RIGHT, buff=0.35)
+
+    @property
+    def _pair(self) -> tuple[int, int]:
+        """The query and the key it weighs most other than itself (the first of a tie)."""
+        q = self.scenario.query
+        weights = np.asarray(self.trace.weights[q], dtype=float).copy()
+        weights[q] = -np.inf
+        return q, int(np.argmax(weights))
+
+    # -- the beats ---------------------------------------------------------------------------------------
+    def _show(self, board: _Board, side: int) -> list[object]:
+        """Side ``side``'s grid filled with its scaled scores, its numbers, title and legend."""
+        grid = board.grids[side]
+        source, ranges, _ = SIDES[side]
+        fill_cells(self, grid, source, "scaled_scores", ranges, INK, animate=False)
+        board.numbers[side] = self._cells(board, side, "scaled_scores")
+        board.legends[side] = self._legend(board, side, "scaled_scores", INK)
+        notes = [] if board.fit.numbers else [FadeIn(colours_only(grid))]
+        return [FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[side], board.legends[side]),
+                *notes]
+
+    def _in_order(self, board: _Board) -> None:
+        grid = board.grids[0]
+        cells = [square for row in grid.squares for square in row]
+        self.beat("Self-attention as built so far: the scaled scores of the sentence, every query against every key.",
+                  *self._show(board, 0), LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
+                  *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers[0]), run_time=2, wait=1)
+
+    def _backwards(self, board: _Board) -> None:
+        """The sentence backwards: each cell (i, j) moves to (n − 1 − i, n − 1 − j), its number with it."""
+        n = self.scenario.n_tokens
+        left, right = board.grids
+        shown = self._show(board, 1)
+        moves = [TransformFromCopy(left.squares[i][j], right.squares[n - 1 - i][n - 1 - j])
+                 for i in range(n) for j in range(n)]
+        if board.fit.numbers:
+            moves += [TransformFromCopy(board.numbers[0][i][j], board.numbers[1][n - 1 - i][n - 1 - j])
+                      for i in range(n) for j in range(n)]
+        said = ("Now read it backwards, last token first, each token with its own embedding: the same numbers, "
+                "each moved with its two tokens." if board.fit.numbers else
+                "Now read it backwards, last token first, each token with its own embedding: the same colours, "
+                "each moved with its two tokens.")
+        self.beat(said, *shown, *moves, run_time=2.5, wait=1.2)
+
+    def _one_pair(self, board: _Board) -> None:
+        """The query and its strongest other key, boxed in both grids: one number, two places."""
+        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        q, k = self._pair
+        left, right = board.grids
+        board.boxes = VGroup(
+            SurroundingRectangle(left.squares[q][k], color=HIGHLIGHT, buff=0.02, stroke_width=3),
+            SurroundingRectangle(right.squares[n - 1 - q][n - 1 - k], color=HIGHLIGHT, buff=0.02, stroke_width=3),
+        )
+        if board.fit.numbers:
+            said = (f"'{tokens[q]}' against '{tokens[k]}': {self.fmt('trace', 'scaled_scores', q, k)} in order, "
+                    f"{self.fmt('backwards', 'scaled_scores', n - 1 - q, n - 1 - k)} backwards.")
+        else:
+            said = f"'{tokens[q]}' against '{tokens[k]}': the same colour in both, in its new place."
+        self.beat(said, FadeIn(board.boxes), run_time=1.2, wait=1.5)
+
+    def _weights(self, board: _Board) -> None:
+        """Both grids turn to their weights: the same weights, shuffled with the tokens."""
+        changes: list[object] = []
+        for side in (0, 1):
+            source, ranges, _ = SIDES[side]
+            changes += fill_cells(self, board.grids[side], source, "weights", ranges, WEIGHT, animate=True)
+            old_numbers, board.numbers[side] = board.numbers[side], self._cells(board, side, "weights")
+            old_legend, board.legends[side] = board.legends[side], self._legend(board, side, "weights", WEIGHT)
+            if board.fit.numbers:
+                changes.append(FadeTransform(old_numbers, board.numbers[side]))
+            changes.append(FadeTransform(old_legend, board.legends[side]))
+        (q, k), n, tokens = self._pair, self.scenario.n_tokens, self.scenario.tokens
+        weight = ""
+        if board.fit.numbers:
+            weight = (f": '{tokens[q]}' gives '{tokens[k]}' {self.fmt('trace', 'weights', q, k)} in order, "
+                      f"{self.fmt('backwards', 'weights', n - 1 - q, n - 1 - k)} backwards")
+        self.beat(f"The weights too{weight}. Without positions, attention reads a bag of tokens: shuffle them, and "
+                  "its numbers shuffle with them.", *changes, run_time=2, wait=2.5)

@@ -1,0 +1,206 @@
+"""The rope lecture's last scene: the sentence's scores and weights without positions and with RoPE.
+
+The scaled scores of the sentence as two token × token heat maps side by side (numbers in the cells
+while they are legible, else colours): without positions, and with RoPE (every query and key turned
+by its position, pair i by position × θ_i, θ_i = base^(−2i/d_k)). On the diagonal nothing changes: a
+query and a key at one position turn by one angle. Then the weights: the query's row boxed in both,
+where it looks most without positions and with them. The last frame sums it up: the RoPE map beside
+the rule (R_m q)·(R_n k) = q·R_(n−m) k, the score a function of m − n alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    LaggedStart,
+    MathTex,
+    SurroundingRectangle,
+    VGroup,
+)
+
+from attention_math import Scenario, ScenarioError, rope_attention
+from attention_math.heat import Extremes
+from scenes.base import ExplainerScene
+from scenes.facts import TokenPart, value
+from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend, row_box
+from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
+from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
+from scenes.kit.text import SMALLEST_SIZE, text
+from scenes.kit.twins import BAND, GAP, colours_only, fit_twins, title_size, twin_grid, under_grid
+
+__all__ = ["RopeScores"]
+
+SIDES = (("trace", "extremes", "without positions"), ("rope", "rope_extremes", "with RoPE"))
+"""Each grid's source, the source of its colour scale's ends, and its title: left, then right."""
+RULE_SIZE = 40  # the summary's formula
+LINE_SIZE = 24  # the summary's lines of words
+
+
+@dataclass
+class _Board:
+    fit: HeatFit
+    grids: tuple[HeatGrid, HeatGrid]
+    titles: tuple[VGroup, VGroup]
+    numbers: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
+    legends: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
+    notes: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
+    boxes: VGroup = field(default_factory=VGroup)
+
+
+class RopeScores(ExplainerScene):
+    """The sentence's scores and weights without positions and with RoPE, side by side; the rule of RoPE."""
+
+    board: _Board  # what the beats draw on (the geometry tests look at it)
+    summary: VGroup  # the last frame's formula and lines
+
+    @classmethod
+    def check_scenario(cls, scenario: Scenario) -> Scenario:
+        """RoPE turns dimensions in pairs: ``d_k`` must be even."""
+        if scenario.d_k % 2:
+            raise ScenarioError(f"d_k: RoPE turns the dimensions of queries and keys in pairs, so d_k must be even; "
+                                f"this scenario has {scenario.d_k}")
+        return scenario
+
+    def construct(self) -> None:
+        one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
+        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled)
+        precision = self.scenario.precision
+        self.add_source("rope", rope, precision)
+        self.add_source("extremes", Extremes(self.trace), precision)
+        self.add_source("rope_extremes", Extremes(rope), precision)  # type: ignore[arg-type]
+        self.header("Scores with and without RoPE", "query", "key", "scale")
+        board = self.board = self._board()
+        self._scores(board)
+        self._diagonal(board)
+        self._weights(board)
+        self._summary(board)
+
+    # -- layout -------------------------------------------------------------------------------------------
+    def _board(self) -> _Board:
+        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        cells = [self.text_for(value(source, name, i, j)) for source, _, _ in SIDES
+                 for name in ("scaled_scores", "weights") for i in range(n) for j in range(n)]
+        fit = fit_twins(tokens, cells, self.scenario.query)
+        grids = (twin_grid(self, fit, tokens, side=-1), twin_grid(self, fit, tokens, side=1))
+        size = title_size(fit)
+        titles = tuple(under_grid(grid, text(title, size=size, color=INK))
+                       for grid, (_, _, title) in zip(grids, SIDES, strict=True))
+        if fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
+            for grid in grids:
+                self.rows("query", grid)
+                self.columns("key", grid)
+        return _Board(fit, grids, (titles[0], titles[1]))
+
+    def _cells(self, board: _Board, side: int, name: str) -> VGroup:
+        source, ranges, _ = SIDES[side]
+        if not board.fit.numbers:
+            return VGroup()
+        return cell_numbers(self, board.grids[side], source, name, ranges, size=board.fit.size)
+
+    def _legend(self, board: _Board, side: int, name: str, hue: str) -> VGroup:
+        _, ranges, _ = SIDES[side]
+        return legend(self, ranges, name, hue).next_to(board.titles[side][0], RIGHT, buff=0.35)
+
+    def _top(self, source: str) -> int:
+        """The key the query weighs most in ``source`` (the first of a tie)."""
+        obj, _ = self.sources[source]
+        return int(np.argmax(np.asarray(obj.weights[self.scenario.query], dtype=float)))
+
+    # -- the beats ---------------------------------------------------------------------------------------
+    def _scores(self, board: _Board) -> None:
+        shown: list[object] = []
+        for side, grid in enumerate(board.grids):
+            source, ranges, _ = SIDES[side]
+            fill_cells(self, grid, source, "scaled_scores", ranges, INK, animate=False)
+            board.numbers[side] = self._cells(board, side, "scaled_scores")
+            board.legends[side] = self._legend(board, side, "scaled_scores", INK)
+            board.notes[side] = VGroup() if board.fit.numbers else VGroup(colours_only(grid))
+            cells = [square for row in grid.squares for square in row]
+            shown += [FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[side],
+                             board.legends[side], board.notes[side]),
+                      LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
+                      *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers[side])]
+        self.beat("The scaled scores of the sentence without positions, and with RoPE: every query and key turned "
+                  "by its position before the dot product.", *shown, run_time=2.2, wait=1.2)
+
+    def _diagonal(self, board: _Board) -> None:
+        """The query's own cell in both grids: a query and a key at one position turn by one angle."""
+        n, q, token = self.scenario.n_tokens, self.scenario.query, self.scenario.query_token
+        board.boxes = VGroup(*(VGroup(*(SurroundingRectangle(grid.squares[i][i], color=HIGHLIGHT, buff=0.02,
+                                                             stroke_width=3) for i in range(n)))
+                               for grid in board.grids))
+        said = "On the diagonal nothing changes: a query and a key at one position turn by the same angle"
+        if board.fit.numbers:
+            said += (f" ('{token}' with itself: {self.fmt('trace', 'scaled_scores', q, q)} and "
+                     f"{self.fmt('rope', 'scaled_scores', q, q)}).")
+        else:
+            said += "."
+        self.beat(said + " Elsewhere the farther apart, the more the two have turned.", FadeIn(board.boxes),
+                  run_time=1.2, wait=2.6)
+
+    def _weights(self, board: _Board) -> None:
+        """Both grids turn to their weights; the query's row boxed; where it looks most, each way."""
+        q, tokens = self.scenario.query, self.scenario.tokens
+        changes: list[object] = []
+        for side in (0, 1):
+            source, ranges, _ = SIDES[side]
+            changes += fill_cells(self, board.grids[side], source, "weights", ranges, WEIGHT, animate=True)
+            old_numbers, board.numbers[side] = board.numbers[side], self._cells(board, side, "weights")
+            old_legend, board.legends[side] = board.legends[side], self._legend(board, side, "weights", WEIGHT)
+            if board.fit.numbers:
+                changes.append(FadeTransform(old_numbers, board.numbers[side]))
+            changes.append(FadeTransform(old_legend, board.legends[side]))
+        rows = VGroup(*(row_box(grid, q, color=HIGHLIGHT) for grid in board.grids))
+        plain, turned = self._top("trace"), self._top("rope")
+        if board.fit.numbers:
+            said = (f"After the softmax, '{tokens[q]}' looks most at '{tokens[plain]}' "
+                    f"({self.fmt('trace', 'weights', q, plain)}) without positions, and at '{tokens[turned]}' "
+                    f"({self.fmt('rope', 'weights', q, turned)}) with RoPE.")
+        else:
+            said = (f"After the softmax, '{tokens[q]}' looks most at '{tokens[plain]}' without positions, and at "
+                    f"'{tokens[turned]}' with RoPE.")
+        self.beat(said, *changes, FadeTransform(board.boxes, rows), run_time=2.2, wait=2.0)
+        board.boxes = rows
+
+    def _rule(self) -> VGroup:
+        """The summary: RoPE's rule, what follows from it, and what the query's row showed."""
+        q, tokens = self.scenario.query, self.scenario.tokens
+        size = LINE_SIZE if self.board.fit.numbers else SMALLEST_SIZE
+        rule = MathTex("(R_m\\,q)\\cdot(R_n\\,k) = q\\cdot R_{n-m}\\,k", font_size=RULE_SIZE, color=INK)
+        lines = [
+            MathTex("\\text{at position } m\\text{, pair } i \\text{ turns by } m\\,\\theta_i", font_size=size * 1.6,
+                    color=INK),
+            text("a score depends on m − n only", size=size, color=INK),
+            text("lengths are kept; values are not turned", size=size, color=MUTED),
+            self.label("'{}' looks most at '{}', with RoPE at '{}'", TokenPart(tokens[q], 8),
+                       TokenPart(tokens[self._top("trace")], 8), TokenPart(tokens[self._top("rope")], 8),
+                       size=size, color=INK),
+        ]
+        return VGroup(rule, *lines).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
+
+    def _summary(self, board: _Board) -> None:
+        """The map without positions goes; the RoPE map moves left, the rule beside it."""
+        left, right = board.grids
+        gone = VGroup(left, board.numbers[0], board.titles[0], board.legends[0], board.notes[0], board.boxes[0])
+        moving = VGroup(right, board.numbers[1], board.titles[1], board.legends[1], board.notes[1], board.boxes[1])
+        shift = LEFT * (right.get_x() - left.get_x())
+        summary = self.summary = self._rule()
+        room = HALF_WIDTH - (moving.get_right()[0] + shift[0]) - GAP
+        if summary.width > room:  # never below the font floor
+            floor = SMALLEST_SIZE / (LINE_SIZE if board.fit.numbers else SMALLEST_SIZE)
+            summary.scale(max(room / summary.width, floor))
+        summary.move_to((0, (TOP + BOTTOM + BAND) / 2, 0)).align_to((HALF_WIDTH, 0, 0), RIGHT)
+        summary[0].shift(UP * 0.1)
+        self.beat("RoPE turns each query and key by its position, so a score depends only on how far apart its two "
+                  "tokens stand.", FadeOut(gone), moving.animate.shift(shift),
+                  LaggedStart(*(FadeIn(line, shift=UP * 0.1) for line in summary), lag_ratio=0.3),
+                  run_time=2.2, wait=2.5)
