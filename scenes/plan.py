@@ -14,6 +14,7 @@ from attention_math import DEFAULT_PRESET
 __all__ = [
     "ALL_HEADS",
     "DEFAULT_LECTURE",
+    "INFERENCE_LECTURE",
     "INPUTS",
     "LECTURE",
     "LECTURES",
@@ -64,13 +65,20 @@ MULTI_HEAD_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 8, multi-head attention: why several heads, each head's pipeline, the heads as one big
 projection cut in blocks, every head masked, then the heads side by side joined by W_O."""
 
+INFERENCE_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.inference.kv_cache", "KVCacheSteps"),
+)
+"""Lecture 9, inference: the sentence generated token by token with a KV cache."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
+    "inference": INFERENCE_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
-LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads"}
+LECTURE_PRESETS: dict[str, str] = {DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
+                                  "inference": "grouped-dog"}
 """The preset a lecture shows when no scenario is chosen."""
 
 MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
@@ -123,6 +131,8 @@ SHOWS: dict[str, frozenset[str]] = {
     "FusedProjection": INPUTS,
     # every head masked and not, joined times W_O, from the inputs (see ALL_HEADS)
     "CausalHeads": INPUTS,
+    # the inference lecture: generation with a KV cache, computed afresh from the inputs (head 1's)
+    "KVCacheSteps": INPUTS,
 }
 """The trace fields (``AttentionTrace`` attribute names) each scene draws or computes from."""
 

@@ -205,6 +205,24 @@ class _Fused:
             self.concat, self.w_out, self.output = multi.concat, multi.w_out, multi.output
 
 
+class _Generation:
+    """Step ``t`` (0-based) of generation with a KV cache (``attention_math.kv_cache_generation``), derived here
+    from full masked attention over the sentence (of the first head): the cache is the first ``t + 1`` rows of K
+    and V, the step's query row ``t`` of Q, its weights row ``t`` of the masked weights without the masked zeros,
+    its context row ``t`` of Z; the multiplies counted from the shapes (projecting ``q_t``, ``k_t``, ``v_t``, then
+    ``t + 1`` scores and a ``t + 1``-row weighted sum; without a cache every key and value row is projected
+    again)."""
+
+    def __init__(self, s: Scenario, t: int) -> None:
+        causal = _causal(s)
+        d_in, d_k, d_v = s.d_in, s.d_k, s.d_v
+        self.keys, self.values = causal.keys[: t + 1], causal.values[: t + 1]
+        self.query, self.weights, self.context = causal.queries[t], causal.weights[t, : t + 1], causal.context[t]
+        attend = (t + 1) * (d_k + d_v)
+        self.multiplies_with_cache = d_in * (2 * d_k + d_v) + attend
+        self.multiplies_without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -259,6 +277,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "multi_causal": lambda s: (_causal_multi(s), s.precision),
     # the fused-heads scene: one big matrix per role, its product split into the heads
     "fused": lambda s: (_Fused(s), s.precision),
+    # the inference lecture: generation with a KV cache, one source per step (generation1 is the first token's)
+    **{f"generation{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, s.precision))
+       for t in range(16)},
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -507,7 +528,10 @@ TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "reno
                            *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5))})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
-STEP_SOURCES = frozenset({"causal_step"})
+GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(16))
+"""Generation's steps (KV cache): step t's query, cache, weights and context; its row fields index a key."""
+
+STEP_SOURCES = frozenset({"causal_step", *GENERATION_SOURCES})
 """Query steps of another row than the query's (``step`` is the query's: :func:`canonical` makes its rows of a
 trace field that field's): one index of a row field names a key (:data:`STEP_BELONGS`)."""
 

@@ -267,6 +267,16 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         ("multi", "output", changed(d_in, lambda s: s.n_heads > 1)),
         ("head1", "context", changed(d_v, lambda s: s.n_heads == 1)),  # one head: z without the mask
     ],
+    "KVCacheSteps": [  # every step's new key and value rows, its weights over the cache, its query and context
+        *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
+            (t, c) for c in range(s.d_k if name == "keys" else s.d_v)] if t < s.n_tokens else [])
+          for t in range(16) for name in ("keys", "values")),
+        *((f"generation{t + 1}", "weights", lambda s, t=t: [(j,) for j in range(t + 1)] if t < s.n_tokens else [])
+          for t in range(16)),
+        *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
+            (c,) for c in range(s.d_k if name == "query" else s.d_v)] if t < s.n_tokens else [])
+          for t in range(16) for name in ("query", "context")),
+    ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
