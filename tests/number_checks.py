@@ -223,6 +223,15 @@ class _Generation:
         self.multiplies_without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend
 
 
+class _GenerationTotals:
+    """The multiplies of every step of generation, with and without the cache, added up here."""
+
+    def __init__(self, s: Scenario) -> None:
+        steps = [_Generation(s, t) for t in range(s.n_tokens)]
+        self.total_multiplies_with_cache = sum(step.multiplies_with_cache for step in steps)
+        self.total_multiplies_without_cache = sum(step.multiplies_without_cache for step in steps)
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -280,6 +289,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the inference lecture: generation with a KV cache, one source per step (generation1 is the first token's)
     **{f"generation{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, s.precision))
        for t in range(16)},
+    # what the cache saves: each step's multiplies with and without it, and their totals (whole numbers)
+    **{f"cost{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, 0)) for t in range(16)},
+    "cost": lambda s: (_GenerationTotals(s), 0),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -532,6 +544,9 @@ GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(16))
 """Generation's steps (KV cache): step t's query, cache, weights and context; its row fields index a key."""
 
 STEP_SOURCES = frozenset({"causal_step", *GENERATION_SOURCES})
+
+COST_SOURCES = frozenset(f"cost{t + 1}" for t in range(16))
+"""The multiplies of generation's steps (scalars): each belongs to its step, the query of the token it generates."""
 """Query steps of another row than the query's (``step`` is the query's: :func:`canonical` makes its rows of a
 trace field that field's): one index of a row field names a key (:data:`STEP_BELONGS`)."""
 
@@ -571,6 +586,8 @@ SCALING_BELONGS: dict[str, tuple[str, ...]] = {
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
     source, field, index, _ = canonical(fact, query)
+    if source in COST_SOURCES:  # a step's count belongs to its step: the token it generates, that step's query
+        return [("query", int(source.removeprefix("cost")) - 1)]
     if source in TRACE_SOURCES:
         kinds = BELONGS.get(field, ())
     elif source in STEP_SOURCES:

@@ -156,6 +156,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
     "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
+    "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen"),  # 16 tokens, the widest counts
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

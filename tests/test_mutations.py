@@ -39,12 +39,14 @@ stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
 unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
 blocks swapped         FusedProjection draws head 1's columns of the big W_Q and Q in head 2's block, and back
 unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
+cache weights shifted  KVCacheSteps draws each step's weight of key j beside the cached row of key j + 1
+                       (the last on top)
 =====================  =========================================================================
 
 "Swapped scores", "weights one row down", "exps one key down", "triangle one row down", "head 2 read as
-head 1", "stale head 1 scores" and "blocks swapped" draw only true numbers, each in another's place: the
-number checks hold every number to the band (row, column, head's panel) of the token, dimension or head
-its fact names, as the scene registered them.
+head 1", "stale head 1 scores", "blocks swapped" and "cache weights shifted" draw only true numbers, each in
+another's place: the number checks hold every number to the band (row, column, head's panel) of the token,
+dimension or head its fact names, as the scene registered them.
 
 The scene faults run with two or three of 2, 5 and 8 tokens at 3, 0 and 2 decimals (each scenario
 by four faults or more), ScaleAndSoftmax's with 16 tokens at 4 decimals too; WhyScale's (it shows no
@@ -314,6 +316,18 @@ def _unmasked_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "add_source", planted)
 
 
+def _cache_weights_shifted(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if source.startswith("generation") and field == "weights":  # key j's place shows key j − 1's weight
+            steps = int(source.removeprefix("generation"))
+            index = ((index[0] - 1) % steps,)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -359,6 +373,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     ),
     "blocks swapped": (("scenes.multi_head.fused_projection", "FusedProjection"), _blocks_swapped),
     "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
+    "cache weights shifted": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_weights_shifted),
 }
 
 
@@ -379,6 +394,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
 SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
+SCENARIOS["grouped-dog"] = lambda: preset("grouped-dog")  # the inference lecture's
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
@@ -415,6 +431,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "unscaled per head": ("2-tokens-two-heads",),
     "blocks swapped": ("two-heads",),
     "unmasked weights": ("two-heads",),
+    "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

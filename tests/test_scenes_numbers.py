@@ -277,6 +277,10 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
             (c,) for c in range(s.d_k if name == "query" else s.d_v)] if t < s.n_tokens else [])
           for t in range(16) for name in ("query", "context")),
     ],
+    "CacheSavings": [  # every step's multiplies, with the cache and without
+        *((f"cost{t + 1}", name, lambda s, t=t: [()] if t < s.n_tokens else [])
+          for t in range(16) for name in ("multiplies_with_cache", "multiplies_without_cache")),
+    ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
