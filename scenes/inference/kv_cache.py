@@ -28,7 +28,7 @@ TITLE_ROOM = 0.55  # over the grids: their titles
 GAP = 0.45  # between the grids
 SPELLED = 3  # steps told one beat each at the start (the rest run on in one beat, then the last)
 PANEL_SIZE = 26
-MOST_PITCH = 0.75  # the rows' pitch, at most (a short sentence's rows spread over the height)
+MOST_PITCH = 0.95  # the rows' pitch, at most (a short sentence's rows spread over the height)
 
 
 @dataclass
@@ -48,6 +48,7 @@ class KVCacheSteps(ExplainerScene):
     panel: VGroup  # the step's lines at the right (the last step's at the end)
     summary: VGroup  # the last frame's formula and note
     left: float  # where the panel starts, right of the grids
+    panel_size: float  # the panel's type size
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
@@ -67,6 +68,8 @@ class KVCacheSteps(ExplainerScene):
         self.header("The KV cache", "query", "key", "value")
         self.board = self._board()
         self.left = self.board.values.get_right()[0] + 0.5  # where the panel starts
+        # one size for every step's panel: as large as the widest step's lines allow in the room beside the grids
+        self.panel_size = min(PANEL_SIZE, SMALLEST_SIZE * (HALF_WIDTH - self.left) / self._panel_least())
         self.panel = VGroup()
         self._first_steps()
         self._middle_steps()
@@ -143,19 +146,27 @@ class KVCacheSteps(ExplainerScene):
         query = ", ".join("{}" for _ in range(s.d_k))
         context = ", ".join("{}" for _ in range(s.d_v))
         lines = VGroup(
-            self.label("step {}: {}", position(t), TokenPart(s.tokens[t], 10), size=PANEL_SIZE, color=INK),
+            self.label("step {}: {}", position(t), TokenPart(s.tokens[t], 10), size=self.panel_size, color=INK),
             self.label("q{} = (" + query + ")", position(t), *(value(source, "query", d) for d in range(s.d_k)),
-                       size=PANEL_SIZE, color=QUERY),
-            self.label("new: k{} and v{}", position(t), position(t), size=PANEL_SIZE, color=MUTED),
-            self.label("reused: " + ("none" if t == 0 else "k, v of tokens {} to {}"),
-                       *((position(0), position(t - 1)) if t else ()), size=PANEL_SIZE, color=MUTED),
+                       size=self.panel_size, color=QUERY),
+            self.label("new: k{} and v{}", position(t), position(t), size=self.panel_size, color=MUTED),
+            self._reused(t),
             self.label("z{} = (" + context + ")", position(t), *(value(source, "context", d) for d in range(s.d_v)),
-                       size=PANEL_SIZE, color=CONTEXT),
+                       size=self.panel_size, color=CONTEXT),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         if lines.width > HALF_WIDTH - self.left:
             lines.scale_to_fit_width(HALF_WIDTH - self.left)
         lines.align_to((self.left, 0, 0), LEFT).align_to((0, TOP - 0.2, 0), UP)
         return lines
+
+    def _reused(self, t: int) -> VMobject:
+        """What the step reads from the cache: nothing at the first step, token 1's rows, or tokens 1 to t − 1's."""
+        if t == 0:
+            return text("reused: none", size=self.panel_size, color=MUTED)
+        if t == 1:
+            return self.label("reused: k, v of token {}", position(0), size=self.panel_size, color=MUTED)
+        return self.label("reused: k, v of tokens {} to {}", position(0), position(t - 1), size=self.panel_size,
+                          color=MUTED)
 
     def _step(self, t: int) -> list[Any]:
         """The animations of step t: the new rows in, the old ones greyed, the weights and the panel anew."""

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..steps import LectureSteps
+from .inference import INFERENCE
 from .masked import MASKED
 from .multi_head import MULTI_HEAD
 from .self_attention import SELF_ATTENTION
@@ -23,6 +24,7 @@ LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
         "self-attention": SELF_ATTENTION,
         "masked": MASKED,
         "multi-head": MULTI_HEAD,
+        "inference": INFERENCE,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""
