@@ -140,6 +140,7 @@ BAND_KINDS: dict[str, str] = {
     "head": "a head: its panel",
     "size": "one size d of the scaling sampler (why scale)",
     "sample": "one key of the sampler's row softmaxed (why scale)",
+    "route": "generation with the cache (0) or without one (1): its chart (what the cache saves)",
 }
 """The things numbers belong to, by the name a :class:`Bands` gives them. The tests map every field
 to these (``tests/number_checks.BELONGS``: ``trace.weights[i, j]`` is query i's and key j's)."""

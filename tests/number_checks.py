@@ -586,8 +586,10 @@ SCALING_BELONGS: dict[str, tuple[str, ...]] = {
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
     source, field, index, _ = canonical(fact, query)
-    if source in COST_SOURCES:  # a step's count belongs to its step: the token it generates, that step's query
-        return [("query", int(source.removeprefix("cost")) - 1)]
+    if source in COST_SOURCES:  # a step's count belongs to its step (the token it generates, that step's query)
+        route = {"multiplies_with_cache": 0, "multiplies_without_cache": 1}  # and to its route: with the cache or not
+        step = [("query", int(source.removeprefix("cost")) - 1)]
+        return step + ([("route", route[field])] if field in route else [])
     if source in TRACE_SOURCES:
         kinds = BELONGS.get(field, ())
     elif source in STEP_SOURCES:

@@ -39,6 +39,8 @@ stale head 1 scores    PerHead's table keeps head 1's scores in head 2's panel
 unscaled per head      PerHead's ÷ √d_k column shows each head's scores multiplied by √d_k instead
 blocks swapped         FusedProjection draws head 1's columns of the big W_Q and Q in head 2's block, and back
 unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
+counts swapped         CacheSavings draws each step's multiplies with the cache at the end of the bar without,
+                       and back
 cache weights shifted  KVCacheSteps draws each step's weight of key j beside the cached row of key j + 1
                        (the last on top)
 =====================  =========================================================================
@@ -328,6 +330,18 @@ def _cache_weights_shifted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _counts_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+    other = {"multiplies_with_cache": "multiplies_without_cache", "multiplies_without_cache": "multiplies_with_cache"}
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if source.startswith("cost") and field in other:
+            field = other[field]
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -374,6 +388,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "blocks swapped": (("scenes.multi_head.fused_projection", "FusedProjection"), _blocks_swapped),
     "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
     "cache weights shifted": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_weights_shifted),
+    "counts swapped": (("scenes.inference.cache_savings", "CacheSavings"), _counts_swapped),
 }
 
 
@@ -432,6 +447,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "blocks swapped": ("two-heads",),
     "unmasked weights": ("two-heads",),
     "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
+    "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

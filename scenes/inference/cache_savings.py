@@ -99,6 +99,9 @@ class CacheSavings(ExplainerScene):
                 chart.number_spot(t, mob)
                 self.plot(chart.bars[t], chart.axis(t), value(f"cost{t + 1}", field), anchor="right")
             self.rows("query", dict(enumerate(labels)), labels, chart, chart.placed)
+        # each count stands by its own chart: with the cache (0) or without one (1)
+        self.columns("route", {k: VGroup(chart.zero_line, chart.bars) for k, chart in enumerate(charts)},
+                     *charts, *(chart.placed for chart in charts))
         titles = VGroup(text("with the cache", size=26, color=KEY), text("without a cache", size=26, color=HIGHLIGHT))
         for title, chart in zip(titles, charts, strict=True):
             title.next_to((chart.zero_line.get_x(), TOP, 0), RIGHT, buff=0).shift(DOWN * 0.2)
