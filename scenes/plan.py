@@ -162,9 +162,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.65,
         "FusedProjection": 1.2,
         "CausalHeads": 1.2,
-        # the inference lecture's: estimated from their dry runs and clip lengths beside Scores' (not yet measured cold)
-        "KVCacheSteps": 1.0,
-        "CacheSavings": 0.5,
+        # the inference lecture's: one cold -ql render each, one at a time, against Scores' just before (13.2 and
+        # 5.1 s against 15.8 s of wall time, on a shared machine)
+        "KVCacheSteps": 0.85,
+        "CacheSavings": 0.35,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -190,9 +191,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.55,
         "FusedProjection": 0.8,
         "CausalHeads": 0.8,
-        # the inference lecture's by the length of their clips against Scores' (about 22 and 12 s against 28 s)
-        "KVCacheSteps": 0.8,
-        "CacheSavings": 0.45,
+        # the inference lecture's by the length of their clips against Scores' (17.2 and 10.7 s against 27.8 s)
+        "KVCacheSteps": 0.6,
+        "CacheSavings": 0.4,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
