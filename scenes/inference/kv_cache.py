@@ -202,6 +202,11 @@ class KVCacheSteps(ExplainerScene):
         first, last = SPELLED, n - 2
         if first > last:
             return
+        if first == last:  # one step between those told and the last
+            said = (f"Step {self.cite(position(first))} goes the same way: one new row in each cache, one query "
+                    "computed, the rest read.")
+            self.beat(said, *self._step(first), run_time=1.5, wait=1.0)
+            return
         steps = [AnimationGroup(*self._step(t), run_time=0.6) for t in range(first, last + 1)]
         said = (f"Steps {self.cite(position(first))} to {self.cite(position(last))} go the same way: each adds one row "
                 "to each cache and computes one query.")
