@@ -74,6 +74,8 @@ SIZES: tuple[tuple[str, tuple[str, ...], float], ...] = (
     ("16 tokens, the whole lecture", ("--sentence", "Attention lets every token look back at all the others and choose "
                                       "what matters most here", "--seed", "16"), 90.0),
     ("the multi-head lecture (two heads)", ("--lecture", "multi-head"), 45.0),
+    # 27 s cold at -ql one scene at a time here (0.66 s of wall time per second of video, Scores 0.57 in the same run)
+    ("the inference lecture (KV cache)", ("--lecture", "inference"), 35.0),
 )
 """``(name, render flags, the most wall time it may take cold at -ql, s)`` (issues 11 and 14)."""
 

@@ -14,6 +14,7 @@ from attention_math import DEFAULT_PRESET
 __all__ = [
     "ALL_HEADS",
     "DEFAULT_LECTURE",
+    "INFERENCE_LECTURE",
     "INPUTS",
     "LEARNED_LECTURE",
     "LEARNED_TRAINING",
@@ -97,17 +98,24 @@ ROPE_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 10, rotary position embeddings (RoPE): attention without positions cannot tell the order of its
 tokens; RoPE turns queries and keys by their positions, and the scores change."""
 
+INFERENCE_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.inference.kv_cache", "KVCacheSteps"),
+    ("scenes.inference.cache_savings", "CacheSavings"),
+)
+"""Lecture 9, inference: the sentence generated token by token with a KV cache, and the multiplies it saves."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
     MODEL_LECTURE: REAL_HEAD_LECTURE, "learned": LEARNED_LECTURE, "rope": ROPE_LECTURE,
+    "inference": INFERENCE_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
 LECTURE_PRESETS: dict[str, str] = {
     DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
     MODEL_LECTURE: DEFAULT_PRESET,  # never shown: its scenes ask for --model (a preset has no model)
-    "learned": "learned", "rope": "rope-dog",
+    "learned": "learned", "rope": "rope-dog", "inference": "grouped-dog",
 }
 """The preset a lecture shows when no scenario is chosen."""
 
@@ -187,6 +195,9 @@ SHOWS: dict[str, frozenset[str]] = {
     "OrderBlind": INPUTS | {"scaled_scores", "weights"},
     "RopeScores": INPUTS | {"scaled_scores", "weights"},
     "RopePairs": INPUTS,
+    # the inference lecture: generation with a KV cache, computed afresh from the inputs (head 1's)
+    "KVCacheSteps": INPUTS,
+    "CacheSavings": INPUTS,
 }
 # a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
 # model, sentence, layer and head themselves are in every view (scene_view)
@@ -231,6 +242,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "OrderBlind": 0.75,
         "RopePairs": 0.55,
         "RopeScores": 1.45,
+        # the inference lecture's: one cold -ql render each, one at a time, against Scores' just before (13.2 and
+        # 5.1 s against 15.8 s of wall time, on a shared machine)
+        "KVCacheSteps": 0.85,
+        "CacheSavings": 0.35,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -269,6 +284,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "OrderBlind": 0.5,
         "RopePairs": 0.65,
         "RopeScores": 0.6,
+        # the inference lecture's by the length of their clips against Scores' (17.2 and 10.7 s against 27.8 s)
+        "KVCacheSteps": 0.6,
+        "CacheSavings": 0.4,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

@@ -342,6 +342,33 @@ def _roped(s: Scenario) -> _Roped | None:
     return None if s.d_k % 2 else _Roped(s)
 
 
+class _Generation:
+    """Step ``t`` (0-based) of generation with a KV cache (``attention_math.kv_cache_generation``), derived here
+    from full masked attention over the sentence (of the first head): the cache is the first ``t + 1`` rows of K
+    and V, the step's query row ``t`` of Q, its weights row ``t`` of the masked weights without the masked zeros,
+    its context row ``t`` of Z; the multiplies counted from the shapes (projecting ``q_t``, ``k_t``, ``v_t``, then
+    ``t + 1`` scores and a ``t + 1``-row weighted sum; without a cache every key and value row is projected
+    again)."""
+
+    def __init__(self, s: Scenario, t: int) -> None:
+        causal = _causal(s)
+        d_in, d_k, d_v = s.d_in, s.d_k, s.d_v
+        self.keys, self.values = causal.keys[: t + 1], causal.values[: t + 1]
+        self.query, self.weights, self.context = causal.queries[t], causal.weights[t, : t + 1], causal.context[t]
+        attend = (t + 1) * (d_k + d_v)
+        self.multiplies_with_cache = d_in * (2 * d_k + d_v) + attend
+        self.multiplies_without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend
+
+
+class _GenerationTotals:
+    """The multiplies of every step of generation, with and without the cache, added up here."""
+
+    def __init__(self, s: Scenario) -> None:
+        steps = [_Generation(s, t) for t in range(s.n_tokens)]
+        self.total_multiplies_with_cache = sum(step.multiplies_with_cache for step in steps)
+        self.total_multiplies_without_cache = sum(step.multiplies_without_cache for step in steps)
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -422,6 +449,12 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "rope": lambda s: (_roped(s), s.precision),
     "rope_extremes": lambda s: (_roped(s) and _Ranges(_roped(s)), s.precision),
     "rope_whole": lambda s: (_roped(s), 0),  # the positions, whole
+    # the inference lecture: generation with a KV cache, one source per step (generation1 is the first token's)
+    **{f"generation{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, s.precision))
+       for t in range(16)},
+    # what the cache saves: each step's multiplies with and without it, and their totals (whole numbers)
+    **{f"cost{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, 0)) for t in range(16)},
+    "cost": lambda s: (_GenerationTotals(s), 0),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -676,7 +709,13 @@ TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "reno
                            *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)), "model"})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
-STEP_SOURCES = frozenset({"causal_step"})
+GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(16))
+"""Generation's steps (KV cache): step t's query, cache, weights and context; its row fields index a key."""
+
+STEP_SOURCES = frozenset({"causal_step", *GENERATION_SOURCES})
+
+COST_SOURCES = frozenset(f"cost{t + 1}" for t in range(16))
+"""The multiplies of generation's steps (scalars): each belongs to its step, the query of the token it generates."""
 """Query steps of another row than the query's (``step`` is the query's: :func:`canonical` makes its rows of a
 trace field that field's): one index of a row field names a key (:data:`STEP_BELONGS`)."""
 
@@ -725,6 +764,10 @@ m-th query (its m-th "it", a referrer); ``w_query[t, a, c]`` step t's entry of f
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
     source, field, index, _ = canonical(fact, query)
+    if source in COST_SOURCES:  # a step's count belongs to its step (the token it generates, that step's query)
+        route = {"multiplies_with_cache": 0, "multiplies_without_cache": 1}  # and to its route: with the cache or not
+        step = [("query", int(source.removeprefix("cost")) - 1)]
+        return step + ([("route", route[field])] if field in route else [])
     if source in TRACE_SOURCES:
         kinds = BELONGS.get(field, ())
     elif source in STEP_SOURCES:

@@ -138,6 +138,7 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     # the efficient form's and the causal heads' sizes: 2 tokens; 12 tokens through 6 heads (4 drawn)
     "two-tokens-heads": lambda: Scenario.from_sentence("Hello world", seed=4, d_k=1, heads=3, precision=3),
     "six-heads-twelve": lambda: Scenario.from_sentence(TWELVE, seed=12, heads=6, d_model=4, query=9),
+    "grouped-dog": lambda: preset("grouped-dog"),  # the inference lecture's: 4 query heads sharing 2 key/value heads
 }
 """Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (the multi-head lecture's)."""
 SCENARIOS.update(HEADS_SCENARIOS)
@@ -184,6 +185,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "OrderBlind": ("rope-dog", "two", "twelve"),
     "RopePairs": ("rope-dog", "two", "twelve"),  # one pair (d_k 2) and two; its table is the query's alone
     "RopeScores": ("rope-dog", "two", "twelve"),
+    # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
+    "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
+    "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen"),  # 16 tokens, the widest counts
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

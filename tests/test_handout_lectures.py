@@ -289,3 +289,25 @@ def test_the_rope_handout_holds_attention_maths_arrays(name: str) -> None:
     np.testing.assert_allclose(csvs["Z"][2], weights @ (x @ head.w_value), rtol=1e-12, atol=1e-15)
     _equal(csvs["weights"][2], head.trace().weights, "weights")  # without positions: lecture 6's
     assert csvs["rope_weights"][0] == list(scenario.tokens) and csvs["rope_weights"][1] == list(scenario.tokens)
+
+
+@pytest.mark.parametrize("name", ["grouped-dog", "two tokens", "thirteen tokens"])
+def test_the_inference_handout_holds_masked_attentions_rows_step_by_step(name: str) -> None:
+    """The caches are K and V; step t's weights and context are row t of masked attention (of head 1), computed
+    here with attention_math's self_attention; the multiplies counted from the shapes."""
+    from attention_math import self_attention
+
+    scenario = preset("grouped-dog") if name == "grouped-dog" else MASKED_SCENARIOS[name]
+    one = scenario.heads[0]
+    causal = self_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=scenario.scaled, causal=True)
+    got = {t.stem: t.values for t in lecture_steps("inference").tables(scenario)}
+    assert list(got) == ["X", "W_Q", "W_K", "W_V", "K_cache", "V_cache", "step_weights", "Z", "multiplies"]
+    np.testing.assert_allclose(got["K_cache"], causal.keys, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["V_cache"], causal.values, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["step_weights"], causal.weights, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(got["Z"], causal.context, rtol=1e-9, atol=1e-12)
+    n, d_in, d_k, d_v = scenario.n_tokens, scenario.d_in, scenario.d_k, scenario.d_v
+    for t in range(n):
+        attend = (t + 1) * (d_k + d_v)
+        assert got["multiplies"][t].tolist() == [d_in * (2 * d_k + d_v) + attend,
+                                                 d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend]

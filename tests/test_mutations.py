@@ -54,6 +54,10 @@ backwards unmoved      OrderBlind registers the sentence in order as its backwar
 wrong θ                RopeScores turns with base 100 instead of RoFormer's 10000 (pair i's θ_i wrong for i > 0)
 keys one position on   RopeScores turns each key by the angle of the position after its own (queries right)
 θ of the other pair    RopePairs writes each pair's θ_i under the other pair (the last first)
+counts swapped         CacheSavings draws each step's multiplies with the cache at the end of the bar without,
+                       and back
+cache weights shifted  KVCacheSteps draws each step's weight of key j beside the cached row of key j + 1
+                       (the last on top)
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -394,6 +398,18 @@ def _the_other_its_row(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _cache_weights_shifted(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if source.startswith("generation") and field == "weights":  # key j's place shows key j − 1's weight
+            steps = int(source.removeprefix("generation"))
+            index = ((index[0] - 1) % steps,)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
 def _wrong_theta(monkeypatch: pytest.MonkeyPatch) -> None:
     module = importlib.import_module("scenes.rope.rope_scores")
     monkeypatch.setattr(module, "rope_attention", functools.partial(module.rope_attention, base=100.0))
@@ -428,6 +444,18 @@ def _theta_of_the_other_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
         if (source, field) == ("rope", "frequencies"):  # pair i draws pair (pairs − 1 − i)'s θ
             index = (self.scenario.d_k // 2 - 1 - index[0],)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _counts_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+    other = {"multiplies_with_cache": "multiplies_without_cache", "multiplies_without_cache": "multiplies_with_cache"}
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if source.startswith("cost") and field in other:
+            field = other[field]
         return number(self, source, field, *index, **options)
 
     monkeypatch.setattr(ExplainerScene, "number", planted)
@@ -506,6 +534,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong θ": (("scenes.rope.rope_scores", "RopeScores"), _wrong_theta),
     "keys one position on": (("scenes.rope.rope_scores", "RopeScores"), _keys_one_on),
     "θ of the other pair": (("scenes.rope.rope_pairs", "RopePairs"), _theta_of_the_other_pair),
+    "cache weights shifted": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_weights_shifted),
+    "counts swapped": (("scenes.inference.cache_savings", "CacheSavings"), _counts_swapped),
 }
 
 
@@ -526,6 +556,7 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
 SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
+SCENARIOS["grouped-dog"] = lambda: preset("grouped-dog")  # the inference lecture's
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
 SCENARIOS["2-tokens-first"] = lambda: Scenario.from_sentence("attention works", seed=11, precision=3, query=1)
 SCENARIOS["2-tokens-two-heads"] = lambda: Scenario.from_sentence("Hello world", seed=4, heads=2)
@@ -580,6 +611,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "wrong θ": ("rope-dog",),  # with d_k 2 there is one pair, θ_0 = 1 whatever the base
     "keys one position on": ("2-tokens-3-decimals", "rope-dog"),
     "θ of the other pair": ("rope-dog",),  # two pairs (with one, the other pair is itself)
+    "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
+    "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

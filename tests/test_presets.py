@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, preset, train_attention
-from attention_math.presets import DOG_CHASED_BALL, MASKED_DOG, TWO_HEADS
+from attention_math.presets import DOG_CHASED_BALL, GROUPED_DOG, MASKED_DOG, TWO_HEADS
 
 MATRICES = ("embeddings", "w_query", "w_key", "w_value")
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
@@ -371,13 +371,58 @@ def test_rope_dog_shown_numbers_are_not_on_a_rounding_boundary() -> None:
             assert abs(hundredths - math.floor(hundredths) - 0.5) > 0.005, number
 
 
+# -- grouped-dog ----------------------------------------------------------------------------------
+
+
+def _ball_weights_by_hand(x: np.ndarray, w_query: np.ndarray, w_key: np.ndarray) -> list[float]:
+    """The weights of "ball" from the formula, in a plain loop: exp(q5 · k_j / √d_k) over their sum."""
+    query = [sum(x[4][r] * w_query[r][c] for r in range(3)) for c in range(2)]
+    keys = [[sum(x[j][r] * w_key[r][c] for r in range(3)) for c in range(2)] for j in range(5)]
+    exps = [math.exp(sum(q * k for q, k in zip(query, key, strict=True)) / math.sqrt(2)) for key in keys]
+    return [e / sum(exps) for e in exps]
+
+
+def test_grouped_dog_shares_two_key_value_heads_among_four_query_heads() -> None:
+    scenario = preset("grouped-dog")
+    assert scenario is GROUPED_DOG and scenario.n_heads == 4 and scenario.query_token == "ball"
+    assert scenario.tokens == DOG_CHASED_BALL.tokens
+    assert np.array_equal(scenario.embeddings, DOG_CHASED_BALL.embeddings)
+    for name in ("w_key", "w_value"):
+        stack = getattr(scenario, name)
+        assert np.array_equal(stack[0], stack[1]) and np.array_equal(stack[2], stack[3]), name
+        assert not np.array_equal(stack[0], stack[2]), name
+    assert not any(np.array_equal(scenario.w_query[a], scenario.w_query[b]) for a in range(4) for b in range(a))
+    assert scenario.w_out.shape == (8, 3)
+
+
+def test_grouped_dog_reproduces_its_docstring() -> None:
+    scenario = preset("grouped-dog")
+    expected = [[0.22, 0.34, 0.21, 0.11, 0.12], [0.17, 0.14, 0.17, 0.20, 0.32],
+                [0.18, 0.16, 0.13, 0.38, 0.15], [0.18, 0.19, 0.16, 0.15, 0.31]]
+    tops = []
+    for k, row in enumerate(expected):
+        weights = _ball_weights_by_hand(scenario.embeddings, scenario.w_query[k], scenario.w_key[k])
+        assert np.round(weights, 2).tolist() == row, k
+        order = np.argsort(weights)[::-1]
+        # clearly on top, at the two decimals shown: at least 0.3, and 0.06 above the rest
+        assert weights[order[0]] >= 0.3 and weights[order[0]] - weights[order[1]] >= 0.06, weights
+        tops.append(scenario.tokens[int(order[0])])
+    assert tops == ["dog", "ball", "the", "ball"]  # the heads of each group attend to different tokens
+    assert np.all(np.abs(scenario.multi_head_trace().output[4]) >= 0.1)
+
+
+def test_find_grouped_preset_reproduces_the_matrices() -> None:
+    found = _load_tool(TOOLS / "find_grouped_preset.py").search()
+    for name in ("w_query", "w_key", "w_value", "w_out"):
+        assert np.array_equal(np.array(found[name]), getattr(GROUPED_DOG, name)), name
+
+
 # -- the registry ------------------------------------------------------------------------------
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "learned", "masked-dog", "raw-dot-product", "rope-dog",
-                               "softmax-saturation",
-                               "two-heads", "your-journey"]
+    assert sorted(PRESETS) == ["dog-chased-ball", "grouped-dog", "learned", "masked-dog", "raw-dot-product",
+                               "rope-dog", "softmax-saturation", "two-heads", "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario
         assert isinstance(scenario, Scenario)

@@ -321,6 +321,20 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     # without positions and with RoPE, their scores and weights (and the weights' scale)
     "RopeScores": [*((source, field, CELLS) for source in ("trace", "rope") for field in ("scaled_scores", "weights")),
                    ("extremes", "weights", ENDS), ("rope_extremes", "weights", ENDS)],
+    "KVCacheSteps": [  # every step's new key and value rows, its weights over the cache, its query and context
+        *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
+            (t, c) for c in range(s.d_k if name == "keys" else s.d_v)] if t < s.n_tokens else [])
+          for t in range(16) for name in ("keys", "values")),
+        *((f"generation{t + 1}", "weights", lambda s, t=t: [(j,) for j in range(t + 1)] if t < s.n_tokens else [])
+          for t in range(16)),
+        *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
+            (c,) for c in range(s.d_k if name == "query" else s.d_v)] if t < s.n_tokens else [])
+          for t in range(16) for name in ("query", "context")),
+    ],
+    "CacheSavings": [  # every step's multiplies, with the cache and without
+        *((f"cost{t + 1}", name, lambda s, t=t: [()] if t < s.n_tokens else [])
+          for t in range(16) for name in ("multiplies_with_cache", "multiplies_without_cache")),
+    ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..steps import LectureSteps
+from .inference import INFERENCE
 from .learned import LEARNED
 from .masked import MASKED
 from .multi_head import MULTI_HEAD
@@ -29,6 +30,7 @@ LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
         "learned": LEARNED,
         "real-head": REAL_HEAD,
         "rope": ROPE,
+        "inference": INFERENCE,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""

@@ -1,0 +1,69 @@
+"""KVCacheSteps' picture, beyond the shared layout checks, measured on the scene as it ends.
+
+* every cached row is on screen at the end; the last step's rows (the one computed) at full strength,
+  every earlier row greyed (reused from the cache, not computed again);
+* the last step's weights, one per cached key, each in its key's row and between the K and V caches;
+* the step's panel and the summary stand right of the V cache, clear of it, inside the safe area.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
+
+from attention_math import Scenario
+from scenes.inference.kv_cache import KVCacheSteps
+from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
+
+pytestmark = pytest.mark.xdist_group("kv-cache-geometry")  # one worker builds each scene once
+
+CASES = ("grouped-dog", "two-heads-sixteen")  # the preset's 5 tokens; 16 tokens, d_v 3
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario, Any]]:
+    done = {}
+    for case in CASES:
+        scenario = SCENARIOS[case]()
+        done[case] = scenario, dry_render(with_scenario(KVCacheSteps, scenario), Path(tmp_path_factory.mktemp(case)))
+    return done
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_last_row_is_computed_and_the_earlier_rows_are_greyed(built, case: str) -> None:
+    scenario, scene = built[case]
+    board, last = scene.board, scenario.n_tokens - 1
+    for grid in (board.keys, board.values):
+        for i, row in enumerate(grid.cells):
+            opacities = {round(float(mob.get_fill_opacity()), 2) for mob in row}
+            if i == last:
+                assert opacities == {1.0}, f"row {i + 1}: {opacities}"
+            else:
+                assert all(0.2 < o < 0.8 for o in opacities), f"row {i + 1} is not greyed: {opacities}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_weight_stands_in_its_keys_row_between_the_caches(built, case: str) -> None:
+    scenario, scene = built[case]
+    board = scene.board
+    weights = board.weights[-1]
+    assert len(weights) == scenario.n_tokens  # the last token reads every cached key
+    pitch = board.keys.cells[1][0].get_y() - board.keys.cells[0][0].get_y() if scenario.n_tokens > 1 else -1.0
+    for j, mob in enumerate(weights):
+        assert abs(mob.get_y() - board.keys.cells[j][0].get_y()) < abs(pitch) / 3, f"weight of key {j + 1}"
+        assert board.keys.brackets.get_right()[0] < mob.get_left()[0], f"weight of key {j + 1} over K"
+        assert mob.get_right()[0] < board.values.brackets.get_left()[0], f"weight of key {j + 1} over V"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_panel_and_summary_stand_right_of_the_caches(built, case: str) -> None:
+    _, scene = built[case]
+    right = scene.board.values.brackets.get_right()[0]
+    for name, mob in (("panel", scene.panel), ("summary", scene.summary)):
+        left, bottom, far, top = family_box(mob)
+        assert left > right + 0.2, f"{name} over the V cache"
+        assert far <= HALF_WIDTH + 0.01 and bottom >= BOTTOM and top <= TOP + 0.3, f"{name} outside the safe area"
+    assert family_box(scene.summary)[3] < family_box(scene.panel)[1], "the summary over the panel"
