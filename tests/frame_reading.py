@@ -3,8 +3,8 @@
 Nothing here asks a scene what it drew. A scenario nobody has seen is drawn from a seed
 (:func:`fresh_scenario`), each scene's last frame is rendered for it by manim in a process of its
 own (:func:`render_still`), and Tesseract, an OCR engine that owes nothing to the project, reads
-the frame (:func:`read_words`): first the whole frame, to find where words stand, then each word
-that looks like a number again, alone, enlarged and restricted to digits, minus signs and dots.
+the frame (:func:`numbers_read`): the whole frame, then each word that looks like a number but did
+not read as one again, alone, enlarged and restricted to digits, minus signs and dots.
 The words are grouped into lines by their own boxes (:func:`lines_of`), and the numbers of each
 line compared with what :func:`attention_math.self_attention` computes for the scenario, rounded
 here to the scenario's precision (:func:`shown`).
@@ -166,6 +166,8 @@ NUMBER = re.compile(r"-?\d+\.\d+")
 """A number with decimals; anything else around it (a vector's parenthesis, its comma) separates."""
 NUMERIC_LOOKING = re.compile(r"\d.*[.,]|[.,].*\d")
 """A word worth reading again as a number: a digit and a point (the first reading may have made a 0 an O)."""
+LOOKALIKE = re.compile(r"[OoIlSBZ|][\d.]|[\d.][OoIlSBZ|]")
+"""A letter that looks like a digit, touching a digit or the point: the word is read again as a number."""
 DIGITS = "0123456789.-"
 """What the second reading of a number may hold: digits, the minus sign, the point."""
 
@@ -223,7 +225,9 @@ def tesseract_words(page: np.ndarray, psm: int, whitelist: str | None = None) ->
 
 
 def reread_numbers(page: np.ndarray, words: Sequence[Word], scale: int = 2) -> list[Word]:
-    """The words that hold a number read again, each cut out alone, enlarged, as digits, minus and point only.
+    """The words that look like a number but did not read as one alone (a 0 read as an O) read again, each
+    cut out alone, enlarged, as digits, minus and point only. The first reading of a clean number is
+    kept: read again this way, a minus sign at the cut's edge was lost, and a 7 read as a 1.
 
     Each cut-out is the word's box with a margin, the other words' boxes in it blanked (Tesseract's
     boxes may overlap: a highlight's frame joins two words); they are stacked on one white sheet, a
@@ -232,7 +236,7 @@ def reread_numbers(page: np.ndarray, words: Sequence[Word], scale: int = 2) -> l
     """
     from PIL import Image
 
-    numeric = [w for w in words if w.numbers or NUMERIC_LOOKING.search(w.text)]
+    numeric = [w for w in words if NUMERIC_LOOKING.search(w.text) and (not w.numbers or LOOKALIKE.search(w.text))]
     if not numeric:
         return list(words)
     crops = [_alone(page, word, words) for word in numeric]
@@ -289,7 +293,7 @@ def numbers_read(png: Path, psm: int, reread: int) -> list[list[str]]:
     return [line for line in lines if line]
 
 
-READINGS: tuple[tuple[int, int], ...] = ((11, 2), (11, 1), (6, 2), (11, 0), (6, 0))
+READINGS: tuple[tuple[int, int], ...] = ((11, 2), (6, 2), (11, 1), (6, 1))
 """The ways a frame is read, ``(page segmentation mode, enlargement of the numbers read again alone or 0)``,
 tried in turn until one reads the expected numbers."""
 

@@ -4,8 +4,8 @@ Every run draws a fresh seed (printed in the output and in every failure; replay
 ``ATTENTION_READ_BACK_SEED=<seed>``) and from it a scenario within the scenes' limits: 2 to 6
 tokens of random letters, d_in 2–6, d_k and d_v 1–4, any query, 1 to 3 decimals, random
 embeddings and weights (``frame_reading.fresh_scenario``). The last frames of ScaleAndSoftmax,
-Scores and WeightedSum are rendered for it by manim (``-s`` at 2560 × 1440, in processes of their
-own) and read by Tesseract, an OCR engine that owes nothing to the project. The numbers it reads,
+Scores and WeightedSum are rendered for it by manim (``-s`` at 1600 × 900, in processes of their
+own, two at a time) and read by Tesseract, an OCR engine that owes nothing to the project. The numbers it reads,
 line by line top to bottom and each line left to right, must be exactly those
 :func:`attention_math.self_attention` computes for the scenario, rounded here to its precision:
 
@@ -19,11 +19,14 @@ subscripts ("z₂ = Σ_j w₂ⱼ v_j") are left out (tiny, and whole numbers tha
 fake), and so is precision 0, whose numbers have no point. Tokens are letters only, so a number
 read is a number of the trace.
 
-A frame is read in up to five ways (``frame_reading.READINGS``: the whole frame in two page
-segmentation modes, the numbers cut out and read again alone, enlarged, as digits, ``-`` and ``.``
-only) and passes when one of them gives exactly the core's numbers: an OCR slip makes a reading
-disagree, it cannot make a wrong frame agree. A planted wrong number (every weight the scene draws
-moved by three units of the last decimal, in the render process) must fail, and be read as planted.
+The frame is made black ink on white (its brightest channel, thresholded) and read whole, without a
+whitelist (which would turn the tokens' letters into digits); a word that looks like a number but
+does not read as one (a 0 read as an O) is cut out, enlarged and read again as digits, ``-`` and
+``.`` only. That is done in up to four ways (``frame_reading.READINGS``: two page segmentation
+modes, two enlargements), and the frame passes when one of them gives exactly the core's numbers:
+an OCR slip makes a reading disagree, it cannot make a wrong frame agree. A planted wrong number
+(every weight the scene draws moved by three units of the last decimal, in the render process) must
+fail, and be read as planted.
 Reliability measured on fresh seeds: see the report of the commit that added this file.
 """
 
