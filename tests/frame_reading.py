@@ -39,6 +39,7 @@ __all__ = [
     "Word",
     "draw_seed",
     "fresh_scenario",
+    "fresh_seed",
     "ink",
     "lines_of",
     "numbers_read",
@@ -64,10 +65,15 @@ TOKEN_LETTERS = string.ascii_lowercase
 """Tokens are made of letters only: a digit in a token would be a number on screen of no trace."""
 
 
+def fresh_seed() -> int:
+    """A seed nobody chose: 32 bits from the operating system."""
+    return int.from_bytes(os.urandom(4), "little")
+
+
 def draw_seed() -> int:
-    """The seed of this run: :data:`SEED_VARIABLE` when set, else a fresh one."""
+    """The seed of this run: :data:`SEED_VARIABLE` when set (to replay a run), else a fresh one."""
     given = os.environ.get(SEED_VARIABLE, "").strip()
-    return int(given) if given else int.from_bytes(os.urandom(4), "little")
+    return int(given) if given else fresh_seed()
 
 
 def fresh_scenario(seed: int, max_tokens: int = 6) -> Scenario:

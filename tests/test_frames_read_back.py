@@ -43,6 +43,7 @@ from frame_reading import (
     TESSERACT,
     draw_seed,
     fresh_scenario,
+    fresh_seed,
     read_back,
     read_back_problems,
     render_stills,
@@ -103,3 +104,22 @@ def test_the_seed_is_fresh_unless_given(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv(SEED_VARIABLE)
     assert len({draw_seed() for _ in range(5)}) > 1
     assert os.environ.get(SEED_VARIABLE) is None
+
+
+SWEEP_VARIABLE = "ATTENTION_READ_BACK_RUNS"
+
+
+@pytest.mark.slow
+def test_many_fresh_scenarios_read_back(tmp_path: Path) -> None:
+    """The sweep behind the reliability figure: fresh seeds (``ATTENTION_READ_BACK_RUNS``, 20 by default)
+    one after another, every scene of ``LAST_FRAMES`` each; every failure is listed with its seed."""
+    runs = int(os.environ.get(SWEEP_VARIABLE, "20"))
+    failures = []
+    for run in range(runs):
+        seed = SEED if run == 0 else fresh_seed()  # the given seed first, when one is given
+        scenario = fresh_scenario(seed)
+        stills = render_stills(scenario, tmp_path / str(seed), list(LAST_FRAMES))
+        problems = read_back_problems(seed, scenario, stills)
+        print(f"run {run + 1}: seed {seed}: {'failed' if problems else 'read back'}")
+        failures += problems
+    assert not failures, f"{len(failures)} frames of {runs} scenarios not read back:\n" + "\n".join(failures)
