@@ -33,6 +33,7 @@ import numpy as np
 from attention_math import AttentionTrace, Scenario, ScenarioError, scenario_to_toml, self_attention
 
 __all__ = [
+    "IN_ORDER",
     "LAST_FRAMES",
     "READINGS",
     "SEED_VARIABLE",
@@ -45,6 +46,7 @@ __all__ = [
     "numbers_read",
     "read_back",
     "read_back_problems",
+    "read_line_by_line",
     "render_still",
     "render_stills",
     "reread_numbers",
@@ -203,8 +205,24 @@ def ink(png: Path) -> np.ndarray:
     """The frame as black ink on white (uint8): brightest channel (the scenes' text is light on dark), thresholded."""
     from PIL import Image
 
-    pixels = np.asarray(Image.open(png).convert("RGB"), dtype=np.uint8).max(axis=2)
-    return np.where(pixels > 110, 0, 255).astype(np.uint8)
+    drawn = np.asarray(Image.open(png).convert("RGB"), dtype=np.uint8).max(axis=2) > 110
+    # bars, rules and tall brackets are no text: left in, they make Tesseract drop the numbers beside them
+    drawn &= ~_long_runs(drawn, LONG_RUN) & ~_long_runs(drawn.T, TALL_RUN).T
+    return np.where(drawn, 0, 255).astype(np.uint8)
+
+
+LONG_RUN, TALL_RUN = 64, 40
+"""Ink runs at least this long across (this tall) are no glyph at 1600 × 900 (digits are about 24 pixels high)."""
+
+
+def _long_runs(drawn: np.ndarray, length: int) -> np.ndarray:
+    """The pixels of each row that lie in a run of at least ``length`` drawn pixels."""
+    sums = np.cumsum(np.pad(drawn.astype(np.int32), ((0, 0), (1, 0))), axis=1)
+    full = (sums[:, length:] - sums[:, :-length]) == length  # the run of ``length`` starting here is all drawn
+    starts = np.cumsum(np.pad(full.astype(np.int32), ((0, 0), (length, length - 1))), axis=1)
+    width = drawn.shape[1]
+    covered: np.ndarray = (starts[:, length:length + width] - starts[:, :width]) > 0  # a full run covers it
+    return covered
 
 
 def tesseract_words(page: np.ndarray, psm: int, whitelist: str | None = None) -> list[Word]:
@@ -285,39 +303,77 @@ def lines_of(words: Sequence[Word]) -> list[list[Word]]:
     return [sorted(line, key=lambda w: w.left) for line in lines]
 
 
-def numbers_read(png: Path, psm: int, reread: int) -> list[list[str]]:
-    """The numbers with decimals Tesseract reads in the frame, line by line (lines without one left out).
+def numbers_read(png: Path, psm: int, reread: int, enlarge: int = 1) -> list[tuple[float, list[str]]]:
+    """The numbers with decimals Tesseract reads in the frame, line by line: each line's height in the
+    frame (its words' middle, in pixels) and its numbers left to right (lines without one left out).
 
     ``psm``: Tesseract's page segmentation mode for the whole frame; ``reread``: the enlargement of
-    the numbers read again alone (:func:`reread_numbers`), 0 to keep the first reading.
+    the numbers read again alone (:func:`reread_numbers`), 0 to keep the first reading; ``enlarge``:
+    the whole frame's (heights are given in the frame's own pixels all the same).
     """
+    from PIL import Image
+
     page = ink(png)
+    if enlarge != 1:
+        page = np.asarray(Image.fromarray(page).resize((page.shape[1] * enlarge, page.shape[0] * enlarge),
+                                                       Image.Resampling.LANCZOS))
     words = tesseract_words(page, psm)
     if reread:
         words = reread_numbers(page, words, reread)
-    lines = [[n for w in line for n in w.numbers] for line in lines_of(words)]
-    return [line for line in lines if line]
+    lines = [(float(np.mean([w.middle for w in line])) / enlarge, [n for w in line for n in w.numbers])
+             for line in lines_of(words)]
+    return [(middle, numbers) for middle, numbers in lines if numbers]
 
 
-READINGS: tuple[tuple[int, int], ...] = ((11, 2), (6, 2), (11, 1), (6, 1))
-"""The ways a frame is read, ``(page segmentation mode, enlargement of the numbers read again alone or 0)``,
-tried in turn until one reads the expected numbers."""
+READINGS: tuple[tuple[int, int, int], ...] = ((11, 2, 1), (6, 2, 1), (11, 1, 1), (6, 1, 1), (11, 2, 2))
+"""The ways a frame is read, ``(page segmentation mode, enlargement of the numbers read again alone or 0,
+enlargement of the whole frame)``, tried in turn until the expected numbers are read (the frame twice as
+large parts "= 1.4" that it reads as "=14" at its own size)."""
+SAME_LINE = 12.0
+"""Lines of two readings whose middles are this close (pixels; a row of numbers is 25 or more high) are one."""
 
 
-def read_back(png: Path, expected: Sequence[str]) -> tuple[bool, list[list[list[str]]]]:
-    """Does some reading of the frame give exactly ``expected``, in reading order? And every reading tried.
+def read_line_by_line(readings: Sequence[Sequence[tuple[float, list[str]]]], expected: Sequence[str]) -> bool:
+    """Is ``expected`` the frame's numbers, each line (top to bottom) as some reading read all of it?
 
-    A reading is accepted only when the numbers it finds, line by line top to bottom and each line
-    left to right, are ``expected`` and nothing else: an OCR slip makes a reading disagree (then
-    the next one is tried), never agree with a wrong frame.
+    The lines of every reading are matched by their height in the frame; each line must be read, by
+    at least one reading, as exactly its part of ``expected``, and no line may be left out: a reading
+    that misses a line or slips on a digit is outvoted only by one that reads that line right.
     """
-    tried = []
-    for psm, reread in READINGS:
-        lines = numbers_read(png, psm, reread)
-        tried.append(lines)
-        if [n for line in lines for n in line] == list(expected):
-            return True, tried
-    return False, tried
+    found = sorted((middle, k, numbers) for k, reading in enumerate(readings) for middle, numbers in reading)
+    groups: list[list[tuple[float, int, list[str]]]] = []
+    for line in found:
+        if groups and line[0] - groups[-1][0][0] <= SAME_LINE:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    reached = {0}
+    for group in groups:
+        candidates = {k: [n for _, j, numbers in group if j == k for n in numbers] for _, k, _ in group}
+        reached = {i + len(c) for i in reached for c in candidates.values() if list(expected[i:i + len(c)]) == c}
+    return len(expected) in reached
+
+
+def read_back(png: Path, expected: Sequence[str], in_order: bool = False) -> tuple[bool, list[list[list[str]]]]:
+    """Are ``expected`` the numbers read in the frame, in reading order? And every reading tried.
+
+    The frame is read in the ways of :data:`READINGS` in turn until every line of it has been read as
+    its part of ``expected`` (:func:`read_line_by_line`): nothing more, nothing less. With
+    ``in_order``, ``expected`` need only be read in that order among other numbers (a frame showing
+    more than the numbers checked). An OCR slip makes a reading disagree, never a wrong frame agree.
+    """
+    readings = []
+    for psm, reread, enlarge in READINGS:
+        readings.append(numbers_read(png, psm, reread, enlarge))
+        if in_order:
+            flat = iter(n for _, line in readings[-1] for n in line)
+            if all(number in flat for number in expected):
+                break
+        elif read_line_by_line(readings, expected):
+            break
+    else:
+        return False, [[line for _, line in reading] for reading in readings]
+    return True, [[line for _, line in reading] for reading in readings]
 
 
 # -- what each scene's last frame shows, from the core ------------------------------------------------
@@ -336,7 +392,8 @@ def softmax_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
 
 
 def scores_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
-    """Scores' bars: each key's score q·k, top to bottom."""
+    """Scores' bars: each key's score q·k, top to bottom. Checked in order among the frame's other numbers:
+    some scenarios' last frame also works the query's scores out beside the bars (q, K, the products)."""
     return [shown(x, scenario.precision) for x in trace.scores[scenario.query]]
 
 
@@ -355,6 +412,8 @@ LAST_FRAMES: dict[str, tuple[str, Callable[[Scenario, AttentionTrace], list[str]
     "WeightedSum": ("scenes.self_attention.weighted_sum", weighted_sum_numbers),
 }
 """The scenes whose last frame is read back: module, and the numbers it shows in reading order."""
+IN_ORDER = frozenset({"Scores"})
+"""The scenes whose numbers are checked in order among others (:func:`read_back`), not as all there is."""
 
 
 def render_stills(scenario: Scenario, folder: Path, scenes: Sequence[str], plant: str | None = None) -> dict[str, Path]:
@@ -379,7 +438,7 @@ def read_back_problems(seed: int, scenario: Scenario, stills: dict[str, Path]) -
     problems = []
     for name, png in stills.items():
         expected = LAST_FRAMES[name][1](scenario, trace)
-        agrees, tried = read_back(png, expected)
+        agrees, tried = read_back(png, expected, in_order=name in IN_ORDER)
         if not agrees:
             readings = "\n".join(f"    read {lines}" for lines in tried)
             problems.append(f"{name} (seed {seed}, replay with {SEED_VARIABLE}={seed}; frame {png}):\n"
