@@ -13,10 +13,12 @@ STAMP := $(VENV)/.installed
 # Chromium (headless, offline) opens the bundle's deck and lecture page in the tests.
 # LibreOffice Impress (headless) opens the bundle's lecture.pptx in the tests and prints it to PDF;
 # poppler-utils (pdfinfo, pdftoppm, pdftotext) count, draw and read that PDF's pages.
+# Tesseract (tesseract-ocr, its English data) reads the numbers back from rendered frames in
+# tests/test_frames_read_back.py: an OCR engine that owes nothing to the project.
 APT_PACKAGES := make pkg-config libcairo2-dev libpango1.0-dev fonts-dejavu-core python3-venv python3-dev \
 	fonts-noto-core fonts-noto-cjk fonts-symbola \
 	texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm \
-	chromium libreoffice-impress poppler-utils
+	chromium libreoffice-impress poppler-utils tesseract-ocr tesseract-ocr-eng
 
 # reveal.js, which the bundle's HTML deck (manim-slides 5.7) runs on: the npm package, fetched once
 # with `npm pack` (Debian's npm where there is none) into the git-ignored .cache/ and checked
