@@ -9,7 +9,7 @@
 - :mod:`scenes.kit.heatmap`: token × token grids, heat colours, row sums, focus on a row.
 - :mod:`scenes.kit.mask`: the causal mask on a token grid: the staircase over the future, its
   greyed cells, the lower triangle of who reads whom.
-- :mod:`scenes.kit.board`: a token grid fitted beside a panel of its own, the mask's staircase over it.
+- :mod:`scenes.kit.board`: a token grid fitted beside a panel of its own.
 - :mod:`scenes.kit.blocks`: matrices in column blocks, one per head, in the heads' colours; cut and regrouped.
 - :mod:`scenes.kit.sequence`: a sentence as a row of token boxes written one at a time, and
   arrows from a token back to the tokens it may read.

@@ -1,10 +1,10 @@
-"""A token × token heat grid with a panel beside it, and the mask's staircase over its future cells.
+"""A token × token heat grid with a panel beside it.
 
 The masked lecture's scenes draw every query's weights as a grid: the numbers in the cells while they are
 legible beside a panel of their own (one row written out, sums, a setting), else colours only (columns
 numbered, each row label "j token") with the panel's text at the font floor. :func:`fit_board` finds the
-drawing, :func:`token_board` builds the grid with its labels, :func:`staircase` outlines the cells above
-the diagonal (the keys after each query) — lecture 6's causal-mask scene draws its grid by the same recipe.
+drawing, :func:`token_board` builds the grid with its labels (the mask's staircase over it is
+:func:`scenes.kit.mask.future_mask`) — lecture 6's causal-mask scene draws its grid by the same recipe.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, UP, Polygon
+from manim import RIGHT, UP
 
 from scenes.facts import Fact, TokenPart
 from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import HIGHLIGHT, KEY, QUERY
+from scenes.kit.palette import KEY, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token
 
-__all__ = ["PANEL_MOST", "fit_board", "panel_size", "staircase", "token_board"]
+__all__ = ["PANEL_MOST", "fit_board", "panel_size", "token_board"]
 
 PANEL_MOST = 26  # the largest type of the panel beside the grid
 GAPS = (0.8, 0.55)  # between the grid and the panel: with numbers in the cells, and colour only
@@ -71,17 +71,3 @@ def token_board(scene: Any, fit: HeatFit, tokens: Sequence[str], *, width: float
                                      color=QUERY) for i, t in enumerate(tokens)])
     grid.shift(RIGHT * (-width / 2 - grid.get_left()[0]) + UP * ((TOP - top + BOTTOM + band) / 2 - grid.get_y()))
     return grid
-
-
-def staircase(grid: HeatGrid, *, opacity: float = 0.35) -> Polygon:
-    """An outline, filled faintly, over the cells above the diagonal: a staircase down from the top right."""
-    n = len(grid.squares)
-    half_w, half_h = grid.cell_w / 2, grid.cell_h / 2
-    points = [
-        grid.cell_center(0, n - 1) + RIGHT * half_w + UP * half_h,
-        grid.cell_center(n - 2, n - 1) + RIGHT * half_w + DOWN * half_h,
-    ]
-    for i in range(n - 2, -1, -1):  # down the staircase, right to left
-        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + DOWN * half_h)
-        points.append(grid.cell_center(i, i + 1) + LEFT * half_w + UP * half_h)
-    return Polygon(*points, color=HIGHLIGHT, fill_color=HIGHLIGHT, fill_opacity=opacity, stroke_width=2)

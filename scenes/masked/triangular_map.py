@@ -32,10 +32,11 @@ from manim import (
 from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, value
-from scenes.kit.board import fit_board, panel_size, staircase, token_board
+from scenes.kit.board import fit_board, panel_size, token_board
 from scenes.kit.formula import formula_title
 from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, key_column, legend, text_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
+from scenes.kit.mask import future_mask
 from scenes.kit.palette import DIM, FAINT, INK, MUTED, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
@@ -119,7 +120,7 @@ class TriangularMap(ExplainerScene):
         if fit.numbers:  # each cell's number in its query's row and key's column
             self.rows("query", grid)
             self.columns("key", grid)
-        return _Board(fit, grid, title, grid.get_right()[0] + gap, staircase(grid, opacity=FAINT))
+        return _Board(fit, grid, title, grid.get_right()[0] + gap, future_mask(grid, opacity=FAINT))
 
     # -- the beats -------------------------------------------------------------------------------------------
     def _triangle(self, board: _Board) -> None:
