@@ -83,9 +83,26 @@ LECTURES: tuple[tuple[str, float | None], ...] = (
     ("self-attention", None),
     ("masked", 1.2),
     ("multi-head", 1.2),
+    ("learned", 1.2),
+    ("real-head", 1.2),
+    ("inference", 1.2),
+    ("rope", 1.2),
 )
 """``(lecture, the most its wall seconds per video second may be, as a multiple of the first's)``:
-each lecture's cost in the same run as lecture 6's, never in seconds (issue 29)."""
+each lecture's cost in the same run as lecture 6's, never in seconds (issues 29, 30, 32 and 33)."""
+
+LECTURE_FLAGS: dict[str, tuple[str, ...]] = {
+    "real-head": ("--model", "minilm", "--layer", "3", "--head", "4", "--sentence", "The dog chased the ball."),
+}
+"""What a lecture's bundle needs besides ``--lecture`` (a real model's head: the model, its head, a sentence)."""
+
+_NOUNS = "dog ball cat bird car box hat cup key pen book door tree rock leaf ship bus fish cow pig rat duck".split()
+FORWARD_SENTENCES = tuple(
+    f"The {_NOUNS[i]} chased the {_NOUNS[(i + k) % len(_NOUNS)]} across the park until it finally stopped there."
+    for k in (1, 2) for i in range(len(_NOUNS))
+)
+"""Sentences of 16 WordPieces each, [CLS] and [SEP] included, for the real model's forward pass (issue 30):
+more than ``attention_math.minilm`` keeps (32), so each pass is computed, not read back."""
 
 TARGETS = {
     "cold_l_wall_s": 45.0,
@@ -291,7 +308,7 @@ def lecture_renders(runs: int, scratch: Path, scenes: str | None = None) -> dict
         for name, _ in LECTURES:
             out = scratch / f"lecture-{name}-{run}" / "bundle"
             _log(f"cold render -ql, the {name} lecture, run {run + 1} of {runs}")
-            report = run_measured(_render_command(out, "l", "--lecture", name, *only))
+            report = run_measured(_render_command(out, "l", "--lecture", name, *LECTURE_FLAGS.get(name, ()), *only))
             walls[name].append(report["wall_s"])
             cpus[name].append(report["cpu_s"])
             videos[name] = _lecture_seconds(_manifest(out))
@@ -432,6 +449,45 @@ def training_time(runs: int) -> dict[str, Any]:
     return {"train_ms": _median(train) * 1e3, "trace_ms": _median(trace) * 1e3, "ratio": ratio}
 
 
+def forward_time(runs: int) -> dict[str, Any]:
+    """all-MiniLM-L6-v2's whole forward pass (``attention_math.minilm.encode``: 6 layers of 12 heads and their
+    feed-forward) on a sentence of :data:`FORWARD_SENTENCES` against one head of its size (``self_attention``
+    of 16 tokens, 384 → 32), timed in turns: the ratio, no seconds promised."""
+    import itertools
+
+    from attention_math import self_attention
+    from attention_math.minilm import encode, tokenize
+
+    try:
+        counts = {len(tokenize(sentence)) for sentence in FORWARD_SENTENCES}
+    except ImportError:
+        return {"skipped": "the model extra is not installed"}
+    assert counts == {16}, counts
+    sentences = itertools.cycle(FORWARD_SENTENCES)  # a new one each time: the model keeps the last 32 it saw
+    rng = np.random.default_rng(0)
+    x, wq, wk, wv = (rng.standard_normal(shape) for shape in ((16, 384), (384, 32), (384, 32), (384, 32)))
+    _log("the real model's forward pass, 16 WordPieces, against one head")
+    forward, one_head = [], []
+    for _ in range(max(runs, 3)):  # interleaved, so a busy moment hits both alike
+        forward.append(_time_call(lambda: encode(next(sentences)), 3, 0.3))
+        one_head.append(_time_call(lambda: self_attention(x, wq, wk, wv), 3, 0.3))
+    return {"tokens": 16, "forward_ms": _median(forward) * 1e3, "head_ms": _median(one_head) * 1e3,
+            "ratio": _median(forward) / _median(one_head)}
+
+
+def forward_table(row: dict[str, Any] | None) -> list[str]:
+    if not row:
+        return []
+    if "skipped" in row:
+        return ["", f"The real model's forward pass skipped: {row['skipped']}."]
+    return [
+        "",
+        f"| the real model | encode(), {row['tokens']} WordPieces (ms) | one head, 384 → 32 (ms) | ratio |",
+        "|---|---:|---:|---:|",
+        f"| forward pass | {row['forward_ms']:.3f} | {row['head_ms']:.3f} | {row['ratio']:.1f} |",
+    ]
+
+
 # -- the report ------------------------------------------------------------------------------
 def machine() -> dict[str, Any]:
     import manim
@@ -475,6 +531,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_warm_table(results.get("warm")),
         *_math_table(results.get("math", [])),
         *training_table(results.get("training")),
+        *forward_table(results.get("forward")),
         *_peer_table(results.get("peer", {"skipped": "not measured in this run"}), results["cold"]),
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
@@ -690,6 +747,7 @@ def _run_measures(
     if "math" in only:
         results["math"] = math_core(sizes, args.runs)
         results["training"] = training_time(args.runs)
+        results["forward"] = forward_time(args.runs)
     for quality in qualities if "cold" in only else []:
         cold, last_bundle = cold_and_floor(quality, args.runs, scratch)
         results["cold"][quality] = cold

@@ -174,3 +174,15 @@ def test_the_training_row_times_the_lectures_run_against_one_trace() -> None:
     lines = training_table(row)
     assert lines[-1].startswith("| training time |") and f"{row['ratio']:.1f} |" in lines[-1]
     assert training_table(None) == []
+
+
+def test_the_forward_row_says_the_real_models_pass_against_one_head() -> None:
+    from bench.__main__ import FORWARD_SENTENCES, forward_table
+
+    row = {"tokens": 16, "forward_ms": 120.0, "head_ms": 0.25, "ratio": 480.0}
+    lines = forward_table(row)
+    assert lines[1].startswith("| the real model | encode(), 16 WordPieces (ms) |")
+    assert lines[-1] == "| forward pass | 120.000 | 0.250 | 480.0 |"
+    assert forward_table({"skipped": "the model extra is not installed"})[-1].endswith("is not installed.")
+    assert forward_table(None) == []
+    assert len(set(FORWARD_SENTENCES)) > 32  # more than attention_math.minilm keeps: each pass computed
