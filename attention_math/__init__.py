@@ -56,10 +56,12 @@ from .multi_head import MultiHeadTrace, multi_head_attention
 from .presets import DEFAULT_PRESET, PRESETS, preset
 from .rope import (
     ROPE_LAYOUTS,
+    RopeClock,
     RopeTrace,
     rope,
     rope_angles,
     rope_attention,
+    rope_clock,
     rope_frequencies,
     rope_pair_dimensions,
 )
@@ -91,6 +93,7 @@ __all__ = [
     "OnlineStep",
     "QueryStep",
     "RenormalisedWeights",
+    "RopeClock",
     "RopeTrace",
     "ScalingSpread",
     "Scenario",
@@ -118,6 +121,7 @@ __all__ = [
     "rope",
     "rope_angles",
     "rope_attention",
+    "rope_clock",
     "rope_frequencies",
     "rope_pair_dimensions",
     "scaling_spread",

@@ -38,10 +38,12 @@ from ._errors import ScenarioError
 
 __all__ = [
     "ROPE_LAYOUTS",
+    "RopeClock",
     "RopeTrace",
     "rope",
     "rope_angles",
     "rope_attention",
+    "rope_clock",
     "rope_frequencies",
     "rope_pair_dimensions",
 ]
@@ -187,6 +189,139 @@ def rope(x: npt.ArrayLike, positions: npt.ArrayLike, *, base: float = 10000.0, l
     d = _checked_dimension("x", matrix.shape[1], columns=True)
     angles = _angles(_checked_positions(positions, matrix.shape[0]), rope_frequencies(d, base))
     return owned(_rotated("x", matrix, angles, rope_pair_dimensions(d, layout)))
+
+
+@dataclass(frozen=True, eq=False)
+class RopeClock:
+    """One query and one key as RoPE turns them, pair by pair: the hands of a clock.
+
+    Pair ``i`` of a vector is an arrow in a plane of its own (its first dimension the horizontal
+    axis); at position ``m`` it turns by ``m·θ_i``. The pair's share of the score is the dot
+    product of the two turned arrows, ``|q_i| |k_i| cos(angle between them)``, and the shares add
+    up to the score ``(R_m q)·(R_n k)``. Shift ``m`` and ``n`` by the same amount and both hands
+    turn alike: the angle between them, every share and the score stay.
+
+    Attributes
+    ----------
+    query, key
+        The two vectors before any turn, ``d`` numbers each.
+    query_position, key_position
+        ``m`` and ``n``.
+    frequencies
+        ``θ_i`` for each of the ``d/2`` pairs.
+    query_turns, key_turns
+        ``m·θ_i`` and ``n·θ_i``, in radians, not reduced modulo ``2π``.
+    query_pairs, key_pairs
+        Each pair's arrow before the turn, ``d/2 × 2`` (its two dimensions as
+        :func:`rope_pair_dimensions` lists them).
+    turned_query_pairs, turned_key_pairs
+        The same arrows turned, ``d/2 × 2``.
+    query_hands, key_hands
+        The direction of each turned arrow, radians in ``(−π, π]``.
+    angles_between
+        The key's hand less the query's, in ``[−π, π]`` (either end for opposite hands).
+    contributions
+        Each pair's share of the score: the dot product of its two turned arrows.
+    score
+        ``(R_m q)·(R_n k)``, the sum of the shares.
+    base, layout
+        As in :func:`rope`.
+    """
+
+    query: FloatArray
+    key: FloatArray
+    query_position: float
+    key_position: float
+    frequencies: FloatArray
+    query_turns: FloatArray
+    key_turns: FloatArray
+    query_pairs: FloatArray
+    key_pairs: FloatArray
+    turned_query_pairs: FloatArray
+    turned_key_pairs: FloatArray
+    query_hands: FloatArray
+    key_hands: FloatArray
+    angles_between: FloatArray
+    contributions: FloatArray
+    score: float
+    base: float
+    layout: str
+
+
+def rope_clock(
+    query: npt.ArrayLike,
+    key: npt.ArrayLike,
+    query_position: float,
+    key_position: float,
+    *,
+    base: float = 10000.0,
+    layout: str = "pairs",
+) -> RopeClock:
+    """A query at position ``m`` and a key at position ``n``, turned pair by pair (see :class:`RopeClock`).
+
+    Parameters
+    ----------
+    query, key
+        Two vectors of one even length ``d``.
+    query_position, key_position
+        ``m`` and ``n``: finite numbers.
+    base, layout
+        As in :func:`rope`.
+
+    Returns
+    -------
+    RopeClock
+        Every angle, arrow and share of the score, as read-only float64 arrays.
+
+    Examples
+    --------
+    The key one position before the query: the fast pair's hands stand 1 radian apart, the slow
+    pair's 0.01; five positions further on, the same angles and the same score.
+
+    >>> clock = rope_clock([1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0], 4, 3)
+    >>> clock.frequencies, clock.query_turns, clock.key_turns
+    (array([1.  , 0.01]), array([4.  , 0.04]), array([3.  , 0.03]))
+    >>> clock.angles_between.round(12), clock.contributions.round(4), round(clock.score, 4)
+    (array([-1.  , -0.01]), array([0.5403, 1.    ]), 1.5403)
+    >>> later = rope_clock([1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0], 9, 8)
+    >>> bool(np.allclose(later.angles_between, clock.angles_between)), abs(later.score - clock.score) < 1e-12
+    (True, True)
+    >>> rope_clock([1.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0, 1)
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: key: expected 2 numbers (as many as the query), got 4
+    """
+    q = as_array("query", query, 1)
+    k = as_array("key", key, 1)
+    d = _checked_dimension("query", q.shape[0], columns=True)
+    if k.shape[0] != d:
+        raise ScenarioError(f"key: expected {d} numbers (as many as the query), got {k.shape[0]}")
+    spots = _checked_positions([_checked_position("query_position", query_position),
+                                _checked_position("key_position", key_position)], 2, "vector")
+    theta = rope_frequencies(d, base)
+    dims = rope_pair_dimensions(d, layout)
+    turns = _angles(spots, theta)
+    turned = _rotated("query", np.stack([q, k]), turns, dims)
+    pairs, turned_pairs = np.stack([q, k])[:, dims], turned[:, dims]  # 2 × d/2 × 2
+    hands = np.arctan2(turned_pairs[..., 1], turned_pairs[..., 0])
+    apart = hands[1] - hands[0]
+    return RopeClock(
+        query=owned(q), key=owned(k), query_position=float(spots[0]), key_position=float(spots[1]),
+        frequencies=theta, query_turns=owned(turns[0].copy()), key_turns=owned(turns[1].copy()),
+        query_pairs=owned(pairs[0].copy()), key_pairs=owned(pairs[1].copy()),
+        turned_query_pairs=owned(turned_pairs[0].copy()), turned_key_pairs=owned(turned_pairs[1].copy()),
+        query_hands=owned(hands[0].copy()), key_hands=owned(hands[1].copy()),
+        angles_between=owned(np.arctan2(np.sin(apart), np.cos(apart))),
+        contributions=owned(np.sum(turned_pairs[0] * turned_pairs[1], axis=1)),
+        score=float(turned[0] @ turned[1]), base=float(base), layout=layout,
+    )
+
+
+def _checked_position(name: str, value: Any) -> float:
+    """A position: a finite real number (not a bool), or a ScenarioError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise ScenarioError(f"{name}: expected a finite number, got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True, eq=False)
