@@ -93,10 +93,12 @@ changing over the steps, then the learned matrices through the lecture-6 pipelin
 ROPE_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.rope.order_blind", "OrderBlind"),
     ("scenes.rope.rope_pairs", "RopePairs"),
+    ("scenes.rope.rope_clock", "ClockHands"),
     ("scenes.rope.rope_scores", "RopeScores"),
 )
 """Lecture 10, rotary position embeddings (RoPE): attention without positions cannot tell the order of its
-tokens; RoPE turns queries and keys by their positions, and the scores change."""
+tokens; RoPE turns queries and keys by their positions (each pair a clock hand: a shift of every position keeps the
+scores), and the scores change."""
 
 INFERENCE_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.inference.kv_cache", "KVCacheSteps"),
@@ -195,6 +197,7 @@ SHOWS: dict[str, frozenset[str]] = {
     "OrderBlind": INPUTS | {"scaled_scores", "weights"},
     "RopeScores": INPUTS | {"scaled_scores", "weights"},
     "RopePairs": INPUTS,
+    "ClockHands": INPUTS,
     # the inference lecture: generation with a KV cache, computed afresh from the inputs (head 1's)
     "KVCacheSteps": INPUTS,
     "CacheSavings": INPUTS,
@@ -242,6 +245,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "OrderBlind": 0.75,
         "RopePairs": 0.55,
         "RopeScores": 1.45,
+        "ClockHands": 0.6,
         # the inference lecture's: one cold -ql render each, one at a time, against Scores' just before (13.2 and
         # 5.1 s against 15.8 s of wall time, on a shared machine)
         "KVCacheSteps": 0.85,
@@ -284,6 +288,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "OrderBlind": 0.5,
         "RopePairs": 0.65,
         "RopeScores": 0.6,
+        "ClockHands": 0.6,
         # the inference lecture's by the length of their clips against Scores' (17.2 and 10.7 s against 27.8 s)
         "KVCacheSteps": 0.6,
         "CacheSavings": 0.4,

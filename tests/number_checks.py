@@ -22,6 +22,7 @@ token is checked to be that token, shortened at most.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -342,6 +343,53 @@ def _roped(s: Scenario) -> _Roped | None:
     return None if s.d_k % 2 else _Roped(s)
 
 
+class _Clock:
+    """One query and one key turned pair by pair (sources ``clock``, ``shifted``, ``half``, ``reordered`` and the
+    ``_whole`` ones), derived here by RoFormer's formula in Python floats, not by ``attention_math.rope_clock``: the
+    query of the scenario's token at m = its index (plus ``shift``), the key of the token before it (after it, for
+    the first) at n; pair i the dimensions (2i, 2i+1), or (i, i + d/2) in the "half" layout; each arrow turned by
+    position × θ_i, θ_i = 10000^(−2i/d); its share of the score the dot product of the turned arrows.
+    ``reordered``: the paper's pairs of q and k with the dimensions listed 1, 1 + d/2, 2, 2 + d/2, ….
+    ``None`` for an odd d_k."""
+
+    def __init__(self, s: Scenario, *, shift: float = 0.0, layout: str = "pairs", reordered: bool = False) -> None:
+        roped = _Roped(s)
+        q_at, k_at = s.query, (s.query - 1 if s.query > 0 else 1)
+        x = np.asarray((s.heads[0] if s.w_out is not None else s).embeddings, dtype=float)
+        wk = np.asarray((s.heads[0] if s.w_out is not None else s).w_key, dtype=float)
+        query, key = [float(v) for v in roped.queries[q_at]], [float(v) for v in (x @ wk)[k_at]]
+        d = len(query)
+        if reordered:
+            listed = [c for i in range(d // 2) for c in (i, i + d // 2)]
+            query, key = [query[c] for c in listed], [key[c] for c in listed]
+        pairs = [(2 * i, 2 * i + 1) if layout == "pairs" else (i, i + d // 2) for i in range(d // 2)]
+        self.query_position, self.key_position = q_at + shift, k_at + shift
+        self.frequencies = [10000.0 ** (-2 * i / d) for i in range(d // 2)]
+        self.query_turns = [self.query_position * t for t in self.frequencies]
+        self.key_turns = [self.key_position * t for t in self.frequencies]
+        self.query_pairs = [[query[a], query[b]] for a, b in pairs]
+        self.key_pairs = [[key[a], key[b]] for a, b in pairs]
+        self.turned_query_pairs = [_turned_pair(p, phi)
+                                   for p, phi in zip(self.query_pairs, self.query_turns, strict=True)]
+        self.turned_key_pairs = [_turned_pair(p, phi) for p, phi in zip(self.key_pairs, self.key_turns, strict=True)]
+        self.query_hands = [math.atan2(y, x) for x, y in self.turned_query_pairs]
+        key_hands = [math.atan2(y, x) for x, y in self.turned_key_pairs]
+        self.angles_between = [math.atan2(math.sin(b - a), math.cos(b - a))
+                               for a, b in zip(self.query_hands, key_hands, strict=True)]
+        self.contributions = [qx * kx + qy * ky for (qx, qy), (kx, ky) in zip(self.turned_query_pairs,
+                                                                            self.turned_key_pairs, strict=True)]
+        self.score = sum(self.contributions)
+
+
+def _turned_pair(pair: list[float], phi: float) -> list[float]:
+    a, b = pair
+    return [a * math.cos(phi) - b * math.sin(phi), a * math.sin(phi) + b * math.cos(phi)]
+
+
+def _clock(s: Scenario, **options: Any) -> _Clock | None:
+    return None if s.d_k % 2 else _Clock(s, **options)
+
+
 class _Generation:
     """Step ``t`` (0-based) of generation with a KV cache (``attention_math.kv_cache_generation``), derived here
     from full masked attention over the sentence (of the first head): the cache is the first ``t + 1`` rows of K
@@ -449,6 +497,14 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "rope": lambda s: (_roped(s), s.precision),
     "rope_extremes": lambda s: (_roped(s) and _Ranges(_roped(s)), s.precision),
     "rope_whole": lambda s: (_roped(s), 0),  # the positions, whole
+    # the clock hands: the query and the key before it, turned; every position moved on by the sentence's length;
+    # the "half" layout, and the paper's pairs of the dimensions reordered
+    "clock": lambda s: (_clock(s), s.precision),
+    "clock_whole": lambda s: (_clock(s), 0),
+    "shifted": lambda s: (_clock(s, shift=float(s.n_tokens)), s.precision),
+    "shifted_whole": lambda s: (_clock(s, shift=float(s.n_tokens)), 0),
+    "half": lambda s: (_clock(s, layout="half"), s.precision),
+    "reordered": lambda s: (_clock(s, reordered=True), s.precision),
     # the inference lecture: generation with a KV cache, one source per step (generation1 is the first token's)
     **{f"generation{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, s.precision))
        for t in range(16)},
@@ -761,6 +817,16 @@ TRAINING_BELONGS: dict[str, tuple[str, ...]] = {
 m-th query (its m-th "it", a referrer); ``w_query[t, a, c]`` step t's entry of feature a, dimension c."""
 
 
+CLOCK_BELONGS: dict[str, tuple[str, ...]] = {
+    name: ("pair",) for name in ("frequencies", "query_turns", "key_turns", "query_hands", "key_hands",
+                                 "angles_between", "contributions", "query_pairs", "key_pairs", "turned_query_pairs",
+                                 "turned_key_pairs")
+}
+"""The same for one query and one key turned pair by pair (``RopeClock``): every array's first index is a pair."""
+
+CLOCK_SOURCES = frozenset({"clock", "clock_whole", "shifted", "shifted_whole", "half", "reordered"})
+
+
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
     source, field, index, _ = canonical(fact, query)
@@ -778,6 +844,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         kinds = SCALING_BELONGS.get(field, ())
     elif source == "bias":
         kinds = BELONGS_BIAS.get(field, ())
+    elif source in CLOCK_SOURCES:
+        kinds = CLOCK_BELONGS.get(field, ())
     elif source.startswith("training"):
         kinds = TRAINING_BELONGS.get(field, ())
     else:

@@ -184,6 +184,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
     "OrderBlind": ("rope-dog", "two", "twelve"),
     "RopePairs": ("rope-dog", "two", "twelve"),  # one pair (d_k 2) and two; its table is the query's alone
+    "ClockHands": ("rope-dog", "two", "twelve"),  # one plane (d_k 2) and two; the key before the query (the ninth)
     "RopeScores": ("rope-dog", "two", "twelve"),
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
     "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
