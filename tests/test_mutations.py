@@ -54,6 +54,8 @@ backwards unmoved      OrderBlind registers the sentence in order as its backwar
 wrong θ                RopeScores turns with base 100 instead of RoFormer's 10000 (pair i's θ_i wrong for i > 0)
 keys one position on   RopeScores turns each key by the angle of the position after its own (queries right)
 θ of the other pair    RopePairs writes each pair's θ_i under the other pair (the last first)
+key turned as query    ClockHands turns the key by the query's position m, not its own n (every clock: the angle
+                       between the hands, the shares and the score of q and k unturned)
 counts swapped         CacheSavings draws each step's multiplies with the cache at the end of the bar without,
                        and back
 cache weights shifted  KVCacheSteps draws each step's weight of key j beside the cached row of key j + 1
@@ -438,6 +440,16 @@ def _keys_one_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(module, "rope_attention", lambda *args, **options: _KeysOneOn(real(*args, **options)))
 
 
+def _key_turned_as_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.rope.rope_clock")
+    real = module.rope_clock
+
+    def planted(query: Any, key: Any, query_position: float, key_position: float, **options: Any) -> Any:
+        return real(query, key, query_position, query_position, **options)
+
+    monkeypatch.setattr(module, "rope_clock", planted)
+
+
 def _theta_of_the_other_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     number = ExplainerScene.number
 
@@ -534,6 +546,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong θ": (("scenes.rope.rope_scores", "RopeScores"), _wrong_theta),
     "keys one position on": (("scenes.rope.rope_scores", "RopeScores"), _keys_one_on),
     "θ of the other pair": (("scenes.rope.rope_pairs", "RopePairs"), _theta_of_the_other_pair),
+    "key turned as query": (("scenes.rope.rope_clock", "ClockHands"), _key_turned_as_query),
     "cache weights shifted": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_weights_shifted),
     "counts swapped": (("scenes.inference.cache_savings", "CacheSavings"), _counts_swapped),
 }
@@ -611,6 +624,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "wrong θ": ("rope-dog",),  # with d_k 2 there is one pair, θ_0 = 1 whatever the base
     "keys one position on": ("2-tokens-3-decimals", "rope-dog"),
     "θ of the other pair": ("rope-dog",),  # two pairs (with one, the other pair is itself)
+    "key turned as query": ("rope-dog",),
     "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
     "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
 }

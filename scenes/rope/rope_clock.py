@@ -52,7 +52,7 @@ SIDE_TOP = 0.7  # the first line beside a plane
 SIDE_STEP = 0.45
 SCORE_Y = -2.1  # the score, under the planes
 LAYOUT_Y = -2.75  # the other layout, under the score
-TAG = 0.3  # how far past its tip an arrow's name stands
+TAG = 0.32  # how far past its tip an arrow's name stands
 PLANE_LEFT = 1.7  # a plane's centre left of its column's, its lines to the right
 
 
@@ -151,14 +151,19 @@ class ClockHands(ExplainerScene):
 
     @staticmethod
     def _place_tag(tag: Mobject, hand: Arrow, other: Arrow, centre: np.ndarray) -> Mobject:
-        """An arrow's name past its tip, on the side away from the other arrow (the two never meet)."""
-        direction = hand.get_end() - centre
-        length = float(np.linalg.norm(direction[:2]))
-        unit = direction / length if length > 1e-6 else RIGHT
-        across = np.array([-unit[1], unit[0], 0.0])
-        other_way = other.get_end() - centre
-        side = -1.0 if float(unit[0] * other_way[1] - unit[1] * other_way[0]) > 0 else 1.0
-        return tag.move_to(hand.get_end() + unit * TAG + across * side * 0.18)
+        """An arrow's name by its tip, where it stands farthest from both arrows (outward on a tie): never on
+        the other arrow, and nearer its own tip than the other's even when the two hands nearly meet."""
+        tip, other_tip = hand.get_end()[:2], other.get_end()[:2]
+        outward = tip - centre[:2]
+        outward = outward / max(float(np.linalg.norm(outward)), 1e-6)
+
+        def clearance(spot: np.ndarray) -> float:
+            return min(_distance_to_segment(spot, centre[:2], other_tip),
+                       _distance_to_segment(spot, centre[:2], tip) + 0.12) + 0.05 * float(outward @ (spot - tip))
+
+        spots = [tip + TAG * np.array([np.cos(a), np.sin(a)]) for a in np.linspace(0, 2 * np.pi, 24, endpoint=False)]
+        best = max(spots, key=clearance)
+        return tag.move_to((best[0], best[1], 0.0))
 
     def _follow(self, plane: _Plane) -> list[UpdateFromFunc]:
         """The names follow their arrows while they turn."""
@@ -309,3 +314,10 @@ class ClockHands(ExplainerScene):
                     f"one pair it is the paper's pair, the same score, {half} and {paired}.")
         self.beat(said,
                   FadeIn(self.layout_lines, shift=UP * 0.1), run_time=1.5, wait=2.5)
+
+
+def _distance_to_segment(point: np.ndarray, start: np.ndarray, end: np.ndarray) -> float:
+    """How far ``point`` stands from the segment ``start``–``end`` (2-d)."""
+    along = end - start
+    t = float(np.clip((point - start) @ along / max(float(along @ along), 1e-12), 0.0, 1.0))
+    return float(np.linalg.norm(point - (start + t * along)))
