@@ -298,8 +298,12 @@ def rope_clock(
         raise ScenarioError(f"key: expected {d} numbers (as many as the query), got {k.shape[0]}")
     spots = _checked_positions([_checked_position("query_position", query_position),
                                 _checked_position("key_position", key_position)], 2, "vector")
-    theta = rope_frequencies(d, base)
-    dims = rope_pair_dimensions(d, layout)
+    return _clock(q, k, spots, rope_frequencies(d, base), rope_pair_dimensions(d, layout), float(base), layout)
+
+
+def _clock(q: FloatArray, k: FloatArray, spots: FloatArray, theta: FloatArray, dims: IntArray, base: float,
+           layout: str) -> RopeClock:
+    """The clock of checked inputs: both vectors turned, their pairs' hands, angles and shares."""
     turns = _angles(spots, theta)
     turned = _rotated("query", np.stack([q, k]), turns, dims)
     pairs, turned_pairs = np.stack([q, k])[:, dims], turned[:, dims]  # 2 × d/2 × 2
@@ -313,7 +317,7 @@ def rope_clock(
         query_hands=owned(hands[0].copy()), key_hands=owned(hands[1].copy()),
         angles_between=owned(np.arctan2(np.sin(apart), np.cos(apart))),
         contributions=owned(np.sum(turned_pairs[0] * turned_pairs[1], axis=1)),
-        score=float(turned[0] @ turned[1]), base=float(base), layout=layout,
+        score=float(turned[0] @ turned[1]), base=base, layout=layout,
     )
 
 

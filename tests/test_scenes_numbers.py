@@ -319,6 +319,11 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
                   ("rope", "rotated_queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
                   ("rope_whole", "positions", lambda s: [(s.query,)])],
     # without positions and with RoPE, their scores and weights (and the weights' scale)
+    "ClockHands": [*((source, field, lambda s: [(i,) for i in range(s.d_k // 2)])
+                     for source in ("clock", "shifted") for field in ("query_turns", "key_turns", "angles_between",
+                                                                      "contributions")),
+                   ("clock", "frequencies", lambda s: [(i,) for i in range(s.d_k // 2)]),
+                   *((source, "score", lambda s: [()]) for source in ("clock", "shifted", "half", "reordered"))],
     "RopeScores": [*((source, field, CELLS) for source in ("trace", "rope") for field in ("scaled_scores", "weights")),
                    ("extremes", "weights", ENDS), ("rope_extremes", "weights", ENDS)],
     "KVCacheSteps": [  # every step's new key and value rows, its weights over the cache, its query and context

@@ -122,7 +122,7 @@ class ClockHands(ExplainerScene):
     def _layout(self, clock: RopeClock) -> list[_Plane]:
         """A plane per pair, side by side (the fast pair left); its column registered for the pair's numbers."""
         n_pairs = self.scenario.d_k // 2
-        xs = [-3.4, 3.4] if n_pairs == 2 else [0.0]
+        xs = [-3.4, 3.4] if n_pairs == 2 else [-2.3]  # one pair: its lines in the middle, the frame filled
         planes = []
         for i, x in enumerate(xs):
             longest = max(float(np.linalg.norm(clock.query_pairs[i])), float(np.linalg.norm(clock.key_pairs[i])), 1e-9)
