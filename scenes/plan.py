@@ -101,8 +101,11 @@ tokens; RoPE turns queries and keys by their positions, and the scores change.""
 INFERENCE_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.inference.kv_cache", "KVCacheSteps"),
     ("scenes.inference.cache_savings", "CacheSavings"),
+    ("scenes.inference.grouped_heads", "GroupedHeads"),
+    ("scenes.inference.cache_memory", "CacheMemory"),
 )
-"""Lecture 9, inference: the sentence generated token by token with a KV cache, and the multiplies it saves."""
+"""Lecture 9, inference: the sentence generated token by token with a KV cache, the multiplies it saves, query
+heads sharing key/value heads, and the cache's memory in published models."""
 
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -149,12 +152,12 @@ INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 STRUCTURE = ("tokens", "query", "precision", "scaled", "d_in", "d_k", "d_v")
 """What shapes every scene's layout and captions: a change re-renders every scene."""
 
-OWN_PRESET = frozenset({"RawDotProducts", "WhyScale", "TrainingSteps", "LearnedWeights"})
+OWN_PRESET = frozenset({"RawDotProducts", "WhyScale", "TrainingSteps", "LearnedWeights", "CacheMemory"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`, or (the learned lecture's training scenes) the
-training run of :data:`LEARNED_TRAINING`."""
+training run of :data:`LEARNED_TRAINING`, or (CacheMemory) published models' configurations."""
 
-ALL_HEADS = frozenset({"WhyHeads", "PerHead", "FusedProjection", "CausalHeads", "MultiHead"})
+ALL_HEADS = frozenset({"WhyHeads", "PerHead", "FusedProjection", "CausalHeads", "MultiHead", "GroupedHeads"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -198,6 +201,9 @@ SHOWS: dict[str, frozenset[str]] = {
     # the inference lecture: generation with a KV cache, computed afresh from the inputs (head 1's)
     "KVCacheSteps": INPUTS,
     "CacheSavings": INPUTS,
+    # every head's own W_Q, the shared W_K and W_V, and W_O (see ALL_HEADS); then published models, not the scenario
+    "GroupedHeads": INPUTS,
+    "CacheMemory": frozenset(),
 }
 # a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
 # model, sentence, layer and head themselves are in every view (scene_view)

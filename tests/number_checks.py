@@ -369,6 +369,28 @@ class _GenerationTotals:
         self.total_multiplies_without_cache = sum(step.multiplies_without_cache for step in steps)
 
 
+class _Grouped:
+    """Grouped-query attention over the scenario's heads, derived here: ``n_kv_heads`` the fewest groups of
+    neighbouring heads within which every head's W_K and W_V equal the group's first head's (compared here, head
+    by head); the output multi-head attention's over the heads' own matrices (the shared ones, repeated), one
+    head's z itself (no W_O); ``d_out`` its columns."""
+
+    def __init__(self, s: Scenario) -> None:
+        heads = s.heads
+        h = len(heads)
+
+        def shares(i: int, first: int) -> bool:
+            return all(np.array_equal(getattr(heads[i], name), getattr(heads[first], name))
+                       for name in ("w_key", "w_value"))
+
+        self.n_kv_heads = next(g for g in range(1, h + 1) if h % g == 0
+                               and all(shares(i, i - i % (h // g)) for i in range(h)))
+        self.group_size = h // self.n_kv_heads
+        traces, multi = _heads(s)
+        self.output = traces[0].context if multi is None else multi.output
+        self.d_out = self.output.shape[1]
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -455,6 +477,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # what the cache saves: each step's multiplies with and without it, and their totals (whole numbers)
     **{f"cost{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, 0)) for t in range(16)},
     "cost": lambda s: (_GenerationTotals(s), 0),
+    # heads sharing keys and values: the first group's heads are head1 … (above), the output, and the counts whole
+    "grouped": lambda s: (_Grouped(s), s.precision),
+    "grouped_whole": lambda s: (_Grouped(s), 0),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -705,7 +730,7 @@ BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": 
 """A real head's biases (source ``bias``): entry c is the bias of output column c."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
-                           "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole",
+                           "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole", "grouped",
                            *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)), "model"})
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
