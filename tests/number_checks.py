@@ -730,8 +730,9 @@ BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": 
 """A real head's biases (source ``bias``): entry c is the bias of output column c."""
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
-                           "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole", "grouped",
-                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)), "model"})
+                           "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole",
+                           "grouped", "model", *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)),
+                           })
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
 GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(16))

@@ -192,8 +192,9 @@ class GroupedHeads(ExplainerScene):
                             value("grouped_whole", "d_out"), size=24, color=CONTEXT) if s.n_heads > 1 else
                  self.label("one head, no W_O: the output is z, {} × {}", size("n_tokens"),
                             value("grouped_whole", "d_out"), size=24, color=CONTEXT))
-        row = self.label("'{}': (" + ", ".join("{}" for _ in range(self.grouped.d_out)) + ")", TokenPart(s.tokens[q], 8),
-                         *(value("grouped", "output", q, c) for c in range(self.grouped.d_out)), size=24, color=CONTEXT)
+        columns = range(self.grouped.d_out)
+        row = self.label("'{}': (" + ", ".join("{}" for _ in columns) + ")", TokenPart(s.tokens[q], 8),
+                         *(value("grouped", "output", q, c) for c in columns), size=24, color=CONTEXT)
         output = VGroup(shape, row).arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         if output.width > DIAGRAM_RIGHT + HALF_WIDTH:
             output.scale_to_fit_width(DIAGRAM_RIGHT + HALF_WIDTH)
