@@ -13,6 +13,7 @@ from attention_math import DEFAULT_PRESET
 
 __all__ = [
     "ALL_HEADS",
+    "CACHE_CONTEXT",
     "DEFAULT_LECTURE",
     "INFERENCE_LECTURE",
     "INPUTS",
@@ -128,6 +129,10 @@ MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
 chapter 3 (whose ``torch.manual_seed(123)`` draws other numbers: this is numpy's
 ``default_rng(123)``). The lecture's dropout scene and its handout (the CSV, the notebook's replay)
 both read it here, so they drop the same weights."""
+
+CACHE_CONTEXT = 4096
+"""The long context the inference lecture's memory scene counts the cache for: Llama 2's context length
+(``max_position_embeddings`` in its config.json). Its scene and its number checks both read it here."""
 
 LEARNED_TRAINING: tuple[int, int, float] = (0, 60, 1.0)
 """The learned lecture's training run, ``(seed, steps, learning_rate)``:
