@@ -257,6 +257,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # 5.1 s against 15.8 s of wall time, on a shared machine)
         "KVCacheSteps": 0.85,
         "CacheSavings": 0.35,
+        # from one -ql beat_frames render each here against KVCacheSteps' scale (12 and 9 s of user time, a busy machine)
+        "GroupedHeads": 0.45,
+        "CacheMemory": 0.35,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -298,6 +301,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # the inference lecture's by the length of their clips against Scores' (17.2 and 10.7 s against 27.8 s)
         "KVCacheSteps": 0.6,
         "CacheSavings": 0.4,
+        # by their clips' length against Scores' (about 19 and 17 s against 27.8 s; not measured at -qh)
+        "GroupedHeads": 0.55,
+        "CacheMemory": 0.45,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the
