@@ -257,7 +257,7 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # 5.1 s against 15.8 s of wall time, on a shared machine)
         "KVCacheSteps": 0.85,
         "CacheSavings": 0.35,
-        # from one -ql beat_frames render each here against KVCacheSteps' scale (12 and 9 s of user time, a busy machine)
+        # one -ql beat_frames render each here, against KVCacheSteps' (12 and 9 s of user time, a busy machine)
         "GroupedHeads": 0.45,
         "CacheMemory": 0.35,
     },

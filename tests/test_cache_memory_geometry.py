@@ -34,7 +34,7 @@ def _per_model() -> tuple[list[float], list[float]]:
 
 
 def test_each_chart_has_one_unit(scene: Any) -> None:
-    r = scene.rows
+    r = scene.chart
     for chart, sizes in zip((r.per_token, r.context), _per_model(), strict=True):
         unit = chart.bars[0].width / sizes[0]
         for k, (bar, size) in enumerate(zip(chart.bars, sizes, strict=True)):
@@ -44,7 +44,7 @@ def test_each_chart_has_one_unit(scene: Any) -> None:
 
 
 def test_each_number_stands_beyond_its_bar_in_its_row(scene: Any) -> None:
-    r = scene.rows
+    r = scene.chart
     for chart, numbers in zip((r.per_token, r.context), r.numbers, strict=True):
         for k, (bar, mob) in enumerate(zip(chart.bars, numbers, strict=True)):
             assert 0 < mob.get_left()[0] - bar.get_right()[0] < 0.3, PUBLISHED_CONFIGS[k].name
@@ -54,10 +54,11 @@ def test_each_number_stands_beyond_its_bar_in_its_row(scene: Any) -> None:
 
 
 def test_names_and_factors_stand_in_their_rows_left_of_the_charts(scene: Any) -> None:
-    r = scene.rows
+    r = scene.chart
     for k, (name, factors, bar) in enumerate(zip(r.names, r.factors, r.per_token.bars, strict=True)):
         both = family_box(name), family_box(factors)
         assert max(box[1] for box in both) < r.per_token.zero_line.get_x(), PUBLISHED_CONFIGS[k].name
         assert both[1][2] < bar.get_y() < both[0][3], PUBLISHED_CONFIGS[k].name  # the bar between name and factors
-    left, bottom, right, top = family_box(r.titles[2])
+    left, right, bottom, top = family_box(r.titles[2])  # x from left to right, then y from bottom to top
     assert top < min(bar.get_bottom()[1] for bar in r.per_token.bars) and bottom >= BOTTOM
+    assert -HALF_WIDTH <= left and right <= HALF_WIDTH

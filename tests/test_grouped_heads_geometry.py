@@ -65,7 +65,7 @@ def test_each_top_box_holds_its_weight_alone(built, case: str) -> None:
     t, q = scene.table, scenario.query
     for k, (box, column) in enumerate(zip(t.tops, t.numbers, strict=True)):
         top = int(np.argmax(scene.grouped.heads[k].weights[q]))
-        left, bottom, right, up = family_box(box)
+        left, right, bottom, up = family_box(box)  # x from left to right, y from bottom to up
         for j, number in enumerate(column):
             x, y = number.get_center()[:2]
             inside = left < x < right and bottom < y < up
@@ -77,6 +77,6 @@ def test_the_left_column_stays_clear_of_the_table(built, case: str) -> None:
     _, scene = built[case]
     table_left = min(family_box(mob)[0] for mob in (*scene.table.tokens, scene.table.title))
     for part in (scene.diagram.queries, scene.diagram.kv, scene.diagram.titles, scene.output, scene.summary):
-        left, bottom, right, top = family_box(part)
+        left, right, bottom, top = family_box(part)  # a box is x from left to right, then y from bottom to top
         assert right < table_left and left >= -HALF_WIDTH - 0.01 and bottom >= BOTTOM and top <= TOP
     assert family_box(scene.output)[3] < family_box(scene.diagram.titles)[2]  # under the cache's line

@@ -46,7 +46,7 @@ class _Rows:
 class CacheMemory(ExplainerScene):
     """The cache per token and for a long context, as bars, for multi-head, grouped-query and multi-query models."""
 
-    rows: _Rows
+    chart: _Rows  # the rows and bars (the geometry tests look at it)
     note: VGroup
 
     def construct(self) -> None:
@@ -55,7 +55,7 @@ class CacheMemory(ExplainerScene):
             self.add_source(f"memory{k + 1}", memory, 0)  # bytes, heads, KiB: whole numbers
             self.add_source(f"memory{k + 1}_gib", memory, 2)
         self.header("The cache's memory", "key", "value")
-        self.rows = self._rows()
+        self.chart = self._rows()
         self.note = VGroup(text("sources: each model's config.json", size=22, color=MUTED))
         self.note.move_to((-HALF_WIDTH + self.note.width / 2, TOP - 0.25, 0))
         self._formula()
@@ -119,13 +119,13 @@ class CacheMemory(ExplainerScene):
 
     # -- the beats ------------------------------------------------------------------------------------------
     def _row(self, k: int, *, context: bool = False) -> list[Any]:
-        r = self.rows
+        r = self.chart
         if context:
             return [GrowFromEdge(r.context.bars[k], LEFT), FadeIn(r.numbers[1][k])]
         return [FadeIn(r.names[k], r.factors[k]), GrowFromEdge(r.per_token.bars[k], LEFT), FadeIn(r.numbers[0][k])]
 
     def _formula(self) -> None:
-        r = self.rows
+        r = self.chart
         two = self.fmt("memory1", "key_and_value")
         self.beat(f"Each token keeps a key and a value, {two}, in every layer for every key/value head: d_head "
                   "numbers each, at so many bytes a number. Here are published models.",
@@ -148,7 +148,7 @@ class CacheMemory(ExplainerScene):
                   *self._row(3), run_time=1.5, wait=1.5)
 
     def _long_context(self) -> None:
-        r = self.rows
+        r = self.chart
         tokens = self.fmt("memory1", "context_tokens")
         most, least = self.fmt("memory1_gib", "gib_context"), self.fmt("memory4_gib", "gib_context")
         self.beat(f"Over a context of {tokens} tokens that is {most} GiB for the multi-head model and {least} GiB "

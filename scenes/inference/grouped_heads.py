@@ -123,7 +123,7 @@ class GroupedHeads(ExplainerScene):
         queries = VGroup(*(self._chip(self.label("head {}" if h <= 4 else "{}", position(i), size=22, color=INK),
                                       width, self._colour(i // size_)) for i in range(h)))
         queries.arrange(RIGHT, buff=(room - h * width) / max(h - 1, 1) if h > 1 else 0)
-        queries.move_to((-HALF_WIDTH + queries.width / 2, TOP - 0.7, 0))
+        queries.move_to((-HALF_WIDTH + queries.width / 2, TOP - 0.76, 0))
         kv = VGroup()
         for j, group in enumerate(self.grouped.groups):
             named = self.label("K/V {}" if g <= 4 else "{}", position(j), size=22, color=INK)
@@ -132,7 +132,7 @@ class GroupedHeads(ExplainerScene):
                 serves = self.label("heads {}–{}", position(group[0]), position(group[-1]), size=SMALLEST_SIZE,
                                     color=MUTED)
             chip = self._chip(named, min(1.9, room / g - 0.15), self._colour(j), serves)
-            chip.move_to((np.mean([queries[i].get_x() for i in group]), TOP - 2.05, 0))
+            chip.move_to((float(np.mean([queries[i].get_x() for i in group])), TOP - 2.1, 0))
             kv.add(chip)
         links = VGroup(*(Line(queries[i].get_bottom(), kv[i // size_].get_top(), color=self._colour(i // size_),
                               stroke_width=3, buff=0.04) for i in range(h)))
