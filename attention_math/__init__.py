@@ -9,8 +9,8 @@ every step kept:
 - the causal mask, its renormalising route and dropout on the weights (:func:`masked_scores`,
   :func:`renormalised_weights`, :func:`attention_dropout`);
 - inference: generation with a KV cache (:func:`kv_cache_generation`), the cache's size
-  (:func:`kv_cache_bytes`, :data:`PUBLISHED_CONFIGS`) and query heads that share key/value heads
-  (:func:`grouped_query_attention`);
+  (:func:`kv_cache_bytes`, :func:`cache_memory` of :data:`PUBLISHED_CONFIGS`) and query heads that share
+  key/value heads (:func:`grouped_query_attention`, :func:`shared_key_value_heads`);
 - rotary position embeddings (:func:`rope_attention`); attention by tiles, the online softmax of
   one row (:func:`online_softmax_row`) and FlashAttention (:func:`flash_attention`,
   :func:`memory_traffic`);
@@ -42,8 +42,17 @@ from .flash import (
 )
 from .formatting import MINUS, format_number
 from .fused_heads import FusedHeadsTrace, fused_multi_head
-from .grouped_query import GroupedQueryTrace, grouped_query_attention
-from .kv_cache import PUBLISHED_CONFIGS, CacheStep, KVCacheTrace, ModelConfig, kv_cache_bytes, kv_cache_generation
+from .grouped_query import GroupedQueryTrace, grouped_query_attention, shared_key_value_heads
+from .kv_cache import (
+    PUBLISHED_CONFIGS,
+    CacheMemory,
+    CacheStep,
+    KVCacheTrace,
+    ModelConfig,
+    cache_memory,
+    kv_cache_bytes,
+    kv_cache_generation,
+)
 from .masking import (
     DropoutTrace,
     RenormalisedWeights,
@@ -77,6 +86,7 @@ __all__ = [
     "PUBLISHED_CONFIGS",
     "ROPE_LAYOUTS",
     "AttentionTrace",
+    "CacheMemory",
     "CacheStep",
     "DropoutTrace",
     "FlashTile",
@@ -101,6 +111,7 @@ __all__ = [
     "TrainingTrace",
     "a100_traffic",
     "attention_dropout",
+    "cache_memory",
     "causal_mask",
     "flash_attention",
     "format_number",
@@ -128,6 +139,7 @@ __all__ = [
     "scenario_from_mapping",
     "scenario_to_toml",
     "self_attention",
+    "shared_key_value_heads",
     "softmax",
     "train_attention",
     "walkthrough_data",

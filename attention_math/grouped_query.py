@@ -21,7 +21,7 @@ from ._core import FloatArray, as_array, as_matrix, checked_attention
 from ._errors import ScenarioError
 from .multi_head import MultiHeadTrace, combine_heads
 
-__all__ = ["GroupedQueryTrace", "grouped_query_attention"]
+__all__ = ["GroupedQueryTrace", "grouped_query_attention", "shared_key_value_heads"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +79,52 @@ class GroupedQueryTrace(MultiHeadTrace):
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_heads:
             raise ScenarioError(f"query_head: expected a head index from 0 to {self.n_heads - 1}, got {i!r}")
         return int(i) // self.group_size
+
+    @property
+    def d_out(self) -> int:
+        """The output's columns: the same ``n × d_out`` as multi-head attention with this ``W_O``."""
+        return int(self.output.shape[1])
+
+
+def shared_key_value_heads(w_key: npt.ArrayLike, w_value: npt.ArrayLike) -> int:
+    """``g``: the fewest key/value heads that one ``W_K`` and ``W_V`` per query head come to.
+
+    A scenario may give every query head its own ``W_K`` and ``W_V`` (``h × d_in × d_k``, ``h × d_in
+    × d_v``), equal within each group: grouped-query attention then keeps one of each per group. The
+    groups are grouped-query attention's, ``h/g`` neighbouring heads (query head ``i`` in group
+    ``i // (h/g)``); ``g`` is the smallest divisor of ``h`` for which every head's two matrices equal
+    its group's first head's, exactly. ``h`` (nothing shared) is multi-head attention, 1 multi-query.
+
+    Parameters
+    ----------
+    w_key, w_value
+        One matrix per query head: ``h × d_in × d_k`` and ``h × d_in × d_v``.
+
+    Returns
+    -------
+    int
+        ``g``; ``w_key[::h // g]`` and ``w_value[::h // g]`` are the key/value heads. A
+        ``ScenarioError`` names a stack that is not 3-d, or of another number of heads than ``w_key``.
+
+    Examples
+    --------
+    Four heads, the first two sharing one ``W_K`` and ``W_V``, the last two another:
+
+    >>> a, b = np.zeros((2, 1)), np.ones((2, 1))
+    >>> shared_key_value_heads([a, a, b, b], [a, a, b, b]), shared_key_value_heads([a, a, b, b], [a, b, a, b])
+    (2, 4)
+    >>> shared_key_value_heads([a, a, a], [b, b, b]), shared_key_value_heads([a, b, b, b], [a, b, b, b])
+    (1, 4)
+    """
+    wk, wv = as_array("w_key", w_key, 3), as_array("w_value", w_value, 3)
+    h = int(wk.shape[0])
+    if wv.shape[0] != h:
+        raise ScenarioError(f"w_value: expected {h} heads like w_key, got {wv.shape[0]}")
+    for g in (g for g in range(1, h + 1) if h % g == 0):
+        size = h // g
+        if all(np.array_equal(stack[i], stack[i - i % size]) for stack in (wk, wv) for i in range(h)):
+            return g
+    return h  # not reached: with g = h every head is its own group
 
 
 def grouped_query_attention(

@@ -37,7 +37,10 @@ import numpy.typing as npt
 from ._core import AttentionTrace, FloatArray, checked_attention, checked_matrices, owned, softmax
 from ._errors import ScenarioError
 
-__all__ = ["PUBLISHED_CONFIGS", "CacheStep", "KVCacheTrace", "ModelConfig", "kv_cache_bytes", "kv_cache_generation"]
+__all__ = [
+    "PUBLISHED_CONFIGS", "CacheMemory", "CacheStep", "KVCacheTrace", "ModelConfig", "cache_memory", "kv_cache_bytes",
+    "kv_cache_generation",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -376,3 +379,93 @@ PUBLISHED_CONFIGS: tuple[ModelConfig, ...] = (
     ModelConfig("tiiuae/falcon-7b", 32, 71, 1, 4544 // 71, "bfloat16", 2,
                 "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json"),
 )
+
+
+@dataclass(frozen=True, eq=False)
+class CacheMemory:
+    """The KV cache of one model: its factors, per token and for a context of many tokens.
+
+    Attributes
+    ----------
+    config
+        The model (:class:`ModelConfig`).
+    context_tokens
+        The tokens of the long context.
+    key_and_value
+        2: a token keeps a key and a value in every layer, for every key/value head.
+    layers, kv_heads, d_head, bytes_per_number
+        The model's, as its config gives them.
+    bytes_per_token
+        ``key_and_value × layers × kv_heads × d_head × bytes_per_number``.
+    context_bytes
+        ``bytes_per_token × context_tokens``.
+    kib_per_token, gib_context
+        The same in KiB (1024 bytes) and GiB (2³⁰ bytes).
+    multi_head_kib_per_token
+        What one token would keep with a key/value head per query head (multi-head attention), in KiB.
+    """
+
+    config: ModelConfig
+    context_tokens: int
+    key_and_value: int
+    layers: int
+    kv_heads: int
+    d_head: int
+    bytes_per_number: int
+    bytes_per_token: int
+    context_bytes: int
+    kib_per_token: float
+    gib_context: float
+    multi_head_kib_per_token: float
+
+
+def cache_memory(config: ModelConfig, context_tokens: int) -> CacheMemory:
+    """The memory of ``config``'s KV cache, per token and for ``context_tokens`` tokens.
+
+    Parameters
+    ----------
+    config
+        A model's attention shape, as :data:`PUBLISHED_CONFIGS` holds them.
+    context_tokens
+        The long context's tokens (the context length times the batch size).
+
+    Returns
+    -------
+    CacheMemory
+        Its factors and sizes. A ``ScenarioError`` names a ``config`` that is not a
+        :class:`ModelConfig`, or a ``context_tokens`` that is not a whole number of at least 1.
+
+    Examples
+    --------
+    Llama-2-7B keeps 512 KiB a token, 2 GiB for its 4096-token context; Falcon-7B, one key/value
+    head for its 71 query heads, 8 KiB instead of 568:
+
+    >>> llama, falcon = (cache_memory(config, 4096) for config in (PUBLISHED_CONFIGS[0], PUBLISHED_CONFIGS[3]))
+    >>> llama.kib_per_token, llama.gib_context, llama.bytes_per_token
+    (512.0, 2.0, 524288)
+    >>> falcon.kib_per_token, falcon.multi_head_kib_per_token, falcon.kv_heads, falcon.d_head
+    (8.0, 568.0, 1, 64)
+    >>> cache_memory(PUBLISHED_CONFIGS[0], 0)
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: context_tokens: expected a whole number of at least 1, got 0
+    """
+    if not isinstance(config, ModelConfig):
+        raise ScenarioError(f"config: expected a ModelConfig (one of PUBLISHED_CONFIGS), got {type(config).__name__}")
+    if isinstance(context_tokens, bool) or not isinstance(context_tokens, (int, np.integer)) or context_tokens < 1:
+        raise ScenarioError(f"context_tokens: expected a whole number of at least 1, got {context_tokens!r}")
+    per_token = config.cache_bytes()
+    return CacheMemory(
+        config=config,
+        context_tokens=int(context_tokens),
+        key_and_value=2,
+        layers=config.layers,
+        kv_heads=config.kv_heads,
+        d_head=config.d_head,
+        bytes_per_number=config.bytes_per_number,
+        bytes_per_token=per_token,
+        context_bytes=config.cache_bytes(int(context_tokens)),
+        kib_per_token=per_token / 1024,
+        gib_context=config.cache_bytes(int(context_tokens)) / 2**30,
+        multi_head_kib_per_token=config.multi_head_cache_bytes() / 1024,
+    )

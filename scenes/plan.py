@@ -13,6 +13,7 @@ from attention_math import DEFAULT_PRESET
 
 __all__ = [
     "ALL_HEADS",
+    "CACHE_CONTEXT",
     "DEFAULT_LECTURE",
     "INFERENCE_LECTURE",
     "INPUTS",
@@ -103,8 +104,11 @@ scores), and the scores change."""
 INFERENCE_LECTURE: tuple[tuple[str, str], ...] = (
     ("scenes.inference.kv_cache", "KVCacheSteps"),
     ("scenes.inference.cache_savings", "CacheSavings"),
+    ("scenes.inference.grouped_heads", "GroupedHeads"),
+    ("scenes.inference.cache_memory", "CacheMemory"),
 )
-"""Lecture 9, inference: the sentence generated token by token with a KV cache, and the multiplies it saves."""
+"""Lecture 9, inference: the sentence generated token by token with a KV cache, the multiplies it saves, query
+heads sharing key/value heads, and the cache's memory in published models."""
 
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -127,6 +131,10 @@ MASKED_DROPOUT: tuple[float, int] = (0.5, 123)
 chapter 3 (whose ``torch.manual_seed(123)`` draws other numbers: this is numpy's
 ``default_rng(123)``). The lecture's dropout scene and its handout (the CSV, the notebook's replay)
 both read it here, so they drop the same weights."""
+
+CACHE_CONTEXT = 4096
+"""The long context the inference lecture's memory scene counts the cache for: Llama 2's context length
+(``max_position_embeddings`` in its config.json). Its scene and its number checks both read it here."""
 
 LEARNED_TRAINING: tuple[int, int, float] = (0, 60, 1.0)
 """The learned lecture's training run, ``(seed, steps, learning_rate)``:
@@ -151,12 +159,12 @@ INPUTS = frozenset({"embeddings", "w_query", "w_key", "w_value"})
 STRUCTURE = ("tokens", "query", "precision", "scaled", "d_in", "d_k", "d_v")
 """What shapes every scene's layout and captions: a change re-renders every scene."""
 
-OWN_PRESET = frozenset({"RawDotProducts", "WhyScale", "TrainingSteps", "LearnedWeights"})
+OWN_PRESET = frozenset({"RawDotProducts", "WhyScale", "TrainingSteps", "LearnedWeights", "CacheMemory"})
 """Scenes that show nothing of the scenario, whatever it is: their own preset, or (WhyScale) the
 seeded sampler of :func:`attention_math.scaling_spread`, or (the learned lecture's training scenes) the
-training run of :data:`LEARNED_TRAINING`."""
+training run of :data:`LEARNED_TRAINING`, or (CacheMemory) published models' configurations."""
 
-ALL_HEADS = frozenset({"WhyHeads", "PerHead", "FusedProjection", "CausalHeads", "MultiHead"})
+ALL_HEADS = frozenset({"WhyHeads", "PerHead", "FusedProjection", "CausalHeads", "MultiHead", "GroupedHeads"})
 """Scenes that show every head of a multi-head scenario and its ``W_O`` (the others show head 1):
 their view holds each head's numbers and ``W_O``."""
 
@@ -201,6 +209,9 @@ SHOWS: dict[str, frozenset[str]] = {
     # the inference lecture: generation with a KV cache, computed afresh from the inputs (head 1's)
     "KVCacheSteps": INPUTS,
     "CacheSavings": INPUTS,
+    # every head's own W_Q, the shared W_K and W_V, and W_O (see ALL_HEADS); then published models, not the scenario
+    "GroupedHeads": INPUTS,
+    "CacheMemory": frozenset(),
 }
 # a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
 # model, sentence, layer and head themselves are in every view (scene_view)
@@ -250,6 +261,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # 5.1 s against 15.8 s of wall time, on a shared machine)
         "KVCacheSteps": 0.85,
         "CacheSavings": 0.35,
+        # one -ql beat_frames render each here, against KVCacheSteps' (12 and 9 s of user time, a busy machine)
+        "GroupedHeads": 0.45,
+        "CacheMemory": 0.35,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -292,6 +306,9 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # the inference lecture's by the length of their clips against Scores' (17.2 and 10.7 s against 27.8 s)
         "KVCacheSteps": 0.6,
         "CacheSavings": 0.4,
+        # by their clips' length against Scores' (about 19 and 17 s against 27.8 s; not measured at -qh)
+        "GroupedHeads": 0.55,
+        "CacheMemory": 0.45,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

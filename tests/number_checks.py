@@ -417,6 +417,52 @@ class _GenerationTotals:
         self.total_multiplies_without_cache = sum(step.multiplies_without_cache for step in steps)
 
 
+class _Grouped:
+    """Grouped-query attention over the scenario's heads, derived here: ``n_kv_heads`` the fewest groups of
+    neighbouring heads within which every head's W_K and W_V equal the group's first head's (compared here, head
+    by head); the output multi-head attention's over the heads' own matrices (the shared ones, repeated), one
+    head's z itself (no W_O); ``d_out`` its columns."""
+
+    def __init__(self, s: Scenario) -> None:
+        heads = s.heads
+        h = len(heads)
+
+        def shares(i: int, first: int) -> bool:
+            return all(np.array_equal(getattr(heads[i], name), getattr(heads[first], name))
+                       for name in ("w_key", "w_value"))
+
+        self.n_kv_heads = next(g for g in range(1, h + 1) if h % g == 0
+                               and all(shares(i, i - i % (h // g)) for i in range(h)))
+        self.group_size = h // self.n_kv_heads
+        traces, multi = _heads(s)
+        self.output = traces[0].context if multi is None else multi.output
+        self.d_out = self.output.shape[1]
+
+
+PUBLISHED_CONFIG_JSON = (
+    # num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size, bytes of its torch_dtype
+    (32, 32, 32, 4096, 2),  # meta-llama/Llama-2-7b-hf, float16
+    (80, 64, 8, 8192, 2),  # meta-llama/Llama-2-70b-hf, float16
+    (32, 32, 8, 4096, 2),  # mistralai/Mistral-7B-v0.1, bfloat16
+    (32, 71, 1, 4544, 2),  # tiiuae/falcon-7b, bfloat16, "multi_query": true (one key/value head)
+)
+"""The published models of the inference lecture's memory scene, as their config.json files say (copied here from
+the Hugging Face Hub, not from attention_math.PUBLISHED_CONFIGS)."""
+
+
+class _Memory:
+    """The KV cache of published model ``k`` (0-based), counted here from its config.json: a key and a value per
+    layer and key/value head, ``hidden_size / num_attention_heads`` numbers each; KiB a token, GiB for the lecture's
+    long context (``plan.CACHE_CONTEXT``)."""
+
+    def __init__(self, k: int) -> None:
+        self.layers, heads, self.kv_heads, hidden, self.bytes_per_number = PUBLISHED_CONFIG_JSON[k]
+        self.key_and_value, self.d_head, self.context_tokens = 2, hidden // heads, plan.CACHE_CONTEXT
+        per_token = 2 * self.layers * self.kv_heads * self.d_head * self.bytes_per_number
+        self.kib_per_token = per_token / 1024
+        self.gib_context = per_token * self.context_tokens / 1024**3
+
+
 @cache
 def _spread() -> ScalingSpread:
     """The sampler as the lecture shows it: its defaults, seed 0 (the same for every scenario)."""
@@ -511,6 +557,12 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # what the cache saves: each step's multiplies with and without it, and their totals (whole numbers)
     **{f"cost{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, 0)) for t in range(16)},
     "cost": lambda s: (_GenerationTotals(s), 0),
+    # heads sharing keys and values: the first group's heads are head1 … (above), the output, and the counts whole
+    "grouped": lambda s: (_Grouped(s), s.precision),
+    "grouped_whole": lambda s: (_Grouped(s), 0),
+    # the cache's memory in published models (not the scenario): their factors and KiB whole, GiB at 2 decimals
+    **{f"memory{k + 1}": (lambda s, k=k: (_Memory(k), 0)) for k in range(len(PUBLISHED_CONFIG_JSON))},
+    **{f"memory{k + 1}_gib": (lambda s, k=k: (_Memory(k), 2)) for k in range(len(PUBLISHED_CONFIG_JSON))},
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -762,7 +814,8 @@ BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": 
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
                            "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole",
-                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)), "model"})
+                           "grouped", "model", *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)),
+                           })
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
 GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(16))
@@ -774,6 +827,9 @@ COST_SOURCES = frozenset(f"cost{t + 1}" for t in range(16))
 """The multiplies of generation's steps (scalars): each belongs to its step, the query of the token it generates."""
 """Query steps of another row than the query's (``step`` is the query's: :func:`canonical` makes its rows of a
 trace field that field's): one index of a row field names a key (:data:`STEP_BELONGS`)."""
+
+MEMORY_SOURCES = {f"memory{k + 1}{suffix}": k for k in range(len(PUBLISHED_CONFIG_JSON)) for suffix in ("", "_gib")}
+"""The cache's memory in published model k (0-based): every number of it belongs to that model's row."""
 
 STEP_BELONGS: dict[str, tuple[str, ...]] = {
     **{name: BELONGS[name] for name in ("query_terms", "products", "exps", "running_weights", "weighted_values",
@@ -830,6 +886,8 @@ CLOCK_SOURCES = frozenset({"clock", "clock_whole", "shifted", "shifted_whole", "
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
     source, field, index, _ = canonical(fact, query)
+    if source in MEMORY_SOURCES:  # a published model's number belongs to its row (its config's)
+        return [("config", MEMORY_SOURCES[source])]
     if source in COST_SOURCES:  # a step's count belongs to its step (the token it generates, that step's query)
         route = {"multiplies_with_cache": 0, "multiplies_without_cache": 1}  # and to its route: with the cache or not
         step = [("query", int(source.removeprefix("cost")) - 1)]

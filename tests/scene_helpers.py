@@ -21,7 +21,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,14 @@ keys."""
 LAYOUT_SCENARIOS = tuple(SCENARIOS)
 NUMBER_SCENARIOS = LAYOUT_SCENARIOS  # the numbers are checked on every build the layout tests make
 
+def shared(scenario: Scenario, kv_heads: int) -> Scenario:
+    """``scenario`` whose heads share ``kv_heads`` key/value heads: each group of neighbouring heads takes its first
+    head's W_K and W_V (grouped-query attention's groups)."""
+    size = scenario.n_heads // kv_heads
+    first = [i - i % size for i in range(scenario.n_heads)]
+    return replace(scenario, w_key=scenario.w_key[first], w_value=scenario.w_value[first])
+
+
 HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "two-heads": lambda: preset("two-heads"),
     "three-heads-eight": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, heads=3, query=3),
@@ -139,6 +147,10 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "two-tokens-heads": lambda: Scenario.from_sentence("Hello world", seed=4, d_k=1, heads=3, precision=3),
     "six-heads-twelve": lambda: Scenario.from_sentence(TWELVE, seed=12, heads=6, d_model=4, query=9),
     "grouped-dog": lambda: preset("grouped-dog"),  # the inference lecture's: 4 query heads sharing 2 key/value heads
+    # grouped-query attention with 12 tokens (6 query heads, 2 key/value heads), multi-query with 16 at 4 decimals
+    "grouped-twelve": lambda: shared(Scenario.from_sentence(TWELVE, seed=12, heads=6, query=8), 2),
+    "multi-query-sixteen": lambda: shared(Scenario.from_sentence(SIXTEEN, seed=16, d_k=2, d_v=3, heads=4,
+                                                                 precision=4, query=9), 1),
 }
 """Several heads: only for the scenes that name them in :data:`OWN_SCENARIOS` (the multi-head lecture's)."""
 SCENARIOS.update(HEADS_SCENARIOS)
@@ -189,6 +201,10 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
     "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
     "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen"),  # 16 tokens, the widest counts
+    # 2 query heads per key/value head, one head (nothing to share), 3 per key/value head with 12 tokens, all 4 on
+    # one (multi-query) with 16 tokens at 4 decimals (the tallest table, four columns)
+    "GroupedHeads": ("grouped-dog", "two", "grouped-twelve", "multi-query-sixteen"),
+    "CacheMemory": ("grouped-dog",),  # it shows published models, never the scenario
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

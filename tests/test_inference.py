@@ -22,12 +22,16 @@ from attention_math import (
     GroupedQueryTrace,
     KVCacheTrace,
     MultiHeadTrace,
+    Scenario,
     ScenarioError,
+    cache_memory,
     grouped_query_attention,
     kv_cache_bytes,
     kv_cache_generation,
     multi_head_attention,
+    preset,
     self_attention,
+    shared_key_value_heads,
 )
 
 FAST = settings(max_examples=80, deadline=None)
@@ -406,3 +410,112 @@ WO = [[0.1], [0.2], [0.3], [0.4]]
 def test_bad_grouped_input_names_the_field(changes: dict[str, object], field: str, words: tuple[str, ...]) -> None:
     given_ = {"embeddings": X, "w_query": WQ, "w_key": WK, "w_value": WV, "w_out": WO, **changes}
     assert_scenario_error(lambda: grouped_query_attention(**given_), field, *words)  # type: ignore[arg-type]
+
+
+# -- the cache's memory of the published configurations -------------------------------------------
+
+
+def plain_cache_memory(layers: int, kv_heads: int, d_head: int, bytes_per_number: int, tokens: int) -> int:
+    """The cache in bytes counted vector by vector: each token's key and value, per layer and key/value head,
+    ``d_head`` numbers of ``bytes_per_number`` bytes each."""
+    total = 0
+    for _token, _layer, _kind, _head in itertools.product(range(tokens), range(layers), ("key", "value"),
+                                                          range(kv_heads)):
+        total += d_head * bytes_per_number
+    return total
+
+
+def test_cache_memory_against_a_plain_count() -> None:
+    for config, context in itertools.product(PUBLISHED_CONFIGS, (1, 3, 4096)):
+        memory = cache_memory(config, context)
+        shape = (config.layers, config.kv_heads, config.d_head, config.bytes_per_number)
+        per_token = plain_cache_memory(*shape, 1)
+        assert memory.bytes_per_token == per_token and memory.kib_per_token * 1024 == per_token, config.name
+        assert memory.context_bytes == per_token * context and memory.gib_context * 2**30 == per_token * context
+        assert (memory.key_and_value, memory.layers, memory.kv_heads, memory.d_head, memory.bytes_per_number) == (
+            2, *shape)
+        assert memory.multi_head_kib_per_token * 1024 == plain_cache_memory(
+            config.layers, config.query_heads, config.d_head, config.bytes_per_number, 1)
+        assert memory.config is config and memory.context_tokens == context
+        if context < 10:  # a short context counted whole (4096 tokens × 80 layers × … is a long loop)
+            assert memory.context_bytes == plain_cache_memory(*shape, context)
+
+
+def test_cache_memory_of_each_kind_as_published() -> None:
+    memories = [cache_memory(config, 4096) for config in PUBLISHED_CONFIGS]
+    kib = {memory.config.attention: memory.kib_per_token for memory in memories if memory is not memories[1]}
+    assert kib == {"multi-head": 512.0, "grouped-query": 128.0, "multi-query": 8.0}
+    assert cache_memory(PUBLISHED_CONFIGS[1], 4096).gib_context == 1.25  # 320 KiB × 4096
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cache_memory(PUBLISHED_CONFIGS[0], 1).layers = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("config", "context", "field"),
+    [
+        pytest.param("Llama-2-7b", 4096, "config", id="a name"),
+        pytest.param(None, 4096, "config", id="nothing"),
+        pytest.param(PUBLISHED_CONFIGS[0], 0, "context_tokens", id="no tokens"),
+        pytest.param(PUBLISHED_CONFIGS[0], 1.5, "context_tokens", id="a fraction"),
+        pytest.param(PUBLISHED_CONFIGS[0], True, "context_tokens", id="a boolean"),
+    ],
+)
+def test_bad_cache_memory_arguments_name_the_field(config: object, context: object, field: str) -> None:
+    assert_scenario_error(lambda: cache_memory(config, context), field, "expected")  # type: ignore[arg-type]
+
+
+# -- which heads share keys and values ----------------------------------------------------------
+
+
+def plain_shared_heads(wk: np.ndarray, wv: np.ndarray) -> int:
+    """The fewest groups of neighbouring heads within which every W_K and W_V is the same, by trying each."""
+    h = len(wk)
+    for g in range(1, h + 1):
+        if h % g:
+            continue
+        groups = [list(range(j * (h // g), (j + 1) * (h // g))) for j in range(g)]
+        if all((wk[i] == wk[group[0]]).all() and (wv[i] == wv[group[0]]).all() for group in groups for i in group):
+            return g
+    raise AssertionError("g = h always works")
+
+
+@st.composite
+def shared_stacks(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, int]:
+    """h heads' W_K and W_V shared in g groups (each group's own drawn once), and sometimes one head changed."""
+    h = draw(st.sampled_from([1, 2, 3, 4, 6, 8, 12]))
+    g = draw(st.sampled_from([d for d in range(1, h + 1) if h % d == 0]))
+    d_in, d_k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    own_k = np.array(draw_array(draw, g, d_in, d_k))
+    own_v = np.array(draw_array(draw, g, d_in, d_k))
+    wk, wv = np.repeat(own_k, h // g, axis=0), np.repeat(own_v, h // g, axis=0)
+    if draw(st.booleans()) and h > 1:  # one head's value matrix changed by a hair: g no longer holds
+        i = draw(st.integers(0, h - 1))
+        wv[i, 0, 0] = np.nextafter(wv[i, 0, 0], np.inf)
+        g = h
+    return wk, wv, g
+
+
+@FAST
+@given(shared_stacks())
+def test_shared_key_value_heads_against_trying_every_grouping(problem: tuple[np.ndarray, np.ndarray, int]) -> None:
+    wk, wv, g = problem
+    found = shared_key_value_heads(wk, wv)
+    assert found == plain_shared_heads(wk, wv)
+    assert found <= g and len(wk) % found == 0
+    size = len(wk) // found
+    trace = grouped_query_attention(np.ones((2, wk.shape[1])), np.ones((len(wk), wk.shape[1], wk.shape[2])),
+                                    wk[::size], wv[::size], np.eye(len(wk) * wv.shape[2]))
+    assert trace.n_kv_heads == found and trace.d_out == len(wk) * wv.shape[2]
+
+
+def test_the_grouped_preset_has_two_key_value_heads() -> None:
+    scenario = preset("grouped-dog")
+    assert shared_key_value_heads(scenario.w_key, scenario.w_value) == 2
+    # its queries differ, so W_Q never counts: a scenario drawn from a sentence shares nothing
+    assert shared_key_value_heads(scenario.w_key, scenario.w_key) == 2
+    drawn = Scenario.from_sentence("the cat sat on the mat", seed=1, heads=3)
+    assert shared_key_value_heads(drawn.w_key, drawn.w_value) == 3
+    one = np.ones((4, 2, 2))
+    assert shared_key_value_heads(one, one) == 1  # multi-query
+    assert_scenario_error(lambda: shared_key_value_heads(one, one[:3]), "w_value", "4 heads")
+    assert_scenario_error(lambda: shared_key_value_heads(one[0], one[0]), "w_key", "3")

@@ -60,6 +60,10 @@ counts swapped         CacheSavings draws each step's multiplies with the cache 
                        and back
 cache weights shifted  KVCacheSteps draws each step's weight of key j beside the cached row of key j + 1
                        (the last on top)
+group heads swapped    GroupedHeads draws head 2's weights in head 1's column, and back
+nothing shared         GroupedHeads takes every query head for its own key/value head (g = h)
+next model's KiB       CacheMemory writes each model's KiB a token in the row above the next model's
+KiB of 1000 bytes      CacheMemory counts the KiB a token in thousands of bytes
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -80,6 +84,7 @@ whose θ the base sets) and 2 tokens.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 from collections.abc import Callable
@@ -473,6 +478,47 @@ def _counts_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _group_heads_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+    other = {"head1": "head2", "head2": "head1"}
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if type(self).__name__ == "GroupedHeads" and field == "weights":
+            source = other.get(source, source)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _nothing_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.inference.grouped_heads")
+    monkeypatch.setattr(module, "shared_key_value_heads", lambda w_key, w_value: len(w_key))
+
+
+def _next_models_kib(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.inference.cache_memory")
+    real = module.value
+
+    def planted(source: str, field: str, *index: int, **options: Any) -> Any:
+        if field == "kib_per_token" and source.startswith("memory"):  # model k's row shows model k + 1's (the last 1's)
+            k = int(source.removeprefix("memory"))
+            source = f"memory{k % 4 + 1}"
+        return real(source, field, *index, **options)
+
+    monkeypatch.setattr(module, "value", planted)
+
+
+def _kib_of_1000_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.inference.cache_memory")
+    real = module.cache_memory
+
+    def planted(config: Any, tokens: int) -> Any:
+        memory = real(config, tokens)
+        return dataclasses.replace(memory, kib_per_token=memory.bytes_per_token / 1000)
+
+    monkeypatch.setattr(module, "cache_memory", planted)
+
+
 def _key_in_query_cells(monkeypatch: pytest.MonkeyPatch) -> None:
     number = ExplainerScene.number
 
@@ -549,6 +595,10 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "key turned as query": (("scenes.rope.rope_clock", "ClockHands"), _key_turned_as_query),
     "cache weights shifted": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_weights_shifted),
     "counts swapped": (("scenes.inference.cache_savings", "CacheSavings"), _counts_swapped),
+    "group heads swapped": (("scenes.inference.grouped_heads", "GroupedHeads"), _group_heads_swapped),
+    "nothing shared": (("scenes.inference.grouped_heads", "GroupedHeads"), _nothing_shared),
+    "next model's KiB": (("scenes.inference.cache_memory", "CacheMemory"), _next_models_kib),
+    "KiB of 1000 bytes": (("scenes.inference.cache_memory", "CacheMemory"), _kib_of_1000_bytes),
 }
 
 
@@ -627,6 +677,10 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "key turned as query": ("rope-dog",),
     "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
     "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
+    "group heads swapped": ("grouped-dog",),  # two query heads per key/value head
+    "nothing shared": ("grouped-dog",),
+    "next model's KiB": ("grouped-dog",),  # it shows published models, whatever the scenario
+    "KiB of 1000 bytes": ("grouped-dog",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

@@ -340,6 +340,18 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         *((f"cost{t + 1}", name, lambda s, t=t: [()] if t < s.n_tokens else [])
           for t in range(16) for name in ("multiplies_with_cache", "multiplies_without_cache")),
     ],
+    "GroupedHeads": [  # head 1's weights for the query, the key/value heads, the output's shape and the query's row
+        ("head1", "weights", lambda s: [(s.query, j) for j in range(s.n_tokens)]),
+        ("grouped_whole", "n_kv_heads", lambda s: [()]),
+        ("grouped_whole", "d_out", lambda s: [()]),
+        ("grouped", "output", lambda s: [(s.query, c) for c in range(s.w_out.shape[1] if s.w_out is not None
+                                                                     else s.d_v)]),
+    ],
+    "CacheMemory": [  # every published model's factors, its KiB a token and GiB for the long context
+        *((f"memory{k + 1}", name, lambda s: [()]) for k in range(4)
+          for name in ("key_and_value", "layers", "kv_heads", "d_head", "bytes_per_number", "kib_per_token")),
+        *((f"memory{k + 1}_gib", "gib_context", lambda s: [()]) for k in range(4)),
+    ],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
