@@ -188,6 +188,11 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
     "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
     "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen"),  # 16 tokens, the widest counts
+    # the flash-attention lecture: lecture 6's preset (tiles of 2 over 5 keys: the last one shorter), 2 tokens (one
+    # tile), 12 tokens with d_v 2 and 16 at 4 decimals with d_v 3 (the values left out, the most tiles)
+    "MemoryRoutes": ("default", "two", "sixteen"),
+    "OnlineSoftmax": ("default", "two", "twelve", "sixteen"),
+    "TiledTraffic": ("default", "two", "sixteen"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 
