@@ -58,6 +58,10 @@ counts swapped         CacheSavings draws each step's multiplies with the cache 
                        and back
 cache weights shifted  KVCacheSteps draws each step's weight of key j beside the cached row of key j + 1
                        (the last on top)
+factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the row of the tile before (the first last)
+tiles of three         OnlineSoftmax walks the row in tiles of 3 keys while the lecture's are FLASH_BLOCKS'
+blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the lecture's are FLASH_BLOCKS'
+another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -449,6 +453,31 @@ def _theta_of_the_other_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _factor_one_tile_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if source == "online" and field == "rescales":  # tile t's row shows tile t + 1's factor
+            tiles = len(self.sources["online"][0].steps)
+            index = ((index[0] + 1) % tiles,)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _tiles_of_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("scenes.flash_attention.online_softmax"), "FLASH_BLOCKS", (3, 2))
+
+
+def _blocks_of_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("scenes.flash_attention.memory_routes"), "FLASH_BLOCKS", (3, 2))
+
+
+def _another_head_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.flash_attention.tiled_traffic")
+    monkeypatch.setattr(module, "a100_traffic", functools.partial(module.a100_traffic, d=128))
+
+
 def _counts_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     number = ExplainerScene.number
     other = {"multiplies_with_cache": "multiplies_without_cache", "multiplies_without_cache": "multiplies_with_cache"}
@@ -536,6 +565,10 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "θ of the other pair": (("scenes.rope.rope_pairs", "RopePairs"), _theta_of_the_other_pair),
     "cache weights shifted": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_weights_shifted),
     "counts swapped": (("scenes.inference.cache_savings", "CacheSavings"), _counts_swapped),
+    "factor one tile late": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _factor_one_tile_late),
+    "tiles of three": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _tiles_of_three),
+    "blocks of three": (("scenes.flash_attention.memory_routes", "MemoryRoutes"), _blocks_of_three),
+    "another head size": (("scenes.flash_attention.tiled_traffic", "TiledTraffic"), _another_head_size),
 }
 
 
@@ -613,6 +646,11 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "θ of the other pair": ("rope-dog",),  # two pairs (with one, the other pair is itself)
     "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
     "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
+    # the flash-attention lecture: 5 and 8 tokens (several tiles); its other scenes show sizes and counts, one each
+    "factor one tile late": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "tiles of three": ("8-tokens-2-decimals",),
+    "blocks of three": ("5-tokens-0-decimals",),
+    "another head size": ("2-tokens-3-decimals",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
