@@ -104,11 +104,11 @@ class OnlineSoftmax(ExplainerScene):
                                  self.label("keys, {} a tile", value("online_count", "block_size"), size=HEAD,
                                             color=MUTED)).arrange(DOWN, buff=0.12, aligned_edge=LEFT),
                 "scores": self._head("score", "s"),
-                "exps": self._head("its tile's", "e^{s-m}", WEIGHT),
+                "exps": self._head("its tile's", "exp(s − m)", WEIGHT),
                 "values": self._head("value", "v", VALUE),
                 "maxima": self._head("max", "m", HIGHLIGHT),
-                "rescales": self._head("rescale", r"\times e^{m_{\text{old}}-m}", HIGHLIGHT),
-                "sums": self._head("sum", r"\ell", WEIGHT),
+                "rescales": self._head("rescale", r"\times e^{m_{\text{old}}-m}", HIGHLIGHT, tex=True),
+                "sums": self._head("sum", "ℓ", WEIGHT),
                 "outputs": self._head("running output", "o", CONTEXT),
             },
             finals=[self.number("online", "output", c, size=MADE_AT, color=CONTEXT) for c in range(d_v)],
@@ -119,9 +119,10 @@ class OnlineSoftmax(ExplainerScene):
         return table
 
     @staticmethod
-    def _head(word: str, formula: str, color: str = MUTED) -> VGroup:
-        """A column's header: a word over its symbol."""
-        symbol = drop_svg_paths(MathTex(formula, font_size=HEAD * 1.3, color=color))
+    def _head(word: str, formula: str, color: str = MUTED, tex: bool = False) -> VGroup:
+        """A column's header: a word over its symbol (our own TeX for the one that needs a subscript)."""
+        symbol = drop_svg_paths(MathTex(formula, font_size=HEAD * 1.3, color=color)) if tex else \
+            text(formula, size=HEAD, color=color)
         return VGroup(text(word, size=HEAD, color=MUTED), symbol).arrange(DOWN, buff=0.1)
 
     def _columns(self, table: _Table, with_values: bool) -> list[tuple[str, list[list[VMobject]]]]:
