@@ -126,7 +126,7 @@ class MemoryRoutes(ExplainerScene):
                       _matrix(queries, keys, cell * max(queries, keys), INK, 0.4)).arrange(DOWN, buff=0.1)
         stats = text("m, ℓ, O of its queries", size=LABEL - 2, color=WEIGHT)
         self.tiled = VGroup(k_block, q_block, tile, stats).arrange(DOWN, buff=0.3)
-        self.tiled.move_to(fast).shift(DOWN * self.fast[1].height / 2)
+        self.tiled.move_to(fast).shift(DOWN * (self.fast[1].height / 2 + 0.12))
         cross = VGroup(*(_cross(matrix) for matrix in self.plain))
         said = ("FlashAttention brings a block of keys and values and a block of queries into SRAM, computes that tile "
                 "of scores there, folds it into each query's running m, ℓ and O, and moves on: S and P are never "
