@@ -308,8 +308,14 @@ class OnlineSoftmax(ExplainerScene):
         cells = [mob for t in tiles for mob in self._tile_cells(t)]
         said = (f"Tiles {self.cite(position(tiles.start))} to {self.cite(position(tiles.stop - 1))}, the same way: "
                 "whenever a tile raises m, everything so far shrinks by exp(m_old − m).")
-        self.beat(said, *self._move_cursor(tiles.stop - 1), *self._dim_before(tiles.stop - 1),
-                  *(FadeIn(mob) for mob in cells), run_time=1.6, wait=1.6)
+        dims = self._dim_before(tiles.start)  # the rows already on screen step back
+        table = self.table
+        for t in tiles[:-1]:  # the run's own rows but its last arrive as history (a FadeIn ends where they stand)
+            for mob in (table.maxima[t], table.rescales[t], table.sums[t], *table.outputs[t]):
+                mob.set_opacity(0.45)
+        self.dimmed = tiles.stop - 1
+        self.beat(said, *self._move_cursor(tiles.stop - 1), *dims, *(FadeIn(mob) for mob in cells), run_time=1.6,
+                  wait=1.6)
 
     def _result(self) -> None:
         table, last = self.table, len(self.walk.steps) - 1
