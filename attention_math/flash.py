@@ -118,6 +118,52 @@ class OnlineRowTrace:
             exps = np.where(self.scores == -np.inf, 0.0, np.exp(self.scores - self.max_score))
         return owned(exps / self.exp_sum)
 
+    # The walk tile by tile as arrays (what a table of the walk shows): one entry per key, or per tile.
+    @property
+    def tile_exps(self) -> FloatArray:
+        """``exp(s − m)`` of each key, ``m`` the running maximum after the key's own tile: the exps as its tile
+        made them, before any later tile rescaled them (0 for a ``-inf`` score). One per key.
+
+        Examples
+        --------
+        >>> trace = online_softmax_row([1.0, 0.0, 3.0], [[1.0], [0.0], [0.0]], block_size=2)
+        >>> trace.tile_exps.round(4)  # the first tile against m = 1, the second against m = 3
+        array([1.    , 0.3679, 1.    ])
+        """
+        return owned(np.concatenate([step.exps for step in self.steps]))
+
+    @property
+    def tile_sums(self) -> FloatArray:
+        """``Σ exp(s − m)`` over each tile's own keys (what the tile adds to ``ℓ``). One per tile."""
+        return owned(np.array([float(np.sum(step.exps)) for step in self.steps]))
+
+    @property
+    def maxima(self) -> FloatArray:
+        """The running maximum ``m`` after each tile. One per tile."""
+        return owned(np.array([step.max_after for step in self.steps]))
+
+    @property
+    def rescales(self) -> FloatArray:
+        """Each tile's ``exp(m_old − m_new)``, by which ``ℓ`` and the output so far are multiplied. One per tile.
+
+        Examples
+        --------
+        >>> trace = online_softmax_row([1.0, 0.0, 3.0, 2.0], [[1.0], [0.0], [0.0], [1.0]], block_size=2)
+        >>> trace.maxima, trace.rescales.round(4), trace.sums.round(4)
+        (array([1., 3.]), array([0.    , 0.1353]), array([1.3679, 1.553 ]))
+        """
+        return owned(np.array([step.rescale for step in self.steps]))
+
+    @property
+    def sums(self) -> FloatArray:
+        """The running sum ``ℓ`` after each tile. One per tile."""
+        return owned(np.array([step.sum_after for step in self.steps]))
+
+    @property
+    def outputs(self) -> FloatArray:
+        """The running output ``Σ exp(s − m) v`` after each tile (not yet divided by ``ℓ``): tiles × ``d_v``."""
+        return owned(np.array([step.output_after for step in self.steps]).reshape(len(self.steps), -1))
+
 
 def online_softmax_row(scores_row: npt.ArrayLike, values: npt.ArrayLike, *, block_size: int) -> OnlineRowTrace:
     """Walk one row of scores in tiles of ``block_size`` keys: ``softmax(row) @ values`` without the whole row at once.

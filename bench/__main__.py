@@ -87,6 +87,7 @@ LECTURES: tuple[tuple[str, float | None], ...] = (
     ("real-head", 1.2),
     ("inference", 1.2),
     ("rope", 1.2),
+    ("flash-attention", 1.2),
 )
 """``(lecture, the most its wall seconds per video second may be, as a multiple of the first's)``:
 each lecture's cost in the same run as lecture 6's, never in seconds (issues 29, 30, 32 and 33)."""

@@ -145,6 +145,7 @@ BAND_KINDS: dict[str, str] = {
     "referrer": "one of a training run's queries (an \"it\"), by its place among them: its chart of weights",
     "route": "generation with the cache (0) or without one (1): its chart (what the cache saves)",
     "config": "a published model's configuration (the cache's memory): its row, its bars",
+    "tile": "a tile of keys in the online softmax (FlashAttention): its running maximum, rescale, sum and output",
 }
 """The things numbers belong to, by the name a :class:`Bands` gives them. The tests map every field
 to these (``tests/number_checks.BELONGS``: ``trace.weights[i, j]`` is query i's and key j's)."""

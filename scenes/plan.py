@@ -15,6 +15,8 @@ __all__ = [
     "ALL_HEADS",
     "CACHE_CONTEXT",
     "DEFAULT_LECTURE",
+    "FLASH_BLOCKS",
+    "FLASH_LECTURE",
     "INFERENCE_LECTURE",
     "INPUTS",
     "LEARNED_LECTURE",
@@ -110,18 +112,26 @@ INFERENCE_LECTURE: tuple[tuple[str, str], ...] = (
 """Lecture 9, inference: the sentence generated token by token with a KV cache, the multiplies it saves, query
 heads sharing key/value heads, and the cache's memory in published models."""
 
+FLASH_LECTURE: tuple[tuple[str, str], ...] = (
+    ("scenes.flash_attention.memory_routes", "MemoryRoutes"),
+    ("scenes.flash_attention.online_softmax", "OnlineSoftmax"),
+    ("scenes.flash_attention.tiled_traffic", "TiledTraffic"),
+)
+"""Lecture 11, FlashAttention: the n × n matrix written to slow memory or never stored; one query's row walked in
+tiles with the online softmax; the whole matrix in blocks, and the slow-memory traffic of both routes counted."""
+
 DEFAULT_LECTURE = "self-attention"
 LECTURES: dict[str, tuple[tuple[str, str], ...]] = {
     DEFAULT_LECTURE: LECTURE, "masked": MASKED_LECTURE, "multi-head": MULTI_HEAD_LECTURE,
     MODEL_LECTURE: REAL_HEAD_LECTURE, "learned": LEARNED_LECTURE, "rope": ROPE_LECTURE,
-    "inference": INFERENCE_LECTURE,
+    "inference": INFERENCE_LECTURE, "flash-attention": FLASH_LECTURE,
 }
 """Each lecture by name (``attention-explainer render --lecture NAME``), its scenes in order."""
 
 LECTURE_PRESETS: dict[str, str] = {
     DEFAULT_LECTURE: DEFAULT_PRESET, "masked": "masked-dog", "multi-head": "two-heads",
     MODEL_LECTURE: DEFAULT_PRESET,  # never shown: its scenes ask for --model (a preset has no model)
-    "learned": "learned", "rope": "rope-dog", "inference": "grouped-dog",
+    "learned": "learned", "rope": "rope-dog", "inference": "grouped-dog", "flash-attention": DEFAULT_PRESET,
 }
 """The preset a lecture shows when no scenario is chosen."""
 
@@ -135,6 +145,12 @@ both read it here, so they drop the same weights."""
 CACHE_CONTEXT = 4096
 """The long context the inference lecture's memory scene counts the cache for: Llama 2's context length
 (``max_position_embeddings`` in its config.json). Its scene and its number checks both read it here."""
+
+FLASH_BLOCKS: tuple[int, int] = (2, 2)
+"""The flash-attention lecture's tiles, ``(B_c, B_r)``: keys per tile and queries per block
+(``attention_math.online_softmax_row(..., block_size=B_c)``, ``flash_attention(..., block_size=B_c,
+query_block_size=B_r)``, ``memory_traffic(n, d, block_size=B_c, query_block_size=B_r)``). 2 does not divide
+lecture 6's 5 tokens, so the last tile is shorter; its scenes, number proof, handout and notebook read it here."""
 
 LEARNED_TRAINING: tuple[int, int, float] = (0, 60, 1.0)
 """The learned lecture's training run, ``(seed, steps, learning_rate)``:
@@ -212,6 +228,11 @@ SHOWS: dict[str, frozenset[str]] = {
     # every head's own W_Q, the shared W_K and W_V, and W_O (see ALL_HEADS); then published models, not the scenario
     "GroupedHeads": INPUTS,
     "CacheMemory": frozenset(),
+    # the flash-attention lecture: the sizes alone (the memory picture, the counts); the query's row of scaled
+    # scores walked in tiles over the values, ending on its context
+    "MemoryRoutes": frozenset(),
+    "OnlineSoftmax": frozenset({"scaled_scores", "values", "context"}),
+    "TiledTraffic": frozenset(),
 }
 # a real model's head: every number from the scenario's model head (Scenario.model_head), so from its inputs; the
 # model, sentence, layer and head themselves are in every view (scene_view)
@@ -264,6 +285,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # one -ql beat_frames render each here, against KVCacheSteps' (12 and 9 s of user time, a busy machine)
         "GroupedHeads": 0.45,
         "CacheMemory": 0.35,
+        # the flash-attention lecture's (estimated from their clips' length until measured)
+        "MemoryRoutes": 0.6,
+        "OnlineSoftmax": 1.0,
+        "TiledTraffic": 0.7,
     },
     # -qh (and -qm, -qp, -qk): encoding weighs most, so the length of the clip counts more (the mean of three
     # cold bundles, two renders at a time; a scene's share moves by a tenth from one bundle to the next)
@@ -309,6 +334,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         # by their clips' length against Scores' (about 19 and 17 s against 27.8 s; not measured at -qh)
         "GroupedHeads": 0.55,
         "CacheMemory": 0.45,
+        # the flash-attention lecture's (estimated from their clips' length until measured)
+        "MemoryRoutes": 0.6,
+        "OnlineSoftmax": 0.9,
+        "TiledTraffic": 0.7,
     },
 }
 """Each scene's render time relative to Scores, by quality (measured here, cold, with the

@@ -48,7 +48,7 @@ from attention_math.masking import attention_dropout
 from scenes import plan
 from scenes.facts import Fact, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
-from scenes.plan import LECTURES, MASKED_DROPOUT, lecture_of
+from scenes.plan import FLASH_BLOCKS, LECTURES, MASKED_DROPOUT, lecture_of
 
 __all__ = [
     "BELONGS",
@@ -480,6 +480,71 @@ def _training() -> TrainingTrace:
     return _run(*plan.LEARNED_TRAINING)
 
 
+class _Online:
+    """One query's row of scaled scores walked in tiles of ``FLASH_BLOCKS[0]`` keys (source ``online``), derived here
+    by Milakov & Gimelshein's recurrence in Python floats, not by ``attention_math.flash``: per tile the running
+    maximum m, the factor exp(m_old − m) (0 at the first tile), the running sum ℓ and output Σ exp(s − m)·v; per key
+    exp(s − m) against its tile's m; at the end output / ℓ."""
+
+    def __init__(self, s: Scenario) -> None:
+        trace = s.trace()
+        row, values = trace.scaled_scores[s.query].tolist(), trace.values.tolist()
+        self.block_size = FLASH_BLOCKS[0]
+        self.scores = np.array(row)
+        m, total, out = float("-inf"), 0.0, [0.0] * len(values[0])
+        exps, maxima, rescales, sums, outputs, tile_sums = [], [], [], [], [], []
+        for start in range(0, len(row), self.block_size):
+            tile = row[start : start + self.block_size]
+            new = max(m, *tile)
+            factor = 0.0 if m == float("-inf") else float(np.exp(m - new))
+            mine = [float(np.exp(score - new)) for score in tile]
+            total = factor * total + sum(mine)
+            out = [factor * o + sum(e * v[c] for e, v in zip(mine, values[start : start + len(tile)], strict=True))
+                   for c, o in enumerate(out)]
+            m = new
+            exps += mine
+            maxima.append(m), rescales.append(factor), sums.append(total), outputs.append(out)
+            tile_sums.append(sum(mine))
+        self.tile_exps, self.maxima, self.rescales = np.array(exps), np.array(maxima), np.array(rescales)
+        self.sums, self.tile_sums, self.outputs = np.array(sums), np.array(tile_sums), np.array(outputs)
+        self.max_score, self.exp_sum, self.output = m, total, np.array(out) / total
+
+
+class _Traffic:
+    """Numbers read from and written to slow memory (sources ``traffic`` and ``a100``), derived here in closed form from
+    FlashAttention's Algorithms 0 and 1 for ``n`` tokens of ``d``: standard attention reads Q, K, V (3nd) and S and P
+    (2n²) and writes S, P (2n²) and O (nd); FlashAttention reads K and V once (2nd) and, for each of its ⌈n / B_c⌉ key
+    blocks, every query's Q, O, ℓ, m (n(2d + 2)), writes O, ℓ, m back as often and once at the start (n(d + 2)
+    each). ``sram`` M is 4·d·B_c, or given (then B_c = ⌈M / 4d⌉, B_r = min(B_c, d)); Theorem 2's n·d + n² and
+    n²d²/M beside them."""
+
+    def __init__(self, n: int, d: int, block_size: int | None = None, query_block_size: int | None = None,
+                 sram: int | None = None) -> None:
+        if sram is not None:
+            block_size = -(-sram // (4 * d))
+            query_block_size = min(block_size, d)
+        assert block_size is not None and query_block_size is not None
+        self.n, self.d, self.block_size, self.query_block_size = n, d, block_size, query_block_size
+        self.sram = sram if sram is not None else 4 * d * block_size
+        passes = -(-n // block_size)
+        self.standard_reads, self.standard_writes = 3 * n * d + 2 * n * n, 2 * n * n + n * d
+        self.flash_reads = 2 * n * d + passes * n * (2 * d + 2)
+        self.flash_writes = (passes + 1) * n * (d + 2)
+        self.standard_accesses = self.standard_reads + self.standard_writes
+        self.flash_accesses = self.flash_reads + self.flash_writes
+        self.standard_formula, self.flash_formula = n * d + n * n, n * n * d * d / self.sram
+        self.ratio = self.standard_accesses / self.flash_accesses
+
+
+def _ours(s: Scenario) -> _Traffic:
+    return _Traffic(s.n_tokens, s.d_k, *FLASH_BLOCKS)
+
+
+def _a100() -> _Traffic:
+    """The paper's sizes (section 2.1, Figure 2): n 1024, d 64, M about 100 KB of SRAM in 2-byte numbers."""
+    return _Traffic(1024, 64, sram=100 * 1024 // 2)
+
+
 DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the scenario itself, unmasked and masked
     "trace": lambda s: (s.trace(), s.precision),
@@ -563,6 +628,14 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the cache's memory in published models (not the scenario): their factors and KiB whole, GiB at 2 decimals
     **{f"memory{k + 1}": (lambda s, k=k: (_Memory(k), 0)) for k in range(len(PUBLISHED_CONFIG_JSON))},
     **{f"memory{k + 1}_gib": (lambda s, k=k: (_Memory(k), 2)) for k in range(len(PUBLISHED_CONFIG_JSON))},
+    # the flash-attention lecture: the query's row walked in tiles (its tile size whole); the slow-memory traffic of
+    # both routes at the lecture's sizes and the paper's (counts whole, n²d²/M and the ratio at 2 decimals)
+    "online": lambda s: (_Online(s), s.precision),
+    "online_count": lambda s: (_Online(s), 0),
+    "traffic": lambda s: (_ours(s), 0),
+    "traffic_exact": lambda s: (_ours(s), 2),
+    "a100": lambda s: (_a100(), 0),
+    "a100_exact": lambda s: (_a100(), 2),
 }
 """How each named source is made from the scenario, and how many decimals it is shown with."""
 
@@ -882,6 +955,13 @@ CLOCK_BELONGS: dict[str, tuple[str, ...]] = {
 
 CLOCK_SOURCES = frozenset({"clock", "clock_whole", "shifted", "shifted_whole", "half", "reordered"})
 
+ONLINE_BELONGS: dict[str, tuple[str, ...]] = {
+    "scores": ("key",), "tile_exps": ("key",), "maxima": ("tile",), "rescales": ("tile",), "sums": ("tile",),
+    "tile_sums": ("tile",), "outputs": ("tile", "d_v"), "output": ("d_v",),
+}
+"""The same for one query's row walked in tiles (source ``online``): a score and its exp are its key's; the running m,
+factor, ℓ and output after tile t are tile t's (the output's column c dimension c of the values)."""
+
 
 def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
     """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
@@ -904,6 +984,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         kinds = BELONGS_BIAS.get(field, ())
     elif source in CLOCK_SOURCES:
         kinds = CLOCK_BELONGS.get(field, ())
+    elif source == "online":
+        kinds = ONLINE_BELONGS.get(field, ())
     elif source.startswith("training"):
         kinds = TRAINING_BELONGS.get(field, ())
     else:

@@ -205,6 +205,11 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # one (multi-query) with 16 tokens at 4 decimals (the tallest table, four columns)
     "GroupedHeads": ("grouped-dog", "two", "grouped-twelve", "multi-query-sixteen"),
     "CacheMemory": ("grouped-dog",),  # it shows published models, never the scenario
+    # the flash-attention lecture: lecture 6's preset (tiles of 2 over 5 keys: the last one shorter), 2 tokens (one
+    # tile), 16 at 4 decimals with d_v 3 (the values left out, the most tiles; the geometry test builds 12 tokens)
+    "MemoryRoutes": ("default", "two"),
+    "OnlineSoftmax": ("default", "two", "sixteen"),
+    "TiledTraffic": ("default", "two", "sixteen"),
 }
 """Scenes tested with fewer scenarios than the rest, and why."""
 

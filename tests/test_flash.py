@@ -466,3 +466,45 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
 )
 def test_errors_name_the_argument(call: Callable[[], object], field: str, words: tuple[str, ...]) -> None:
     assert_scenario_error(call, field, *words)
+
+
+# -- the walk as arrays (what the lecture's table shows) -------------------------------------------
+
+
+@FAST
+@given(st.integers(1, 16).flatmap(lambda n: st.tuples(
+    arrays(np.float64, n, elements=st.floats(-30, 30)),
+    arrays(np.float64, (n, 2), elements=MODERATE),
+    st.integers(1, n + 2),
+)))
+def test_the_walks_arrays_against_a_plain_loop(case: tuple[np.ndarray, np.ndarray, int]) -> None:
+    """tile_exps, tile_sums, maxima, rescales, sums and outputs, from Milakov & Gimelshein's recurrence in floats."""
+    row, values, block = case
+    trace = online_softmax_row(row, values, block_size=block)
+    m, total, out = -math.inf, 0.0, [0.0, 0.0]
+    exps_seen: list[float] = []
+    maxima, rescales, sums, outputs, tile_sums = [], [], [], [], []
+    for start in range(0, row.size, block):
+        tile = row[start : start + block].tolist()
+        new = max(m, *tile)
+        factor = 0.0 if m == -math.inf else math.exp(m - new)
+        exps = [math.exp(s - new) for s in tile]
+        total = factor * total + sum(exps)
+        out = [factor * o + sum(e * v[c] for e, v in zip(exps, values[start : start + block].tolist(), strict=True))
+               for c, o in enumerate(out)]
+        m = new
+        exps_seen += exps
+        maxima.append(m), rescales.append(factor), sums.append(total), outputs.append(out), tile_sums.append(sum(exps))
+    assert trace.maxima.tolist() == maxima
+    np.testing.assert_allclose(trace.rescales, rescales, rtol=1e-15)
+    np.testing.assert_allclose(trace.tile_exps, exps_seen, rtol=1e-15)
+    np.testing.assert_allclose(trace.tile_sums, tile_sums, rtol=1e-14)
+    np.testing.assert_allclose(trace.sums, sums, rtol=1e-13)
+    np.testing.assert_allclose(trace.outputs, outputs, rtol=0, atol=1e-12 * _size(values) * row.size)
+    assert trace.outputs.shape == (len(trace.steps), 2) and not trace.outputs.flags.writeable
+
+
+def test_the_walks_arrays_for_one_tile_of_one_key() -> None:
+    trace = online_softmax_row([-2.0], [[4.0, 5.0, 6.0]], block_size=3)
+    assert trace.tile_exps.tolist() == [1.0] and trace.maxima.tolist() == [-2.0] and trace.rescales.tolist() == [0.0]
+    assert trace.sums.tolist() == [1.0] and trace.outputs.tolist() == [[4.0, 5.0, 6.0]]

@@ -311,3 +311,37 @@ def test_the_inference_handout_holds_masked_attentions_rows_step_by_step(name: s
         attend = (t + 1) * (d_k + d_v)
         assert got["multiplies"][t].tolist() == [d_in * (2 * d_k + d_v) + attend,
                                                  d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend]
+
+
+@pytest.mark.parametrize("name", ["dog-chased-ball", "two tokens", "thirteen tokens"])
+def test_the_flash_attention_handout_holds_the_walk_the_tiled_output_and_the_traffic(name: str) -> None:
+    """The walk's rows against the recurrence in floats, FlashAttention's output against self_attention's context, the
+    traffic against Algorithms 0 and 1 in closed form (n = 1024, d = 64, M = 51200 for the paper's)."""
+    import math
+
+    from scenes.plan import FLASH_BLOCKS
+
+    scenario = preset("dog-chased-ball") if name == "dog-chased-ball" else MASKED_SCENARIOS[name]
+    trace, keys = scenario.trace(), FLASH_BLOCKS[0]
+    got = {t.stem: t.values for t in lecture_steps("flash-attention").tables(scenario)}
+    assert list(got) == ["X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scaled_scores", "tile_exps", "online_walk", "Z",
+                         "traffic", "traffic_paper"]
+    s, m, total, out, rows = trace.scaled_scores[scenario.query].tolist(), -math.inf, 0.0, [0.0] * scenario.d_v, []
+    for start in range(0, len(s), keys):
+        tile = s[start : start + keys]
+        new = max(m, *tile)
+        factor = 0.0 if m == -math.inf else math.exp(m - new)
+        exps = [math.exp(x - new) for x in tile]
+        total = factor * total + sum(exps)
+        out = [factor * o + sum(e * trace.values[start + k][c] for k, e in enumerate(exps)) for c, o in enumerate(out)]
+        m = new
+        rows.append([m, factor, total, *out])
+    np.testing.assert_allclose(got["online_walk"], rows, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got["Z"], trace.context, rtol=1e-9, atol=1e-12)
+    for stem, (n, d, b_c, sram) in (("traffic", (scenario.n_tokens, scenario.d_k, keys, 4 * scenario.d_k * keys)),
+                                    ("traffic_paper", (1024, 64, 200, 51200))):
+        passes = -(-n // b_c)
+        standard = [3 * n * d + 2 * n * n, 2 * n * n + n * d]
+        flash = [2 * n * d + passes * n * (2 * d + 2), (passes + 1) * n * (d + 2)]
+        assert got[stem].tolist() == [[*standard, sum(standard), n * d + n * n],
+                                      [*flash, sum(flash), n * n * d * d / sram]]

@@ -64,6 +64,10 @@ group heads swapped    GroupedHeads draws head 2's weights in head 1's column, a
 nothing shared         GroupedHeads takes every query head for its own key/value head (g = h)
 next model's KiB       CacheMemory writes each model's KiB a token in the row above the next model's
 KiB of 1000 bytes      CacheMemory counts the KiB a token in thousands of bytes
+factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the row of the tile before (the first last)
+tiles of three         OnlineSoftmax walks the row in tiles of 3 keys while the lecture's are FLASH_BLOCKS'
+blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the lecture's are FLASH_BLOCKS'
+another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -466,6 +470,31 @@ def _theta_of_the_other_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+def _factor_one_tile_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    number = ExplainerScene.number
+
+    def planted(self: ExplainerScene, source: str, field: str, *index: int, **options: Any) -> Any:
+        if source == "online" and field == "rescales":  # tile t's row shows tile t + 1's factor
+            tiles = len(self.sources["online"][0].steps)
+            index = ((index[0] + 1) % tiles,)
+        return number(self, source, field, *index, **options)
+
+    monkeypatch.setattr(ExplainerScene, "number", planted)
+
+
+def _tiles_of_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("scenes.flash_attention.online_softmax"), "FLASH_BLOCKS", (3, 2))
+
+
+def _blocks_of_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.import_module("scenes.flash_attention.memory_routes"), "FLASH_BLOCKS", (3, 2))
+
+
+def _another_head_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = importlib.import_module("scenes.flash_attention.tiled_traffic")
+    monkeypatch.setattr(module, "a100_traffic", functools.partial(module.a100_traffic, d=128))
+
+
 def _counts_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     number = ExplainerScene.number
     other = {"multiplies_with_cache": "multiplies_without_cache", "multiplies_without_cache": "multiplies_with_cache"}
@@ -599,6 +628,10 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "nothing shared": (("scenes.inference.grouped_heads", "GroupedHeads"), _nothing_shared),
     "next model's KiB": (("scenes.inference.cache_memory", "CacheMemory"), _next_models_kib),
     "KiB of 1000 bytes": (("scenes.inference.cache_memory", "CacheMemory"), _kib_of_1000_bytes),
+    "factor one tile late": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _factor_one_tile_late),
+    "tiles of three": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _tiles_of_three),
+    "blocks of three": (("scenes.flash_attention.memory_routes", "MemoryRoutes"), _blocks_of_three),
+    "another head size": (("scenes.flash_attention.tiled_traffic", "TiledTraffic"), _another_head_size),
 }
 
 
@@ -681,6 +714,11 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "nothing shared": ("grouped-dog",),
     "next model's KiB": ("grouped-dog",),  # it shows published models, whatever the scenario
     "KiB of 1000 bytes": ("grouped-dog",),
+    # the flash-attention lecture: 5 and 8 tokens (several tiles); its other scenes show sizes and counts, one each
+    "factor one tile late": ("5-tokens-0-decimals",),
+    "tiles of three": ("5-tokens-0-decimals",),
+    "blocks of three": ("5-tokens-0-decimals",),
+    "another head size": ("2-tokens-3-decimals",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 

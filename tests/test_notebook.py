@@ -97,6 +97,7 @@ LECTURE_SCENARIOS = {
     "multi-head": preset("two-heads"),
     "learned": preset("learned"),
     "rope": preset("rope-dog"),
+    "flash-attention": preset("dog-chased-ball"),
 }
 
 

@@ -352,6 +352,17 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
           for name in ("key_and_value", "layers", "kv_heads", "d_head", "bytes_per_number", "kib_per_token")),
         *((f"memory{k + 1}_gib", "gib_context", lambda s: [()]) for k in range(4)),
     ],
+    "MemoryRoutes": [("traffic", "block_size", lambda s: [()]), ("traffic", "query_block_size", lambda s: [()])],
+    "OnlineSoftmax": [  # every key's score and exp, every tile's m, factor, ℓ and output, o / ℓ and softmax·V
+        ("online", "scores", every(n)), ("online", "tile_exps", every(n)),
+        *(("online", name, lambda s: every_index((-(-s.n_tokens // plan.FLASH_BLOCKS[0]),)))
+          for name in ("maxima", "rescales", "sums")),
+        ("online", "outputs", lambda s: every_index((-(-s.n_tokens // plan.FLASH_BLOCKS[0]), s.d_v))),
+        ("online", "output", every(d_v)), ("step", "context", every(d_v)),
+    ],
+    "TiledTraffic": [(source, name, lambda s: [()]) for source in ("traffic", "a100") for name in (
+        "standard_reads", "standard_writes", "standard_accesses", "flash_reads", "flash_writes", "flash_accesses",
+        "standard_formula", "n", "d", "sram")],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..steps import LectureSteps
+from .flash_attention import FLASH
 from .inference import INFERENCE
 from .learned import LEARNED
 from .masked import MASKED
@@ -31,6 +32,7 @@ LECTURE_STEPS: Mapping[str, LectureSteps] = MappingProxyType(
         "real-head": REAL_HEAD,
         "rope": ROPE,
         "inference": INFERENCE,
+        "flash-attention": FLASH,
     }
 )
 """Every lecture's handout and notebook, by the lecture's name; read-only."""
