@@ -60,6 +60,7 @@ from scenes.kit.heatmap import (
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.mask import future_mask
 from scenes.kit.palette import CONTEXT, FAINT, INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["MAX_DRAWN", "CausalHeads", "changed_row"]
@@ -125,7 +126,7 @@ def _line_widths(scenario: Scenario, font: float) -> tuple[float, float]:
     return concat, names + d_out * cell + 0.3
 
 
-class CausalHeads(ExplainerScene):
+class CausalHeads(StillFirst, ExplainerScene):
     """Every head masked: lower triangles side by side; a row that changes; the heads' z joined times W_O."""
 
     panels: list[_Panel]  # the geometry tests look at these

@@ -58,6 +58,7 @@ from scenes.kit.heatmap import (
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, shorten_token, text, token_text
 
 __all__ = ["MAX_DRAWN", "MultiHead"]
@@ -147,7 +148,7 @@ class _Panel:
         return self.left + self.width / 2
 
 
-class MultiHead(ExplainerScene):
+class MultiHead(StillFirst, ExplainerScene):
     """The sentence through h heads side by side; their z for the query joined; × W_O gives the output."""
 
     @classmethod

@@ -41,6 +41,7 @@ from scenes.kit.heatmap import text_height, text_width, vector_line, vector_widt
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.motion import fly_into
 from scenes.kit.palette import CONTEXT, DIM, EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, shorten_token, text
 
 __all__ = ["PerHead"]
@@ -133,6 +134,7 @@ class _Board:
     headers: dict[str, VMobject]  # "X", "K", "V" and the three fields'
     rows: Rectangle  # the keys' rows' reach across the table (a mark that draws nothing)
     x_shown: bool = True  # is X on screen?
+    labels_dim: bool = False  # have the tokens' labels stepped back (the matrices' rows are not tokens)?
 
 
 @dataclass
@@ -156,7 +158,7 @@ class _Head:
         return f"head{self.head + 1}"
 
 
-class PerHead(ExplainerScene):
+class PerHead(StillFirst, ExplainerScene):
     """Head 1's W_Q, W_K, W_V and its whole pipeline for the query; head 2's, shorter; their z side by side."""
 
     layout: _Layout  # what the beats draw on (the geometry tests look at them)
@@ -570,8 +572,10 @@ class PerHead(ExplainerScene):
         beside_x = bool(getattr(head.matrices, "beside_x", False))
         x = VGroup(board.x_grid, board.headers["X"])
         # the matrices' rows are the embedding's dimensions, not the tokens: the tokens' labels step back
-        moves: list[Animation] = [FadeIn(head.matrices, shift=LEFT * 0.2),
-                                  board.labels.animate.set_opacity(1.0 if beside_x else DIM).build()]
+        moves: list[Animation] = [FadeIn(head.matrices, shift=LEFT * 0.2)]
+        if board.labels_dim == beside_x:  # only a change is animated: an animated label is redrawn every frame
+            moves.append(board.labels.animate.set_opacity(1.0 if beside_x else DIM).build())
+            board.labels_dim = not beside_x
         if beside_x and not board.x_shown:
             moves.append(FadeIn(x))
         elif not beside_x and board.x_shown:
@@ -583,14 +587,16 @@ class PerHead(ExplainerScene):
         """X and the matrices make way for q (out of W_Q) and the keys (out of W_K)."""
         grids = [part for part in head.matrices if isinstance(part, VGroup) and len(part) == 2
                  and isinstance(part[1], NumberGrid)]
-        out: list[Animation] = [FadeOut(head.matrices), board.labels.animate.set_opacity(1.0).build()]
+        out: list[Animation] = [board.labels.animate.set_opacity(1.0).build()] if board.labels_dim else []
+        board.labels_dim = False
         if board.x_shown:
             out.append(FadeOut(board.x_grid, board.headers["X"]))
             board.x_shown = False
-        if grids:  # q and K come out of W_Q and W_K
-            out += [FadeTransform(grids[0][1].copy(), head.query), FadeTransform(grids[1][1].copy(), head.keys)]
+        if grids:  # q and K come out of W_Q and W_K: their numbers turn into them (no copy drawn besides)
+            rest = [part for part in head.matrices if part not in grids[:2]] + [grids[0][0], grids[1][0]]
+            out += [FadeOut(*rest), FadeTransform(grids[0][1], head.query), FadeTransform(grids[1][1], head.keys)]
         else:
-            out += [FadeIn(head.query, shift=RIGHT * 0.2), FadeIn(head.keys, shift=RIGHT * 0.2)]
+            out += [FadeOut(head.matrices), FadeIn(head.query, shift=RIGHT * 0.2), FadeIn(head.keys, shift=RIGHT * 0.2)]
         return [*out, FadeIn(board.query, board.headers["K"])]
 
     def _column_in(self, board: _Board, head: _Head, field_name: str) -> list[Animation]:
