@@ -302,7 +302,7 @@ class CausalHeads(StillFirst, ExplainerScene):
         said = (f"{self.cite(size('n_heads'))} heads, each with its own weights: every token looks at every token."
                 if self.h > 1 else "One head and its weights: every token looks at every token.")
         self.beat(said, *animations, *([FadeIn(self._colours_note(panels))] if self._colours(panels) else []),
-                  run_time=1.8, wait=1.2)
+                  run_time=1.4, wait=1.6)
 
     def _colours(self, panels: list[_Panel]) -> bool:
         return any(not p.fit.numbers for p in panels)

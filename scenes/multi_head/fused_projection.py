@@ -547,8 +547,8 @@ class FusedProjection(StillFirst, ExplainerScene):
         self.beat("K and V the same way: one big W_K and one big W_V, each product split into the heads' K and V.",
                   FadeOut(self.equal, queries.heads, queries.more), *moves,
                   FadeIn(columns[0].top, stacked.more, shift=DOWN * 0.2),
-                  *(FadeIn(c.group, shift=LEFT * 0.3) for c in columns[1:]), *self._summary_note(), run_time=2.0,
-                  wait=2.5)
+                  *(FadeIn(c.group, shift=LEFT * 0.3) for c in columns[1:]), *self._summary_note(), run_time=1.6,
+                  wait=2.9)
 
     def _summary_look(self) -> _Look:
         """The summary's cells, in colours only: as large as the three columns (each big W over its stack) fit."""

@@ -337,7 +337,7 @@ class MultiHead(StillFirst, ExplainerScene):
                            LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3 / len(rows)),
                            FadeIn(p.numbers, p.scale, p.marks, p.most)]
         self._note = self._heading_note("colours only: each map's range in its legend", panels)
-        self.beat(said, *animations, FadeIn(self._note), run_time=2.0, wait=2.0)
+        self.beat(said, *animations, FadeIn(self._note), run_time=1.6, wait=2.4)
 
     def _heading_note(self, content: str, panels: list[_Panel]) -> VMobject:
         """A note under the heading, furniture like the rounding note; "colours only" where a map is

@@ -608,7 +608,7 @@ class PerHead(StillFirst, ExplainerScene):
     def _mixed(self, board: _Board, head: _Head, said: str) -> None:
         """The keys make way for the values; the weights and values fly into the head's box of z."""
         self.beat(said, FadeOut(head.keys, board.headers["K"]), FadeIn(head.values, board.headers["V"]),
-                  fly_into(head.z, *head.columns["weights"], *head.values), run_time=2.0, wait=1.4)
+                  fly_into(head.z, *head.columns["weights"], *head.values), run_time=1.6, wait=1.8)
 
     def _short(self, board: _Board, before: _Head, head: _Head) -> None:
         """Head 2, the viewer having seen the steps once: its matrices, then its whole table, then its z."""
@@ -622,7 +622,7 @@ class PerHead(StillFirst, ExplainerScene):
         for f in FIELDS:
             table += self._column_in(board, head, f)
         self.beat(f"Its own query, keys, scores and weights: head {self.cite(position(head.head))} looks most at "
-                  f"{self._looks(head)}.", *table, FadeIn(head.outline), run_time=2.2, wait=1.6)
+                  f"{self._looks(head)}.", *table, FadeIn(head.outline), run_time=1.6, wait=2.2)
         self._mixed(board, head, f"Its own values give its own z{self.cite(query_number())}.")
 
     def _side_by_side(self, drawn: list[_Head]) -> None:
