@@ -330,7 +330,7 @@ class CausalHeads(StillFirst, ExplainerScene):
                 animations.append(FadeTransform(old_scale, p.scale))
         where = " in every head" if self.h > 1 else ""
         self.beat(f"The causal mask{where}: the keys after each query are hidden, and each row still adds up to one.",
-                  *animations, run_time=2.0, wait=1.2)
+                  *animations, run_time=1.6, wait=1.6)
         self.play(*(p.mask.animate.set_fill(opacity=FAINT) for p in panels), run_time=0.5)
 
     def _rows_change(self, panels: list[_Panel]) -> None:

@@ -389,7 +389,8 @@ class PerHead(StillFirst, ExplainerScene):
 
     def _tex(self, content: str, color: str, font: float) -> MathTex:
         """Our own formula (never a token) over a column: ``K = X W_K``."""
-        tex = content.replace("W_K", "W_{K}").replace("W_V", "W_{V}")
+        # W_{Q} as MultiHead writes it: one TeX file for both scenes (each distinct formula is a latex run)
+        tex = content.replace("W_Q", "W_{Q}").replace("W_K", "W_{K}").replace("W_V", "W_{V}")
         return drop_svg_paths(MathTex(tex, font_size=font + 6, color=color))
 
     def _field_headers(self, layout: _Layout) -> dict[str, VMobject]:
