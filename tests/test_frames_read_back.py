@@ -3,8 +3,8 @@
 Every run draws a fresh seed (printed in the output and in every failure; replay one with
 ``ATTENTION_READ_BACK_SEED=<seed>``) and from it a scenario within the scenes' limits: 2 to 6
 tokens of random letters, d_in 2–6, d_k and d_v 1–4, any query, 1 to 3 decimals, random
-embeddings and weights (``frame_reading.fresh_scenario``). The last frames of ScaleAndSoftmax
-and WeightedSum are rendered for it by manim (``-s`` at 1600 × 900, in processes of their
+embeddings and weights (``frame_reading.fresh_scenario``). The last frames of ScaleAndSoftmax,
+Scores and WeightedSum are rendered for it by manim (``-s`` at 1600 × 900, in processes of their
 own, two at a time) and read by Tesseract, an OCR engine that owes nothing to the project. The
 numbers it reads, line by line top to bottom and each line left to right, must be exactly those
 :func:`attention_math.self_attention` computes for the scenario, rounded here to its precision:
@@ -12,8 +12,9 @@ numbers it reads, line by line top to bottom and each line left to right, must b
 - ScaleAndSoftmax: √d_k and m (the largest scaled score) in its head; per key, in the order of
   the bars, its score, score ÷ √d_k, exp(· − m), weight and running total; Σ of the exps;
 - WeightedSum: per key its weight, its value vector and weight × value; then z;
-- Scores is left out for now (``frame_reading.LAST_FRAMES`` says why: a layout fault this test
-  found, where its summary's subtitle runs into the first bar).
+- Scores: each key's score beside its bar, top to bottom, in that order among the frame's other
+  numbers (some scenarios' last frame works the scores out beside the bars: q, K, the products;
+  those are not checked).
 
 Only numbers with a decimal point are read: token numbers ("k1", "q3"), sizes ("d_v = 1") and TeX
 subscripts ("z₂ = Σ_j w₂ⱼ v_j") are left out (tiny, and whole numbers that a misread letter could

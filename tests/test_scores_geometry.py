@@ -100,3 +100,21 @@ def test_without_room_for_the_board_the_chart_names_span_the_frame(tmp_path: Pat
     names = [m for top in scene.mobjects for m in top.get_family()
              if getattr(m, "text", "").startswith("k1") and len(m.text) > 2]  # "k1 the" (Text drops spaces)
     assert names and min(m.get_left()[0] for m in names) == pytest.approx(-6.6, abs=0.01), scenario.tokens
+
+
+def test_the_planes_note_stays_left_of_the_chart(tmp_path: Path) -> None:
+    """d_k 3, two tokens (the read-back's seed 2676228798): the frame's invisible unit line reached far right, and
+    "dimensions 1 and 2 of dₖ = 3 (the bars use all)", centred on the frame, ran into the chart's title, its first
+    bar's label and its score. The note stays over the plane, left of the chart, and no text overlaps another."""
+    from frame_reading import fresh_scenario
+    from scene_helpers import overlapping_texts, text_of
+
+    scenario = fresh_scenario(2676228798)
+    assert (scenario.n_tokens, scenario.d_k) == (2, 3)  # the scenario the fault was found with
+    scene = dry_render(with_scenario(Scores, scenario), tmp_path)
+    texts = [m for top in scene.mobjects for m in top.get_family() if text_of(m)]
+    note = [m for m in texts if "the bars use all" in text_of(m)]
+    labels = [m for m in texts if text_of(m).startswith("k1 ")]
+    assert note and labels, "the plane's note and the chart's first label are on screen at the end"
+    assert note[0].get_right()[0] < labels[0].get_left()[0]
+    assert overlapping_texts(scene.mobjects) == []

@@ -60,6 +60,7 @@ from scenes.kit.heatmap import (
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.mask import future_mask
 from scenes.kit.palette import CONTEXT, FAINT, INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["MAX_DRAWN", "CausalHeads", "changed_row"]
@@ -125,7 +126,7 @@ def _line_widths(scenario: Scenario, font: float) -> tuple[float, float]:
     return concat, names + d_out * cell + 0.3
 
 
-class CausalHeads(ExplainerScene):
+class CausalHeads(StillFirst, ExplainerScene):
     """Every head masked: lower triangles side by side; a row that changes; the heads' z joined times W_O."""
 
     panels: list[_Panel]  # the geometry tests look at these
@@ -301,7 +302,7 @@ class CausalHeads(ExplainerScene):
         said = (f"{self.cite(size('n_heads'))} heads, each with its own weights: every token looks at every token."
                 if self.h > 1 else "One head and its weights: every token looks at every token.")
         self.beat(said, *animations, *([FadeIn(self._colours_note(panels))] if self._colours(panels) else []),
-                  run_time=1.8, wait=1.2)
+                  run_time=1.4, wait=1.6)
 
     def _colours(self, panels: list[_Panel]) -> bool:
         return any(not p.fit.numbers for p in panels)
@@ -329,7 +330,7 @@ class CausalHeads(ExplainerScene):
                 animations.append(FadeTransform(old_scale, p.scale))
         where = " in every head" if self.h > 1 else ""
         self.beat(f"The causal mask{where}: the keys after each query are hidden, and each row still adds up to one.",
-                  *animations, run_time=2.0, wait=1.2)
+                  *animations, run_time=1.6, wait=1.6)
         self.play(*(p.mask.animate.set_fill(opacity=FAINT) for p in panels), run_time=0.5)
 
     def _rows_change(self, panels: list[_Panel]) -> None:

@@ -47,6 +47,7 @@ from scenes.kit.blocks import COLOUR_TINT, NUMBER_TINT, BlockMatrix, head_color
 from scenes.kit.heatmap import text_height, text_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import MAX_TOKEN_CHARS, NUMBER_SIZE, SMALLEST_SIZE, drop_svg_paths, shorten_token, text, token_text
 
 __all__ = ["MAX_DRAWN", "FusedProjection"]
@@ -121,7 +122,7 @@ class _Stack:
         return VGroup(*self.matrices, self.heads, self.shape, self.more)
 
 
-class FusedProjection(ExplainerScene):
+class FusedProjection(StillFirst, ExplainerScene):
     """One big W_Q (the heads' side by side), one product, reshape and transpose: each head's Q, the same numbers."""
 
     board: _Board  # the geometry tests look at these
@@ -546,8 +547,8 @@ class FusedProjection(ExplainerScene):
         self.beat("K and V the same way: one big W_K and one big W_V, each product split into the heads' K and V.",
                   FadeOut(self.equal, queries.heads, queries.more), *moves,
                   FadeIn(columns[0].top, stacked.more, shift=DOWN * 0.2),
-                  *(FadeIn(c.group, shift=LEFT * 0.3) for c in columns[1:]), *self._summary_note(), run_time=2.0,
-                  wait=2.5)
+                  *(FadeIn(c.group, shift=LEFT * 0.3) for c in columns[1:]), *self._summary_note(), run_time=1.6,
+                  wait=2.9)
 
     def _summary_look(self) -> _Look:
         """The summary's cells, in colours only: as large as the three columns (each big W over its stack) fit."""

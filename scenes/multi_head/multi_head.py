@@ -58,6 +58,7 @@ from scenes.kit.heatmap import (
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, shorten_token, text, token_text
 
 __all__ = ["MAX_DRAWN", "MultiHead"]
@@ -147,7 +148,7 @@ class _Panel:
         return self.left + self.width / 2
 
 
-class MultiHead(ExplainerScene):
+class MultiHead(StillFirst, ExplainerScene):
     """The sentence through h heads side by side; their z for the query joined; × W_O gives the output."""
 
     @classmethod
@@ -336,7 +337,7 @@ class MultiHead(ExplainerScene):
                            LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3 / len(rows)),
                            FadeIn(p.numbers, p.scale, p.marks, p.most)]
         self._note = self._heading_note("colours only: each map's range in its legend", panels)
-        self.beat(said, *animations, FadeIn(self._note), run_time=2.0, wait=2.0)
+        self.beat(said, *animations, FadeIn(self._note), run_time=1.6, wait=2.4)
 
     def _heading_note(self, content: str, panels: list[_Panel]) -> VMobject:
         """A note under the heading, furniture like the rounding note; "colours only" where a map is

@@ -41,6 +41,7 @@ from scenes.kit.heatmap import text_height, text_width, vector_line, vector_widt
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.motion import fly_into
 from scenes.kit.palette import CONTEXT, DIM, EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, shorten_token, text
 
 __all__ = ["PerHead"]
@@ -133,6 +134,7 @@ class _Board:
     headers: dict[str, VMobject]  # "X", "K", "V" and the three fields'
     rows: Rectangle  # the keys' rows' reach across the table (a mark that draws nothing)
     x_shown: bool = True  # is X on screen?
+    labels_dim: bool = False  # have the tokens' labels stepped back (the matrices' rows are not tokens)?
 
 
 @dataclass
@@ -156,7 +158,7 @@ class _Head:
         return f"head{self.head + 1}"
 
 
-class PerHead(ExplainerScene):
+class PerHead(StillFirst, ExplainerScene):
     """Head 1's W_Q, W_K, W_V and its whole pipeline for the query; head 2's, shorter; their z side by side."""
 
     layout: _Layout  # what the beats draw on (the geometry tests look at them)
@@ -387,7 +389,8 @@ class PerHead(ExplainerScene):
 
     def _tex(self, content: str, color: str, font: float) -> MathTex:
         """Our own formula (never a token) over a column: ``K = X W_K``."""
-        tex = content.replace("W_K", "W_{K}").replace("W_V", "W_{V}")
+        # W_{Q} as MultiHead writes it: one TeX file for both scenes (each distinct formula is a latex run)
+        tex = content.replace("W_Q", "W_{Q}").replace("W_K", "W_{K}").replace("W_V", "W_{V}")
         return drop_svg_paths(MathTex(tex, font_size=font + 6, color=color))
 
     def _field_headers(self, layout: _Layout) -> dict[str, VMobject]:
@@ -570,8 +573,10 @@ class PerHead(ExplainerScene):
         beside_x = bool(getattr(head.matrices, "beside_x", False))
         x = VGroup(board.x_grid, board.headers["X"])
         # the matrices' rows are the embedding's dimensions, not the tokens: the tokens' labels step back
-        moves: list[Animation] = [FadeIn(head.matrices, shift=LEFT * 0.2),
-                                  board.labels.animate.set_opacity(1.0 if beside_x else DIM).build()]
+        moves: list[Animation] = [FadeIn(head.matrices, shift=LEFT * 0.2)]
+        if board.labels_dim == beside_x:  # only a change is animated: an animated label is redrawn every frame
+            moves.append(board.labels.animate.set_opacity(1.0 if beside_x else DIM).build())
+            board.labels_dim = not beside_x
         if beside_x and not board.x_shown:
             moves.append(FadeIn(x))
         elif not beside_x and board.x_shown:
@@ -583,14 +588,16 @@ class PerHead(ExplainerScene):
         """X and the matrices make way for q (out of W_Q) and the keys (out of W_K)."""
         grids = [part for part in head.matrices if isinstance(part, VGroup) and len(part) == 2
                  and isinstance(part[1], NumberGrid)]
-        out: list[Animation] = [FadeOut(head.matrices), board.labels.animate.set_opacity(1.0).build()]
+        out: list[Animation] = [board.labels.animate.set_opacity(1.0).build()] if board.labels_dim else []
+        board.labels_dim = False
         if board.x_shown:
             out.append(FadeOut(board.x_grid, board.headers["X"]))
             board.x_shown = False
-        if grids:  # q and K come out of W_Q and W_K
-            out += [FadeTransform(grids[0][1].copy(), head.query), FadeTransform(grids[1][1].copy(), head.keys)]
+        if grids:  # q and K come out of W_Q and W_K: their numbers turn into them (no copy drawn besides)
+            rest = [part for part in head.matrices if part not in grids[:2]] + [grids[0][0], grids[1][0]]
+            out += [FadeOut(*rest), FadeTransform(grids[0][1], head.query), FadeTransform(grids[1][1], head.keys)]
         else:
-            out += [FadeIn(head.query, shift=RIGHT * 0.2), FadeIn(head.keys, shift=RIGHT * 0.2)]
+            out += [FadeOut(head.matrices), FadeIn(head.query, shift=RIGHT * 0.2), FadeIn(head.keys, shift=RIGHT * 0.2)]
         return [*out, FadeIn(board.query, board.headers["K"])]
 
     def _column_in(self, board: _Board, head: _Head, field_name: str) -> list[Animation]:
@@ -602,7 +609,7 @@ class PerHead(ExplainerScene):
     def _mixed(self, board: _Board, head: _Head, said: str) -> None:
         """The keys make way for the values; the weights and values fly into the head's box of z."""
         self.beat(said, FadeOut(head.keys, board.headers["K"]), FadeIn(head.values, board.headers["V"]),
-                  fly_into(head.z, *head.columns["weights"], *head.values), run_time=2.0, wait=1.4)
+                  fly_into(head.z, *head.columns["weights"], *head.values), run_time=1.6, wait=1.8)
 
     def _short(self, board: _Board, before: _Head, head: _Head) -> None:
         """Head 2, the viewer having seen the steps once: its matrices, then its whole table, then its z."""
@@ -616,7 +623,7 @@ class PerHead(ExplainerScene):
         for f in FIELDS:
             table += self._column_in(board, head, f)
         self.beat(f"Its own query, keys, scores and weights: head {self.cite(position(head.head))} looks most at "
-                  f"{self._looks(head)}.", *table, FadeIn(head.outline), run_time=2.2, wait=1.6)
+                  f"{self._looks(head)}.", *table, FadeIn(head.outline), run_time=1.6, wait=2.2)
         self._mixed(board, head, f"Its own values give its own z{self.cite(query_number())}.")
 
     def _side_by_side(self, drawn: list[_Head]) -> None:

@@ -34,6 +34,7 @@ from scenes.kit.baselines import row_baseline, stand
 from scenes.kit.heatmap import text_height, text_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import DIM, HIGHLIGHT, INK, KEY, MUTED, WEIGHT
+from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["MAX_DRAWN", "WhyHeads"]
@@ -79,7 +80,7 @@ class _Column:
         return f"head{self.head + 1}"
 
 
-class WhyHeads(ExplainerScene):
+class WhyHeads(StillFirst, ExplainerScene):
     """The query's weights in each head as bars over the keys: each head reads the sentence its own way."""
 
     board: list[_Column]  # what the beats draw on, a column per head (the geometry tests look at it)

@@ -55,6 +55,7 @@ __all__ = ["Scores"]
 
 PLANE_AREA: Box = (-6.5, -0.6, -3.05, 2.45)  # left, right, bottom, top
 CHART_LEFT, CHART_RIGHT, CHART_TOP = 0.2, 6.65, 2.05
+NOTE_RIGHT = CHART_LEFT - 0.25  # the plane's note (d_k > 2) ends left of the chart's labels
 TITLE_Y = 2.55
 MAX_BOARD_ROWS = 12  # more keys than this: the board shows a window of them, the chart every one
 STACK_MOST = 9  # up to this many keys the chart sits under the plane, each bar under its key's foot
@@ -255,15 +256,26 @@ class Scores(ExplainerScene):
             return VGroup(line, note), line.c2p, note
         points = np.vstack([step.keys[:, :2], self.sources["alignment"][0].feet[:, :2],
                             step.query[None, :2] * self._query_shrink])
-        area = (area[0], area[1], area[2], area[3] - (0.45 if d_k > 2 else 0.0))
+        plane_note = self._plane_note() if d_k > 2 else None
+        area = (area[0], area[1], area[2], area[3] - (plane_note.height + 0.2 if plane_note is not None else 0.0))
         frame = QueryFrame(step.query, points, area)  # the query points right: shadows fall straight down
-        if d_k > 2:
-            note = self.label("dimensions {} and {} of dₖ = {} (the bars use all)", position(0), position(1),
-                              size("d_k"), size=20, color=MUTED)
-            note.next_to(frame, UP, buff=0.15).set_x(frame.get_x())
-            note.shift(RIGHT * max(0.0, PLANE_AREA[0] - note.get_left()[0]))
-            return VGroup(frame, note), frame.c2p, note
+        if plane_note is not None:
+            # over the plane's area (the frame's invisible unit line may reach far right), left of the chart
+            plane_note.next_to(frame, UP, buff=0.15).set_x((area[0] + area[1]) / 2)
+            plane_note.shift(RIGHT * (max(0.0, -6.6 - plane_note.get_left()[0])
+                                      - max(0.0, plane_note.get_right()[0] - NOTE_RIGHT)))
+            return VGroup(frame, plane_note), frame.c2p, plane_note
         return VGroup(frame), frame.c2p, None
+
+    def _plane_note(self) -> VMobject:
+        """"dimensions 1 and 2 of dₖ = 3 (the bars use all)": on one line where it fits left of the chart, else
+        on two."""
+        parts = (position(0), position(1), size("d_k"))
+        note: VMobject = self.label("dimensions {} and {} of dₖ = {} (the bars use all)", *parts, size=20, color=MUTED)
+        if note.width > NOTE_RIGHT + 6.6:
+            note = VGroup(self.label("dimensions {} and {} of dₖ = {}", *parts, size=20, color=MUTED),
+                          text("(the bars use all)", size=20, color=MUTED)).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        return note
 
     def _drops(self, space: VGroup, at: Callable[..., np.ndarray], keys: list[VMobject]) -> VGroup:
         """From each key's tip, a perpendicular to the query's line, and its foot."""
