@@ -40,7 +40,7 @@ from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
 from .interrupts import received, stop_meant_by
 from .media import contact_sheet, join_videos, last_frame, probe
-from .outputs.handout import handout_files
+from .outputs.handout import handout_files, handout_names
 from .outputs.notebook import notebook_json
 from .outputs.page import lecture_page
 from .outputs.pptx import KIND as PPTX_KIND
@@ -748,7 +748,7 @@ def _file_entries(plan: BundlePlan, staging: Staging) -> list[dict[str, Any]]:
     listed += [(f"lecture.{plan.settings.extension}", "lecture", None), ("lecture.srt", "subtitles", None)]
     listed += [("lecture.vtt", "webvtt", None), ("narration.md", "narration", None)]
     listed.append(("stills/contact-sheet.png", "contact-sheet", None))
-    listed += [(f"handout/{name}", "handout", None) for name in sorted(handout_files(plan.scenario, plan.lecture))]
+    listed += [(f"handout/{name}", "handout", None) for name in handout_names(plan.scenario, plan.lecture)]
     listed += [("handout/notebook.ipynb", "notebook", None), ("scenario.toml", "scenario", None)]
     listed += [(rel, kind, None) for rel, kind in staging.deck]
     listed += [(rel, kind, None) for rel, kind in staging.pptx]
