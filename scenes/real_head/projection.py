@@ -10,6 +10,7 @@ biases that went into them. Every number is the model's own (:mod:`attention_mat
 
 from __future__ import annotations
 
+import functools
 from typing import Any, cast
 
 import numpy as np
@@ -48,6 +49,23 @@ MAPS_LEFT = -HALF_WIDTH + 0.6  # the first map's left edge (its colour scale rea
 SIZE = SMALLEST_SIZE  # the numbers of x's slice: eight columns and their note on one line
 TABLE_SIZE = SMALLEST_SIZE  # the numbers of q, k, v and the biases: six rows beside the maps
 SHADES = 32  # steps of opacity a colour map's pixels are drawn with
+NAME_SIZE = 30  # the names are typeset at this size, then scaled (TeX's outlines scale linearly)
+
+
+NAMES = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+"""The matrices' and biases' names the scene writes (TeX: our own, never user text)."""
+
+
+@functools.cache
+def _names() -> MathTex:
+    """The six names as the parts of one formula: one TeX file, where six cost a latex and a dvisvgm run each."""
+    return drop_svg_paths(MathTex(*NAMES, font_size=NAME_SIZE, color=INK))
+
+
+def math_name(name: str, size: float, color: str) -> VMobject:
+    """A copy of ``name`` (one of :data:`NAMES`) at ``size`` in ``color``, as ``MathTex(name)`` would draw it."""
+    part = cast(VMobject, _names()[NAMES.index(name)]).copy()
+    return part.scale(size / NAME_SIZE).set_color(color)
 
 
 class ColourMap(VGroup):
@@ -213,9 +231,9 @@ class RealProjection(RealHeadScene):
             left = MAPS_LEFT + k * MAP_PITCH
             body = ColourMap(matrix[:-1], low, high, hue, MAP_WIDTH, MAP_HEIGHT, (left, top))
             bias = ColourMap(matrix[-1:], low, high, hue, MAP_WIDTH, BIAS_HEIGHT, (left, top - MAP_HEIGHT - BIAS_GAP))
-            title = drop_svg_paths(MathTex(name, font_size=30, color=hue))
+            title = math_name(name, 30, hue)
             title.move_to((left + MAP_WIDTH / 2, top + 0.12 + title.height / 2, 0))
-            bias_label = drop_svg_paths(MathTex(bias_name, font_size=26, color=hue)).next_to(bias, RIGHT, buff=0.1)
+            bias_label = math_name(bias_name, 26, hue).next_to(bias, RIGHT, buff=0.1)
             scale = Legend(self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
                            self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
                            width=0.3, height=0.16)
@@ -237,7 +255,7 @@ class RealProjection(RealHeadScene):
             index = (q,) if source == "model" else ()
             rows.append([self.number(source, field, *index, m, size=TABLE_SIZE, color=hue) for m in range(SLICE)])
             names.append(self.label(name + "{}", position(q), size=24, color=hue) if source == "model"
-                         else drop_svg_paths(MathTex(name, font_size=28, color=hue)))
+                         else math_name(name, 28, hue))
         columns: list[Any] = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
         table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.24, v_buff=0.1)
         title = self.label("entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_head"),
