@@ -40,7 +40,7 @@ from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
 from .interrupts import received, stop_meant_by
 from .media import contact_sheet, join_videos, last_frame, probe
-from .outputs.handout import handout_files
+from .outputs.handout import handout_files, handout_names
 from .outputs.notebook import notebook_json
 from .outputs.page import lecture_page
 from .outputs.pptx import KIND as PPTX_KIND
@@ -85,6 +85,7 @@ MANIFEST = "manifest.json"
 PAGE = "index.html"
 _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
 TEXTS, TEXTS_KEPT = "texts", 5000  # the texts the renders share (a few MB a scenario), and how many are kept
+HEADS = "heads"  # a real model's heads, computed once and read back by the renders (a few hundred kB each)
 OLD_WORK, OLD_LOCK = ".work", ".lock"  # what versions before the work folder kept in the bundle
 RUNNER = "attention_explainer.runner"  # the module every manim process of the bundle runs
 
@@ -331,7 +332,8 @@ def _runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media
     With slides the scene renders as its slide variant (``scenes/slides.py``), which writes the
     same clip and, in ``work/slides``, its slides: one render serves the clip and the deck.
     """
-    hooks = ["--progress", "--last-still", "--tex-dir", str(work / "tex"), "--text-dir", str(work / TEXTS)]
+    hooks = ["--progress", "--last-still", "--tex-dir", str(work / "tex"), "--text-dir", str(work / TEXTS),
+             "--head-dir", str(work / HEADS)]
     if settings.voice:
         hooks += ["--voice", str(work / "voice")]
     if settings.captions == "burn":
@@ -574,6 +576,7 @@ def _render_changed(plan: BundlePlan, jobs: list[_Job], progress: ProgressCallba
     """Render the scenes that changed, in parallel, in the order that ends soonest; return their clips."""
     scenario_file = plan.work / "scenario.toml"
     _write_text(scenario_file, scenario_to_toml(plan.scenario))
+    _keep_model_head(plan.scenario, plan.work / HEADS)
     to_render = plan.changed()
     for job in jobs:
         if job.spec not in to_render:
@@ -600,6 +603,20 @@ def _render_changed(plan: BundlePlan, jobs: list[_Job], progress: ProgressCallba
     rendered = _run_jobs(pending, plan, scenario_file, changed)
     tex_complete.touch()
     return rendered
+
+
+def _keep_model_head(scenario: Scenario, folder: Path) -> None:
+    """A real model's head, which this process computed when it checked the scenario, kept in ``folder``
+    for the renders (``--head-dir``): they read it back instead of each running the model again."""
+    if scenario.model is None:
+        return
+    from attention_math.minilm import share_heads
+
+    share_heads(folder)
+    try:
+        scenario.model_head()
+    finally:
+        share_heads(None)
 
 
 def _tex_cache_opened(work: Path) -> Path:
@@ -731,7 +748,7 @@ def _file_entries(plan: BundlePlan, staging: Staging) -> list[dict[str, Any]]:
     listed += [(f"lecture.{plan.settings.extension}", "lecture", None), ("lecture.srt", "subtitles", None)]
     listed += [("lecture.vtt", "webvtt", None), ("narration.md", "narration", None)]
     listed.append(("stills/contact-sheet.png", "contact-sheet", None))
-    listed += [(f"handout/{name}", "handout", None) for name in sorted(handout_files(plan.scenario, plan.lecture))]
+    listed += [(f"handout/{name}", "handout", None) for name in handout_names(plan.scenario, plan.lecture)]
     listed += [("handout/notebook.ipynb", "notebook", None), ("scenario.toml", "scenario", None)]
     listed += [(rel, kind, None) for rel, kind in staging.deck]
     listed += [(rel, kind, None) for rel, kind in staging.pptx]

@@ -3,7 +3,7 @@
 ::
 
     python -m attention_explainer.runner [--progress] [--last-still] [--tex-dir DIR] [--text-dir DIR]
-                                         [--hold-after N --hold-file PATH] -- MANIM-RENDER-ARGS
+                                         [--head-dir DIR] [--hold-after N --hold-file PATH] -- MANIM-RENDER-ARGS
 
 installs its hooks into this process, then runs manim's own command line in it
 (``manim render MANIM-RENDER-ARGS``) and exits with manim's status, but for a Ctrl-C, which
@@ -19,6 +19,9 @@ was interrupted, not failed. The hooks:
 ``--text-dir DIR``
     Share the Pango texts the scenes make through ``DIR`` (:func:`scenes.kit.text.share_made_texts`):
     the bundle's processes make many of the same numbers and labels, and each is made once.
+``--head-dir DIR``
+    Read a real model's head from ``DIR`` where the bundle kept it (:func:`attention_math.minilm.share_heads`):
+    a scene of the real-head lecture then neither reads the weights nor runs the model again.
 ``--voice DIR``
     Speak every beat's caption (Piper, the ``voice`` extra; see :mod:`attention_explainer.voice`)
     with its audio cached in ``DIR``: the beat lasts at least as long as the sentence, the audio
@@ -411,6 +414,17 @@ def share_texts(folder: Path) -> None:
     ])
 
 
+def share_model_heads(folder: Path) -> None:
+    """Read a real model's head kept in ``folder`` rather than running the model, and keep it there when
+    this process computes it (:func:`attention_math.minilm.share_heads`): each scene of the real-head
+    lecture shows the head the bundle computed once."""
+    from attention_math.minilm import share_heads
+
+    _install("model heads", lambda: [
+        Step("model heads shared", lambda: share_heads(folder), lambda: share_heads(None))
+    ])
+
+
 def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser = argparse.ArgumentParser(
         prog="python -m attention_explainer.runner",
@@ -419,6 +433,7 @@ def _parse(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--progress", action="store_true", help="a progress line on stderr after every play")
     parser.add_argument("--tex-dir", metavar="DIR", type=Path, help="a TeX folder shared by parallel renders")
     parser.add_argument("--text-dir", metavar="DIR", type=Path, help="a folder of made texts shared by renders")
+    parser.add_argument("--head-dir", metavar="DIR", type=Path, help="a folder of model heads shared by renders")
     parser.add_argument("--voice", metavar="DIR", type=Path, help="speak every caption; audio cached in DIR")
     parser.add_argument("--burn-captions", action="store_true", help="draw every caption into the frames")
     parser.add_argument("--forward-slides", action="store_true", help="slide variants write no reversed slides")
@@ -458,6 +473,8 @@ def _install_hooks(options: argparse.Namespace) -> None:
         _optional(lambda: share_tex_cache(tex))
     if options.text_dir is not None:
         share_texts(options.text_dir.absolute())
+    if options.head_dir is not None:
+        share_model_heads(options.head_dir.absolute())
     if options.voice is not None or options.burn_captions:
         install_narration(options.voice.absolute() if options.voice else None, options.burn_captions)
     if options.forward_slides:

@@ -42,10 +42,12 @@ Examples
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
 import math
+import os
 import sys
 import zipfile
 from dataclasses import dataclass
@@ -73,6 +75,7 @@ __all__ = [
     "hidden_states",
     "missing_model_parts",
     "model_path",
+    "share_heads",
     "tokenize",
 ]
 
@@ -528,7 +531,24 @@ def head(sentence: str, *, layer: int, head: int) -> ModelHead:
     """
     layer = _checked_index("layer", layer, N_LAYERS)
     head = _checked_index("head", head, N_HEADS)
-    tokens = _tokenized(_checked_sentence(sentence))[0]
+    found = _remembered(_checked_sentence(sentence), layer, head)
+    kept = _kept_file(found.sentence, layer, head)
+    if kept is not None and not kept.is_file():
+        _keep(found, kept)
+    return found
+
+
+@functools.lru_cache(maxsize=32)
+def _remembered(sentence: str, layer: int, head: int) -> ModelHead:
+    """The head once per process: read back where another process kept it (:func:`share_heads`), else computed."""
+    kept = _kept_file(sentence, layer, head)
+    found = None if kept is None else _read_kept(kept, sentence, layer, head)
+    return _computed_head(sentence, layer, head) if found is None else found
+
+
+def _computed_head(sentence: str, layer: int, head: int) -> ModelHead:
+    """The head from the model: its layer's input from the forward pass, its slices of the layer's weights."""
+    tokens = _tokenized(sentence)[0]
     states = _forward(sentence)
     weights = _model().layers[layer]
     columns = slice(head * D_HEAD, (head + 1) * D_HEAD)
@@ -542,13 +562,98 @@ def head(sentence: str, *, layer: int, head: int) -> ModelHead:
             (weights.w_value, weights.b_value),
         )
     )
+    return _head_of(sentence, tokens, layer, head, x, (w_query, w_key, w_value))
+
+
+def _head_of(
+    sentence: str, tokens: tuple[str, ...], layer: int, head: int, x: FloatArray, weights: tuple[FloatArray, ...]
+) -> ModelHead:
+    """A :class:`ModelHead` of its inputs: its biases are its weights' last rows, its trace computed from them."""
+    w_query, w_key, w_value = weights
     return ModelHead(
         sentence=sentence,
         tokens=tokens,
         layer=layer,
         head=head,
-        bias_query=weights.b_query[columns],
-        bias_key=weights.b_key[columns],
-        bias_value=weights.b_value[columns],
+        bias_query=owned(w_query[-1].copy()),
+        bias_key=owned(w_key[-1].copy()),
+        bias_value=owned(w_value[-1].copy()),
         trace=checked_attention(x, w_query, w_key, w_value, scaled=True, causal=False),
     )
+
+
+# -- heads shared between processes ----------------------------------------------------------------
+_SHARED_HEADS: list[Path] = []  # the folder heads are kept in, while :func:`share_heads` says so
+_KEPT_FORMAT = 1  # the layout of a kept head's file: a new layout, new names
+
+
+def share_heads(folder: Path | None) -> None:
+    """Keep each head :func:`head` gives in ``folder``, and read the heads kept there instead of
+    running the model (``None``: neither).
+
+    A lecture's scenes each render in a process of their own, and each would read the weights
+    (80 MB unzipped) and run the forward pass again for the one head they all show. The process
+    that plans the lecture keeps the head there once; the others read back its inputs (``[x, 1]``
+    and the three ``[W; b]``, a few hundred kB) and compute its trace from them with the same
+    arithmetic, so every number is the one :func:`head` computes. A file is named by a hash of the
+    model's weights file (its installer's record and its size and date), the sentence, the layer,
+    the head and this layout; written whole, then renamed (a reader never finds half a file); a
+    file that does not read back, or holds another head, is ignored and the head computed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from attention_math.minilm import head, share_heads
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> share_heads(folder)
+    >>> found = head("The cat sat.", layer=0, head=2)
+    >>> len(list(folder.iterdir()))  # kept for the next process
+    1
+    >>> share_heads(None)
+    """
+    _SHARED_HEADS[:] = [] if folder is None else [Path(folder)]
+
+
+@functools.lru_cache(maxsize=1)
+def _model_identity() -> str:
+    """The weights file as its installer recorded it (its sha256), and as it is now (size and date)."""
+    path = model_path()
+    distribution = importlib.metadata.distribution(MODEL_DISTRIBUTION)
+    recorded = next((str(file.hash.value) for file in distribution.files or () if str(file) == _ZIP_MEMBER
+                     and file.hash is not None), "")
+    stat = path.stat()
+    return f"{recorded}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _kept_file(sentence: str, layer: int, head: int) -> Path | None:
+    if not _SHARED_HEADS:
+        return None
+    name = json.dumps([_model_identity(), sentence, layer, head, _KEPT_FORMAT])
+    return _SHARED_HEADS[0] / f"head-{hashlib.sha256(name.encode()).hexdigest()[:32]}.npz"
+
+
+def _keep(found: ModelHead, path: Path) -> None:
+    """Write ``found``'s inputs to ``path`` whole, then rename (another process may be reading the folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
+    about = json.dumps({"sentence": found.sentence, "tokens": found.tokens, "layer": found.layer, "head": found.head})
+    trace = found.trace
+    np.savez(partial, about=np.array(about), x=trace.embeddings, w_query=trace.w_query, w_key=trace.w_key,
+             w_value=trace.w_value)
+    os.replace(partial, path)
+
+
+def _read_kept(path: Path, sentence: str, layer: int, head: int) -> ModelHead | None:
+    """The head kept in ``path``, if it reads back whole and is the one asked for; else ``None``."""
+    try:
+        with np.load(path, allow_pickle=False) as kept:
+            about = json.loads(str(kept["about"]))
+            names = ("x", "w_query", "w_key", "w_value")
+            x, *weights = (owned(np.array(kept[name], dtype=np.float64)) for name in names)
+    except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile):  # missing, cut, not a head
+        return None
+    tokens = tuple(str(token) for token in about.get("tokens", ()))
+    if (about.get("sentence"), about.get("layer"), about.get("head")) != (sentence, layer, head) or not tokens \
+            or x.shape != (len(tokens), D_MODEL + 1) or any(w.shape != (D_MODEL + 1, D_HEAD) for w in weights):
+        return None
+    return _head_of(sentence, tokens, layer, head, x, tuple(weights))

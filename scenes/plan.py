@@ -263,9 +263,10 @@ RENDER_COST: dict[str, dict[str, float]] = {
         "TriangularMap": 0.65,
         "FusedProjection": 1.2,
         "CausalHeads": 1.2,
-        # a real model's head: cold, the first scene reads the model (measured on a busy machine: a rough share)
-        "RealHeadPlace": 1.4,
-        "RealProjection": 2.2,
+        # a real model's head: one cold bundle against lecture 6's in the same minutes, on a busy machine (18.6,
+        # 38.9 and 20.6 s against Scores' 43.3 s); the head is read back, not computed, in each
+        "RealHeadPlace": 0.45,
+        "RealProjection": 0.9,
         "RealWeights": 0.5,
         # the learned lecture's: one cold -ql render each here, one at a time (6.3, 15.6 and 4.7 s), against the
         # mean of two Scores renders in the same hour (10.0 and 17.0 s: a busy machine)

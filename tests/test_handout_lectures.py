@@ -15,7 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_explainer.outputs.handout import HANDOUT_MATRICES, handout_files, latex_escape, read_matrix_csv
+from attention_explainer.outputs.handout import (
+    HANDOUT_MATRICES,
+    handout_files,
+    handout_names,
+    latex_escape,
+    read_matrix_csv,
+)
 from attention_explainer.outputs.lectures import LECTURE_STEPS, lecture_steps
 from attention_explainer.outputs.page import handout_section
 from attention_explainer.plan import BundlePlan, BundleSettings
@@ -80,6 +86,7 @@ def test_every_table_is_a_csv_and_a_latex_file(lecture: str) -> None:
         {"walkthrough.md"} if steps.walkthrough else set()
     )
     assert set(handout_files(scenario, lecture)) == expected
+    assert handout_names(scenario, lecture) == sorted(expected)  # what the bundle's manifest lists
     assert steps.probe in stems
 
 

@@ -7,6 +7,7 @@ Skipped as a whole when the ``model`` extra or the weights package is missing.
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -297,3 +298,58 @@ def test_the_model_extra_holds_the_modules_the_module_looks_for() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     assert tuple(extras["model"]) == minilm.MODEL_MODULES == ("safetensors", "tokenizers")
     assert minilm.model_path().name == "model.zip" and minilm.model_path().parent.name == "all_minilm_l6_v2"
+
+
+TRACE_FIELDS = ("embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values", "scores", "scaled_scores",
+                "weights", "context")
+
+
+def _head_elsewhere(folder: Path, saved: Path, sentence: str) -> subprocess.CompletedProcess[str]:
+    """Head 6 of layer 3 in a fresh process that cannot run the model (its extra hidden), sharing ``folder``."""
+    return run_python(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import numpy as np\n"
+        "sys.modules['safetensors'] = None; sys.modules['tokenizers'] = None\n"
+        "from attention_math import ScenarioError, minilm\n"
+        f"minilm.share_heads(Path({str(folder)!r}))\n"
+        "try:\n"
+        f"    found = minilm.head({sentence!r}, layer=2, head=5)\n"
+        "except ScenarioError as error:\n"
+        "    print(error); raise SystemExit(0)\n"
+        f"np.savez({str(saved)!r}, bias=np.stack([found.bias_query, found.bias_key, found.bias_value]),\n"
+        f"         **{{name: getattr(found.trace, name) for name in {TRACE_FIELDS!r}}})\n"
+        "print(' '.join(found.tokens), found.layer, found.head)\n"
+    )
+
+
+def test_a_kept_head_reads_back_bit_for_bit_in_a_process_that_cannot_run_the_model(tmp_path: Path) -> None:
+    computed = minilm.head(SIXTEEN, layer=2, head=5)
+    folder = tmp_path / "heads"
+    minilm.share_heads(folder)
+    try:
+        assert minilm.head(SIXTEEN, layer=2, head=5) is computed  # kept as it was computed here
+        minilm.head(WEATHER, layer=2, head=5)
+    finally:
+        minilm.share_heads(None)
+    kept = {}
+    for path in folder.iterdir():
+        with np.load(path) as data:
+            kept[json.loads(str(data["about"]))["sentence"]] = path
+    assert sorted(kept) == sorted([SIXTEEN, WEATHER]) and all(path.suffix == ".npz" for path in kept.values())
+    result = _head_elsewhere(folder, tmp_path / "read.npz", SIXTEEN)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [*computed.tokens, "2", "5"]
+    with np.load(tmp_path / "read.npz") as read:
+        for name in TRACE_FIELDS:
+            assert np.array_equal(read[name], getattr(computed.trace, name)), name
+        assert np.array_equal(read["bias"], np.stack([computed.bias_query, computed.bias_key, computed.bias_value]))
+    # another sentence's head, or a file cut short, is not taken for the head: the model must run, and cannot here
+    whole = kept[SIXTEEN].read_bytes()
+    kept[WEATHER].write_bytes(whole)
+    kept[SIXTEEN].write_bytes(whole[:1000])
+    for sentence in (SIXTEEN, WEATHER):
+        result = _head_elsewhere(folder, tmp_path / "none.npz", sentence)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("model: all-MiniLM-L6-v2 is not installed (no safetensors, tokenizers)")
+    assert not (tmp_path / "none.npz").exists()

@@ -3,10 +3,10 @@
 RealHeadPlace: the WordPiece chips read in token order and never touch; the outline lights the box of
 the chosen layer (its label the layer's number) and of the chosen head, and no other. RealProjection:
 each colour map has a cell per number of its matrix (384 × 32, and the bias's 32 set apart below it),
-the brightest cell where the matrix's largest number is and the darkest where its smallest is; the
-maps keep clear of the q, k, v table. RealWeights: the summary's outline holds the bar of the key the
-query weighs most and no other bar; the heat map's outline holds the query's row of cells and no other;
-the heat map keeps clear of the bars.
+its squares tile it and draw, in the pixel of the largest and of the smallest number, the cells'
+opacities averaged over that pixel (a loop here); the maps keep clear of the q, k, v table.
+RealWeights: the summary's outline holds the bar of the key the query weighs most and no other bar;
+the heat map's outline holds the query's row of cells and no other; the heat map keeps clear of the bars.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest
 from scene_helpers import MODEL_SCENARIOS, build_watched, family_box, text_of
 
 from attention_math import minilm
+from scenes.real_head.projection import SHADES
 
 if minilm.missing_model_parts():
     pytest.skip("the model extra is not installed", allow_module_level=True)
@@ -88,30 +89,58 @@ def test_the_outlines_light_the_chosen_layer_and_head_alone(ends: dict[str, Any]
     assert text_of(scene.layers[found.layer][1]).endswith(str(found.layer_number))
 
 
-def test_each_colour_map_has_a_cell_per_number_brightest_at_the_largest(ends: dict[str, Any]) -> None:
+def test_each_colour_map_has_a_cell_per_number_and_draws_their_average_in_each_pixel(ends: dict[str, Any]) -> None:
     scene = ends["RealProjection"]
     trace = scene.head_found.trace
     for field, parts in zip(("w_query", "w_key", "w_value"), scene.maps[0], strict=True):
         matrix = np.asarray(getattr(trace, field))
         body, bias = parts[0], parts[1]
-        cells = sum(len(path.points) // 16 for path in body)  # four straight cubic pieces a cell
-        assert cells == (matrix.shape[0] - 1) * matrix.shape[1] == 384 * 32
-        assert sum(len(path.points) // 16 for path in bias) == matrix.shape[1]
+        assert body.cells.shape == (matrix.shape[0] - 1, matrix.shape[1]) == (384, 32)
+        assert bias.cells.shape == (1, matrix.shape[1])
         assert _box(bias)[3] < _box(body)[2], "the bias row stands apart below the 384 rows"
-        for find, pick in ((np.argmax, max), (np.argmin, min)):
-            i, j = np.unravel_index(find(matrix[:-1]), matrix[:-1].shape)
-            x0, x1, y0, y1 = _box(body)
-            point = np.array([x0 + (j + 0.5) * (x1 - x0) / matrix.shape[1],
-                              y1 - (i + 0.5) * (y1 - y0) / (matrix.shape[0] - 1)])
-            holder = [path for path in body if _holds(path, point)]
-            assert len(holder) == 1
-            assert holder[0].get_fill_opacity() == pick(path.get_fill_opacity() for path in body)
+        for part, numbers in ((body, matrix[:-1]), (bias, matrix[-1:])):
+            squares = _squares(part)
+            left, right, bottom, top = part.frame
+            area = (squares[:, 1] - squares[:, 0]) * (squares[:, 3] - squares[:, 2])
+            assert np.isclose(area.sum(), (right - left) * (top - bottom)), "the squares tile the map, no gaps"
+            drawn = (area * squares[:, 4]).sum() / area.sum()
+            assert abs(drawn - part.cells.mean()) <= 0.5 / SHADES + 1e-9, "the map as bright as its cells"
+            for find in (np.argmax, np.argmin):  # the largest and the smallest number's cells, as drawn
+                i, j = np.unravel_index(find(numbers), numbers.shape)
+                assert part.cells[i, j] == (part.cells.max() if find is np.argmax else part.cells.min())
+                x, y = part.cell_center(i, j)
+                holds = (squares[:, 0] <= x) & (x < squares[:, 1]) & (squares[:, 2] < y) & (y <= squares[:, 3])
+                square = squares[holds]
+                assert len(square) == 1
+                pixel = float(square[0, 3] - square[0, 2])  # a row of squares is a pixel tall (and they are square)
+                column, row = np.floor((x - left) / pixel), np.floor((top - y) / pixel)
+                box = (left + column * pixel, left + (column + 1) * pixel, top - (row + 1) * pixel, top - row * pixel)
+                assert abs(square[0, 4] - _average(part.cells, part.frame, box)) <= 0.5 / SHADES + 1e-9
 
 
-def _holds(path: Any, point: np.ndarray) -> bool:
-    """Is one of the path's cells centred at ``point``? (A cell's corners start its four pieces.)"""
-    centres = path.points.reshape(-1, 16, 3)[:, ::4, :2].mean(axis=1)
-    return bool(np.any(np.all(np.abs(centres - point) < 1e-6, axis=1)))
+def _squares(part: Any) -> np.ndarray:
+    """``(left, right, bottom, top, opacity)`` of every rectangle of every path of a map."""
+    found = []
+    for path in part:
+        corners = path.points.reshape(-1, 16, 3)[:, ::4, :2]  # four straight cubic pieces a rectangle
+        lows, highs = corners.min(axis=1), corners.max(axis=1)
+        opacity = np.full(len(corners), path.get_fill_opacity())
+        found.append(np.column_stack([lows[:, 0], highs[:, 0], lows[:, 1], highs[:, 1], opacity]))
+    return np.concatenate(found)
+
+
+def _average(cells: np.ndarray, frame: tuple[float, float, float, float], box: tuple[float, ...]) -> float:
+    """The cells' opacities averaged over ``box``, each by the area of it that the cell covers (a loop)."""
+    rows, columns = cells.shape
+    left, right, bottom, top = frame
+    width, height = (right - left) / columns, (top - bottom) / rows
+    total = 0.0
+    for i in range(rows):
+        for j in range(columns):
+            across = min(box[1], left + (j + 1) * width) - max(box[0], left + j * width)
+            down = min(box[3], top - i * height) - max(box[2], top - (i + 1) * height)
+            total += max(across, 0.0) * max(down, 0.0) * float(cells[i, j])
+    return total / ((box[1] - box[0]) * (box[3] - box[2]))
 
 
 def test_the_maps_keep_clear_of_the_table(ends: dict[str, Any]) -> None:

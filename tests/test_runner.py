@@ -132,6 +132,7 @@ def test_every_hook_is_undone_the_last_first(tmp_path: Path, monkeypatch: pytest
     from manim.scene.scene_file_writer import SceneFileWriter
     from manim_slides.slide.base import BaseSlide
 
+    import attention_math.minilm
     import scenes.base
     import scenes.kit.text
 
@@ -139,6 +140,8 @@ def test_every_hook_is_undone_the_last_first(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(scenes.base, "BEAT_HOOKS", [])
     shared: list[Path | None] = []
     monkeypatch.setattr(scenes.kit.text, "share_made_texts", shared.append)
+    heads: list[Path | None] = []
+    monkeypatch.setattr(attention_math.minilm, "share_heads", heads.append)
     patched = [(tex_mobject, "tex_to_svg_file"), (SceneFileWriter, "write_frame"), (SceneFileWriter, "finish"),
                (CairoRenderer, "scene_finished"), (BaseSlide, "skip_reversing")]
     before = [vars(owner)[name] for owner, name in patched]
@@ -146,17 +149,19 @@ def test_every_hook_is_undone_the_last_first(tmp_path: Path, monkeypatch: pytest
     runner.install_progress()
     runner.share_tex_cache(tmp_path / "tex")
     runner.share_texts(tmp_path / "texts")
+    runner.share_model_heads(tmp_path / "heads")
     runner.install_narration(tmp_path / "voice", burn=True)
     runner.install_forward_slides()
     runner.install_slide_notes()
     runner.install_hold(3, tmp_path / "held")
     assert all(vars(owner)[name] is not was for (owner, name), was in zip(patched, before, strict=True))
     assert len(scenes.base.AFTER_PLAY_HOOKS) == 2 and len(scenes.base.BEAT_HOOKS) == 2
-    assert shared == [tmp_path / "texts"]
+    assert shared == [tmp_path / "texts"] and heads == [tmp_path / "heads"]
     runner.remove_hooks()
     assert all(vars(owner)[name] is was for (owner, name), was in zip(patched, before, strict=True))
     assert scenes.base.AFTER_PLAY_HOOKS == [] and scenes.base.BEAT_HOOKS == []
-    assert shared == [tmp_path / "texts", None] and runner.installed_hooks() == []
+    assert shared == [tmp_path / "texts", None] and heads == [tmp_path / "heads", None]
+    assert runner.installed_hooks() == []
 
 
 def _write_frame_of_another_manim(self: Any, frame: Any) -> None:

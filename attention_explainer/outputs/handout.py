@@ -26,6 +26,7 @@ from .steps import Table
 __all__ = [
     "HANDOUT_MATRICES",
     "handout_files",
+    "handout_names",
     "handout_tables",
     "latex_escape",
     "read_matrix_csv",
@@ -99,6 +100,14 @@ def table_latex(table: Table, precision: int) -> str:
 def handout_tables(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> tuple[Table, ...]:
     """The lecture's handout matrices for ``scenario``, in the lecture's order."""
     return lecture_steps(lecture).tables(scenario)
+
+
+def handout_names(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> list[str]:
+    """The names :func:`handout_files` gives, sorted, without writing a number (a real model's handout
+    prints tens of thousands)."""
+    steps = lecture_steps(lecture)
+    names = [f"{table.stem}.{kind}" for table in steps.tables(scenario) for kind in ("csv", "tex")]
+    return sorted([*names, "walkthrough.md"] if steps.walkthrough else names)
 
 
 def handout_files(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> dict[str, str]:

@@ -10,14 +10,29 @@ biases that went into them. Every number is the model's own (:mod:`attention_mat
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, cast
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Dot, FadeIn, MathTex, VGroup, VMobject, Write
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Dot,
+    FadeIn,
+    MathTex,
+    Mobject,
+    UpdateFromAlphaFunc,
+    VGroup,
+    VMobject,
+    Write,
+    config,
+)
 
 from scenes.facts import Fact, position
 from scenes.kit.grids import NumberGrid
-from scenes.kit.heatmap import Legend, opacity_of
+from scenes.kit.heatmap import Legend, opacities
 from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, INK, KEY, MUTED, QUERY, VALUE
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, text, token_text
@@ -31,35 +46,105 @@ MAP_WIDTH, MAP_HEIGHT, BIAS_HEIGHT, BIAS_GAP = 0.9, 2.0, 0.14, 0.1
 MAPS_TOP = 0.2  # the maps' top edge (their names above it)
 MAP_PITCH = 2.15  # between the maps' centres: room for each colour scale under its map
 MAPS_LEFT = -HALF_WIDTH + 0.6  # the first map's left edge (its colour scale reaches further left)
-SHADES = 16  # steps of opacity a colour map is drawn with
 SIZE = SMALLEST_SIZE  # the numbers of x's slice: eight columns and their note on one line
 TABLE_SIZE = SMALLEST_SIZE  # the numbers of q, k, v and the biases: six rows beside the maps
+SHADES = 32  # steps of opacity a colour map's pixels are drawn with
+NAME_SIZE = 30  # the names are typeset at this size, then scaled (TeX's outlines scale linearly)
 
 
-def colour_map(matrix: np.ndarray, low: float, high: float, hue: str, width: float, height: float,
-               corner: tuple[float, float]) -> VGroup:
-    """Every entry of ``matrix`` as a cell of ``hue`` at the heat maps' opacity for its number, in
-    ``width × height`` from the top-left ``corner`` (row 0 on top): one path per shade, the opacities
-    rounded to :data:`SHADES` steps (thousands of cells: a rectangle each would take manim minutes to
-    copy; placed by their numbers, since measuring such a path walks every point)."""
-    rows, columns = matrix.shape
-    opacity = np.vectorize(lambda x: opacity_of(float(x), low, high))(matrix)
-    shade = np.round(opacity * SHADES) / SHADES
-    cell_w, cell_h = width / columns, height / rows
-    group = VGroup()
-    for level in np.unique(shade):
-        i, j = np.nonzero(shade == level)
-        x0, y0 = corner[0] + j * cell_w, corner[1] - i * cell_h
-        corners = np.stack([np.stack([x0, y0], -1), np.stack([x0 + cell_w, y0], -1),
-                            np.stack([x0 + cell_w, y0 - cell_h], -1), np.stack([x0, y0 - cell_h], -1)], 1)
-        starts, ends = corners, np.roll(corners, -1, axis=1)
-        thirds = np.linspace(0.0, 1.0, 4)[None, None, :, None]  # straight cubic pieces: a, a + d/3, a + 2d/3, b
-        points = starts[:, :, None, :] + thirds * (ends - starts)[:, :, None, :]
-        points = np.concatenate([points.reshape(-1, 2), np.zeros((points.size // 2, 1))], axis=1)
-        path = VMobject(stroke_width=0, fill_color=hue, fill_opacity=float(level))
-        path.set_points(points)
-        group.add(path)
-    return group
+NAMES = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")
+"""The matrices' and biases' names the scene writes (TeX: our own, never user text)."""
+
+
+@functools.cache
+def _names() -> MathTex:
+    """The six names as the parts of one formula: one TeX file, where six cost a latex and a dvisvgm run each."""
+    return drop_svg_paths(MathTex(*NAMES, font_size=NAME_SIZE, color=INK))
+
+
+def math_name(name: str, size: float, color: str) -> VMobject:
+    """A copy of ``name`` (one of :data:`NAMES`) at ``size`` in ``color``, as ``MathTex(name)`` would draw it."""
+    part = cast(VMobject, _names()[NAMES.index(name)]).copy()
+    return part.scale(size / NAME_SIZE).set_color(color)
+
+
+class ColourMap(VGroup):
+    """Every entry of ``matrix`` as a cell of ``hue`` at the heat maps' opacity for its number
+    (:func:`~scenes.kit.heatmap.opacities`), ``width × height`` from the top-left ``corner``, row 0 on top.
+
+    A map of W has 384 rows of 32 cells, its rows thinner than a pixel: drawn cell by cell, Cairo
+    filled twelve thousand rectangles each frame, most of the scene's render, to blend them into a
+    few thousand pixels. Here each pixel of the frame the map covers is one square, its shade the
+    cells' opacities averaged over its area (what antialiasing made of the cells, without their
+    seams), rounded to :data:`SHADES` steps; the map's corner sits on a pixel's corner. The squares
+    of one shade are one path, a row's neighbours of one shade one rectangle. ``cells`` keeps each
+    cell's opacity and :meth:`cell_center` its place, for the tests.
+    """
+
+    def __init__(self, matrix: np.ndarray, low: float, high: float, hue: str, width: float, height: float,
+                 corner: tuple[float, float]) -> None:
+        super().__init__()
+        self.cells = opacities(matrix, low, high)
+        rows, columns = self.cells.shape
+        pixel = config.frame_width / config.pixel_width
+        across, down = max(1, round(width / pixel)), max(1, round(height / pixel))
+        shades = _area_shares(down, rows) @ self.cells @ _area_shares(across, columns).T
+        level = np.round(shades * SHADES).astype(int)
+        # the corner on the pixel grid (the frame's left and top edges are pixel edges)
+        left = -config.frame_width / 2 + round((corner[0] + config.frame_width / 2) / pixel) * pixel
+        top = config.frame_height / 2 - round((config.frame_height / 2 - corner[1]) / pixel) * pixel
+        starts = np.ones((down, across), dtype=bool)
+        starts[:, 1:] = level[:, 1:] != level[:, :-1]  # where a run of one shade begins along its row
+        row, first = np.nonzero(starts)
+        ends = np.append(first[1:], across)
+        ends[np.append(row[1:] != row[:-1], True)] = across  # a row's last run reaches its end
+        run_level = level[row, first]
+        for shade in np.unique(run_level):
+            pick = run_level == shade
+            boxes = np.stack([left + first[pick] * pixel, left + ends[pick] * pixel, top - row[pick] * pixel,
+                              top - (row[pick] + 1) * pixel], axis=1)
+            self.add(_rectangles(boxes, hue, float(shade) / SHADES))
+        self.frame = (left, left + across * pixel, top - down * pixel, top)
+
+    def fade_in(self) -> UpdateFromAlphaFunc:
+        """Its shades from none to their own, every square left where it is (``FadeIn`` would move
+        every point of every square to where it already is, each frame, and Cairo take each square's
+        path afresh: three times the drawing)."""
+        shades = [path.get_fill_opacity() for path in self]
+
+        def shade(group: Mobject, alpha: float) -> None:
+            for path, opacity in zip(group.submobjects, shades, strict=True):
+                path.set_fill(opacity=opacity * alpha)
+
+        return UpdateFromAlphaFunc(self, cast(Any, shade))  # manim types the update as taking the mobject alone
+
+    def cell_center(self, row: int, column: int) -> np.ndarray:
+        """The centre of the cell of ``matrix[row, column]`` where the map is now."""
+        rows, columns = self.cells.shape
+        left, right, bottom, top = self.frame
+        return np.array([left + (column + 0.5) * (right - left) / columns, top - (row + 0.5) * (top - bottom) / rows])
+
+
+def _rectangles(boxes: np.ndarray, hue: str, opacity: float) -> VMobject:
+    """One path of the rectangles ``(left, right, top, bottom)``, each of four straight cubic pieces."""
+    left, right, top, bottom = boxes.T
+    corners = np.stack([np.stack([left, top], -1), np.stack([right, top], -1), np.stack([right, bottom], -1),
+                        np.stack([left, bottom], -1)], 1)
+    starts, ends = corners, np.roll(corners, -1, axis=1)
+    thirds = np.linspace(0.0, 1.0, 4)[None, None, :, None]  # straight cubic pieces: a, a + d/3, a + 2d/3, b
+    points = (starts[:, :, None, :] + thirds * (ends - starts)[:, :, None, :]).reshape(-1, 2)
+    path = VMobject(stroke_width=0, fill_color=hue, fill_opacity=opacity)
+    path.set_points(np.concatenate([points, np.zeros((len(points), 1))], axis=1))
+    return path
+
+
+def _area_shares(pixels: int, cells: int) -> np.ndarray:
+    """``pixels × cells``: the share of each pixel's length that each cell covers (rows sum to 1)."""
+    pixel_edges, cell_edges = np.linspace(0.0, 1.0, pixels + 1), np.linspace(0.0, 1.0, cells + 1)
+    overlap = (np.minimum(pixel_edges[1:, None], cell_edges[None, 1:])
+               - np.maximum(pixel_edges[:-1, None], cell_edges[None, :-1]))
+    shares: np.ndarray = np.clip(overlap, 0.0, None) * pixels
+    return shares
 
 
 class RealProjection(RealHeadScene):
@@ -87,7 +172,8 @@ class RealProjection(RealHeadScene):
         self.beat(
             f"W_Q, W_K, W_V: {self.cite(Fact('place', 'bias_row'))} × {self.cite(Fact('place', 'd_head'))} "
             "each, too many numbers to print: colours only, the bias the row set apart at the bottom.",
-            FadeIn(maps), wait=1.5,
+            *(part.fade_in() for group in maps[0] for part in group[:2]),
+            *(FadeIn(part) for group in maps[0] for part in group[2:]), FadeIn(maps[1]), wait=1.5,
         )
         table, title = self._products(maps, q)
         self.maps, self.table = maps, table  # for the geometry tests
@@ -136,19 +222,18 @@ class RealProjection(RealHeadScene):
 
     # -- the weights, as colours -------------------------------------------------------------
     def _maps(self, above: VGroup) -> VGroup:
-        """W_Q, W_K, W_V as pictures (a pixel per number), the bias row apart; their shapes and scales."""
+        """W_Q, W_K, W_V as pictures (a cell per number), the bias row apart; their shapes and scales."""
         top = MAPS_TOP
         maps = VGroup()
         for k, (field, name, bias_name, hue) in enumerate(MATRICES):
             matrix = np.asarray(getattr(self.head_found.trace, field), dtype=float)
             low, high = (self.value_of(Fact("model_extremes", field, (end,))) for end in (0, 1))
             left = MAPS_LEFT + k * MAP_PITCH
-            body = colour_map(matrix[:-1], low, high, hue, MAP_WIDTH, MAP_HEIGHT, (left, top))
-            bias = colour_map(matrix[-1:], low, high, hue, MAP_WIDTH, BIAS_HEIGHT,
-                              (left, top - MAP_HEIGHT - BIAS_GAP))
-            title = drop_svg_paths(MathTex(name, font_size=30, color=hue))
+            body = ColourMap(matrix[:-1], low, high, hue, MAP_WIDTH, MAP_HEIGHT, (left, top))
+            bias = ColourMap(matrix[-1:], low, high, hue, MAP_WIDTH, BIAS_HEIGHT, (left, top - MAP_HEIGHT - BIAS_GAP))
+            title = math_name(name, 30, hue)
             title.move_to((left + MAP_WIDTH / 2, top + 0.12 + title.height / 2, 0))
-            bias_label = drop_svg_paths(MathTex(bias_name, font_size=26, color=hue)).next_to(bias, RIGHT, buff=0.1)
+            bias_label = math_name(bias_name, 26, hue).next_to(bias, RIGHT, buff=0.1)
             scale = Legend(self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
                            self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
                            width=0.3, height=0.16)
@@ -170,7 +255,7 @@ class RealProjection(RealHeadScene):
             index = (q,) if source == "model" else ()
             rows.append([self.number(source, field, *index, m, size=TABLE_SIZE, color=hue) for m in range(SLICE)])
             names.append(self.label(name + "{}", position(q), size=24, color=hue) if source == "model"
-                         else drop_svg_paths(MathTex(name, font_size=28, color=hue)))
+                         else math_name(name, 28, hue))
         columns: list[Any] = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
         table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.24, v_buff=0.1)
         title = self.label("entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_head"),
