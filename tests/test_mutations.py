@@ -97,7 +97,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scene_helpers import MODEL_SCENARIOS, SIXTEEN, Build, build_scene, load_scene_class, number_problems
+from scene_helpers import MODEL_SCENARIOS, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
 from attention_math.rope import rope
@@ -647,10 +647,8 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "2-tokens-3-decimals": lambda: Scenario.from_sentence("attention works", seed=11, precision=3),
     "5-tokens-0-decimals": _integers,
     "8-tokens-2-decimals": lambda: Scenario.from_sentence("a cat sat on the mat and purred", seed=7, query=5),
-    "16-tokens-4-decimals": lambda: Scenario.from_sentence(SIXTEEN, seed=16, precision=4, query=9),
 }
 ONE_HEAD = ("2-tokens-3-decimals", "5-tokens-0-decimals", "8-tokens-2-decimals")
-SIXTEEN_TOO = (*ONE_HEAD, "16-tokens-4-decimals")
 SCENARIOS["two-heads"] = lambda: preset("two-heads")
 SCENARIOS["grouped-dog"] = lambda: preset("grouped-dog")  # the inference lecture's
 SCENARIOS["masked-dog"] = lambda: preset("masked-dog")  # the masked lecture's: a middle token asks
@@ -661,13 +659,13 @@ SCENARIOS["learned"] = lambda: preset("learned")
 SCENARIOS["rope-dog"] = lambda: preset("rope-dog")  # the rope lecture's: d_k 4, a fast pair and a slow one
 
 FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
-    # two or three of the three each (every one by four faults or more), to stay within CI's time;
-    # ScaleAndSoftmax's with 16 tokens at 4 decimals too (its builds are the cheapest)
+    # one or two of the three each (every one by four faults or more), to stay within CI's time (a 16-token
+    # ScaleAndSoftmax build costs as much as five small ones: its layout and numbers are proven by the scene tests)
     "wrong precision": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "wrong source": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
     "doubled product": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
-    "shifted total": ("2-tokens-3-decimals", "5-tokens-0-decimals", "16-tokens-4-decimals"),
-    "typed number": SIXTEEN_TOO,
+    "shifted total": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
+    "typed number": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "wrong query row": ("2-tokens-3-decimals", "8-tokens-2-decimals"),
     "stale caption": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "another seed": ("5-tokens-0-decimals",),
