@@ -5,3 +5,14 @@ that grows with position, so a score depends on how far apart two tokens stand
 
 Render one with ``manim render -ql scenes/rope/order_blind.py OrderBlind``.
 """
+
+from attention_math import Scenario, ScenarioError
+
+
+def turnable(scenario: Scenario) -> Scenario:
+    """``scenario`` if RoPE can turn its queries and keys (``d_k`` even), else a one-line ScenarioError naming d_k:
+    every scene of this lecture's ``check_scenario``."""
+    if scenario.d_k % 2:
+        raise ScenarioError(f"d_k: RoPE turns the dimensions of queries and keys in pairs, so d_k must be even; "
+                            f"this scenario has {scenario.d_k}")
+    return scenario

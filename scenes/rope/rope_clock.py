@@ -34,12 +34,13 @@ from manim import (
     VMobject,
 )
 
-from attention_math import RopeClock, Scenario, ScenarioError, rope_attention, rope_clock, rope_pair_dimensions
+from attention_math import RopeClock, Scenario, rope_attention, rope_clock, rope_pair_dimensions
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import text
 from scenes.kit.vectors import arrow
+from scenes.rope import turnable
 
 __all__ = ["ClockHands"]
 
@@ -84,10 +85,7 @@ class ClockHands(ExplainerScene):
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
         """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        if scenario.d_k % 2:
-            raise ScenarioError(f"d_k: RoPE turns the dimensions of queries and keys in pairs, so d_k must be even; "
-                                f"this scenario has {scenario.d_k}")
-        return scenario
+        return turnable(scenario)
 
     @property
     def key(self) -> int:

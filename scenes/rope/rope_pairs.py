@@ -14,12 +14,13 @@ from collections.abc import Sequence
 
 from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, LaggedStart, MathTex, Rectangle, VGroup, VMobject
 
-from attention_math import Scenario, ScenarioError, rope_attention
+from attention_math import Scenario, rope_attention
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, TOP
 from scenes.kit.palette import INK, KEY, MUTED, QUERY
 from scenes.kit.text import text
+from scenes.rope import turnable
 
 __all__ = ["RopePairs"]
 
@@ -41,10 +42,7 @@ class RopePairs(ExplainerScene):
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
         """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        if scenario.d_k % 2:
-            raise ScenarioError(f"d_k: RoPE turns the dimensions of queries and keys in pairs, so d_k must be even; "
-                                f"this scenario has {scenario.d_k}")
-        return scenario
+        return turnable(scenario)
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario

@@ -27,7 +27,7 @@ from manim import (
     VGroup,
 )
 
-from attention_math import Scenario, ScenarioError, rope_attention
+from attention_math import Scenario, rope_attention
 from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, value
@@ -36,6 +36,7 @@ from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, text
 from scenes.kit.twins import BAND, GAP, colours_only, fit_twins, title_size, twin_grid, under_grid
+from scenes.rope import turnable
 
 __all__ = ["RopeScores"]
 
@@ -65,10 +66,7 @@ class RopeScores(ExplainerScene):
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
         """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        if scenario.d_k % 2:
-            raise ScenarioError(f"d_k: RoPE turns the dimensions of queries and keys in pairs, so d_k must be even; "
-                                f"this scenario has {scenario.d_k}")
-        return scenario
+        return turnable(scenario)
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
