@@ -539,7 +539,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_lecture_table(results.get("lectures")),
         *course_table(results.get("course")),
         "",
-        "Targets (issues 6, 11 to 14): " + ", ".join(_targets(results)) + ".",
+        "Targets: " + ", ".join(_targets(results)) + ".",
     ]
     return "\n".join(lines) + "\n"
 
