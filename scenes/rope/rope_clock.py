@@ -24,7 +24,7 @@ from manim import (
     Arrow,
     Circle,
     FadeIn,
-    FadeTransform,
+    FadeOut,
     Line,
     Mobject,
     Rectangle,
@@ -270,7 +270,8 @@ class ClockHands(ExplainerScene):
         later = self.label("moved on by {}: query at m = {},  key at n = {}", size("n_tokens"),
                            value("shifted_whole", "query_position"), value("shifted_whole", "key_position"),
                            size=SIZE, color=INK).move_to((0, POSITIONS_Y, 0))
-        moves.append(FadeTransform(self.positions_line, later))
+        # cross-fades, not FadeTransforms: morphing one line's glyphs into another's costs the most frames
+        moves += [FadeOut(self.positions_line), FadeIn(later)]
         self.positions_line = later
         for plane in self.planes:
             turned = [self._hand(plane, "shifted", 0), self._hand(plane, "shifted", 1)]
@@ -281,10 +282,10 @@ class ClockHands(ExplainerScene):
             moves += [ReplacementTransform(old, new, path_arc=extra)
                       for old, new in zip([*plane.arrows, plane.arc], [*turned, arc], strict=True)]
             lines = self._turn_labels(plane, "shifted") + self._share_labels(plane, "shifted")
-            moves += [FadeTransform(old, new) for old, new in zip(plane.lines, lines, strict=True)]
+            moves += [FadeOut(*plane.lines), FadeIn(*lines)]
             plane.arrows, plane.arc, plane.lines = turned, arc, lines
         score = self._score_line("shifted")
-        moves.append(FadeTransform(self.score_line, score))
+        moves += [FadeOut(self.score_line), FadeIn(score)]
         self.score_line = score
         said = (f"Move every position on by {self.cite(size('n_tokens'))}, as if the sentence came a second time: "
                 "both hands of a pair turn alike, the angle between them stays, and so does the score, "

@@ -20,7 +20,6 @@ from manim import (
     UP,
     FadeIn,
     FadeOut,
-    FadeTransform,
     LaggedStart,
     MathTex,
     SurroundingRectangle,
@@ -125,8 +124,8 @@ class RopeScores(ExplainerScene):
             cells = [square for row in grid.squares for square in row]
             shown += [FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[side],
                              board.legends[side], board.notes[side]),
-                      LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
-                      *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers[side])]
+                      FadeIn(VGroup(*cells)),
+                      FadeIn(board.numbers[side], shift=DOWN * 0.1)]
         self.beat("The scaled scores of the sentence without positions, and with RoPE: every query and key turned "
                   "by its position before the dot product.", *shown, run_time=2.2, wait=1.2)
 
@@ -154,9 +153,10 @@ class RopeScores(ExplainerScene):
             changes += fill_cells(self, board.grids[side], source, "weights", ranges, WEIGHT, animate=True)
             old_numbers, board.numbers[side] = board.numbers[side], self._cells(board, side, "weights")
             old_legend, board.legends[side] = board.legends[side], self._legend(board, side, "weights", WEIGHT)
+            # a fade out and in, not a FadeTransform: morphing every glyph of n² numbers costs the most frames
             if board.fit.numbers:
-                changes.append(FadeTransform(old_numbers, board.numbers[side]))
-            changes.append(FadeTransform(old_legend, board.legends[side]))
+                changes += [FadeOut(old_numbers), FadeIn(board.numbers[side])]
+            changes += [FadeOut(old_legend), FadeIn(board.legends[side])]
         rows = VGroup(*(row_box(grid, q, color=HIGHLIGHT) for grid in board.grids))
         plain, turned = self._top("trace"), self._top("rope")
         if board.fit.numbers:
@@ -166,7 +166,7 @@ class RopeScores(ExplainerScene):
         else:
             said = (f"After the softmax, '{tokens[q]}' looks most at '{tokens[plain]}' without positions, and at "
                     f"'{tokens[turned]}' with RoPE.")
-        self.beat(said, *changes, FadeTransform(board.boxes, rows), run_time=2.2, wait=2.0)
+        self.beat(said, *changes, FadeOut(board.boxes), FadeIn(rows), run_time=2.2, wait=2.0)
         board.boxes = rows
 
     def _rule(self) -> VGroup:
