@@ -170,4 +170,4 @@ class OrderBlind(ExplainerScene):
             weight = (f": '{tokens[q]}' gives '{tokens[k]}' {self.fmt('trace', 'weights', q, k)} in order, "
                       f"{self.fmt('backwards', 'weights', n - 1 - q, n - 1 - k)} backwards")
         self.beat(f"The weights too{weight}. Without positions, attention reads a bag of tokens: shuffle them, and "
-                  "its numbers shuffle with them.", *changes, run_time=2, wait=2.5)
+                  "its numbers shuffle with them.", *changes, run_time=1.5, wait=3.0)

@@ -290,7 +290,7 @@ class ClockHands(ExplainerScene):
         said = (f"Move every position on by {self.cite(size('n_tokens'))}, as if the sentence came a second time: "
                 "both hands of a pair turn alike, the angle between them stays, and so does the score, "
                 f"{self.fmt('shifted', 'score')}. Only m − n counts.")
-        self.beat(said, *moves, run_time=2.5, wait=2.0)
+        self.beat(said, *moves, run_time=2.0, wait=2.5)
 
     def _layouts(self, order: np.ndarray) -> None:
         """The "rotate half" layout: the paper's pairs' score once the dimensions are listed in another order."""

@@ -166,7 +166,8 @@ class RopeScores(ExplainerScene):
         else:
             said = (f"After the softmax, '{tokens[q]}' looks most at '{tokens[plain]}' without positions, and at "
                     f"'{tokens[turned]}' with RoPE.")
-        self.beat(said, *changes, FadeOut(board.boxes), FadeIn(rows), run_time=2.2, wait=2.0)
+        # the many numbers' cross-fade kept short, the beat's length kept: the still frames that follow cost little
+        self.beat(said, *changes, FadeOut(board.boxes), FadeIn(rows), run_time=1.6, wait=2.6)
         board.boxes = rows
 
     def _rule(self) -> VGroup:
@@ -201,4 +202,4 @@ class RopeScores(ExplainerScene):
         self.beat("RoPE turns each query and key by its position, so a score depends only on how far apart its two "
                   "tokens stand.", FadeOut(gone), moving.animate.shift(shift),
                   LaggedStart(*(FadeIn(line, shift=UP * 0.1) for line in summary), lag_ratio=0.3),
-                  run_time=2.2, wait=2.5)
+                  run_time=1.6, wait=3.1)  # the move kept short, the beat's length kept (as in _weights)
