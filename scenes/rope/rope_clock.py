@@ -224,10 +224,10 @@ class ClockHands(ExplainerScene):
         moves: list[object] = []
         for plane in self.planes:
             turned = [self._hand(plane, "clock", 0), self._hand(plane, "clock", 1)]
-            moves += self._follow(plane)
             for role, (old, new) in enumerate(zip(plane.arrows, turned, strict=True)):
                 angle = float(self.value_of(value("clock", ("query_turns", "key_turns")[role], plane.pair)))
                 moves.append(ReplacementTransform(old, new, path_arc=angle))
+            moves += self._follow(plane)  # after the turns: each frame the names see the arrows turned
             plane.lines = self._turn_labels(plane, "clock")
             moves.append(FadeIn(*plane.lines, shift=DOWN * 0.1))
             plane.arrows = turned
@@ -278,9 +278,9 @@ class ClockHands(ExplainerScene):
             arc = self._arc(plane, "shifted")
             extra = float(self.value_of(value("shifted", "query_turns", plane.pair))
                           - self.value_of(value("clock", "query_turns", plane.pair)))
-            moves += self._follow(plane)
             moves += [ReplacementTransform(old, new, path_arc=extra)
                       for old, new in zip([*plane.arrows, plane.arc], [*turned, arc], strict=True)]
+            moves += self._follow(plane)  # after the arrows' turns (as in _turn)
             lines = self._turn_labels(plane, "shifted") + self._share_labels(plane, "shifted")
             moves += [FadeOut(*plane.lines), FadeIn(*lines)]
             plane.arrows, plane.arc, plane.lines = turned, arc, lines
