@@ -118,7 +118,7 @@ class OrderBlind(ExplainerScene):
         cells = [square for row in grid.squares for square in row]
         self.beat("Self-attention as built so far: the scaled scores of the sentence, every query against every key.",
                   *self._show(board, 0), FadeIn(VGroup(*cells)),
-                  FadeIn(board.numbers[0], shift=DOWN * 0.1), run_time=2, wait=1)
+                  FadeIn(board.numbers[0], shift=DOWN * 0.1), run_time=1.5, wait=1.5)
 
     def _backwards(self, board: _Board) -> None:
         """The sentence backwards: each cell (i, j) moves to (n − 1 − i, n − 1 − j), its number with it."""

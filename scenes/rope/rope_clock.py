@@ -234,7 +234,7 @@ class ClockHands(ExplainerScene):
         m, n = self.cite(value("clock_whole", "query_position")), self.cite(value("clock_whole", "key_position"))
         self.beat(f"'{tokens[q]}' stands at m = {m}, '{tokens[k]}' at n = {n}: each arrow turns by its position "
                   f"times θ, the query's by {self._turned_by('clock', 0)} radians, the key's by "
-                  f"{self._turned_by('clock', 1)}.", *moves, run_time=2.5, wait=1.5)
+                  f"{self._turned_by('clock', 1)}.", *moves, run_time=2.0, wait=2.0)
 
     def _between(self) -> None:
         """The angle between the hands; each pair's share of the score; the shares add up to the score."""
