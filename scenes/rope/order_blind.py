@@ -16,8 +16,7 @@ from manim import (
     DOWN,
     RIGHT,
     FadeIn,
-    FadeTransform,
-    LaggedStart,
+    FadeOut,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
@@ -118,8 +117,8 @@ class OrderBlind(ExplainerScene):
         grid = board.grids[0]
         cells = [square for row in grid.squares for square in row]
         self.beat("Self-attention as built so far: the scaled scores of the sentence, every query against every key.",
-                  *self._show(board, 0), LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
-                  *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers[0]), run_time=2, wait=1)
+                  *self._show(board, 0), FadeIn(VGroup(*cells)),
+                  FadeIn(board.numbers[0], shift=DOWN * 0.1), run_time=1.5, wait=1.5)
 
     def _backwards(self, board: _Board) -> None:
         """The sentence backwards: each cell (i, j) moves to (n − 1 − i, n − 1 − j), its number with it."""
@@ -161,13 +160,14 @@ class OrderBlind(ExplainerScene):
             changes += fill_cells(self, board.grids[side], source, "weights", ranges, WEIGHT, animate=True)
             old_numbers, board.numbers[side] = board.numbers[side], self._cells(board, side, "weights")
             old_legend, board.legends[side] = board.legends[side], self._legend(board, side, "weights", WEIGHT)
+            # a fade out and in, not a FadeTransform: morphing every glyph of n² numbers costs the most frames
             if board.fit.numbers:
-                changes.append(FadeTransform(old_numbers, board.numbers[side]))
-            changes.append(FadeTransform(old_legend, board.legends[side]))
+                changes += [FadeOut(old_numbers), FadeIn(board.numbers[side])]
+            changes += [FadeOut(old_legend), FadeIn(board.legends[side])]
         (q, k), n, tokens = self._pair, self.scenario.n_tokens, self.scenario.tokens
         weight = ""
         if board.fit.numbers:
             weight = (f": '{tokens[q]}' gives '{tokens[k]}' {self.fmt('trace', 'weights', q, k)} in order, "
                       f"{self.fmt('backwards', 'weights', n - 1 - q, n - 1 - k)} backwards")
         self.beat(f"The weights too{weight}. Without positions, attention reads a bag of tokens: shuffle them, and "
-                  "its numbers shuffle with them.", *changes, run_time=2, wait=2.5)
+                  "its numbers shuffle with them.", *changes, run_time=1.5, wait=3.0)

@@ -24,7 +24,7 @@ from manim import (
     Arrow,
     Circle,
     FadeIn,
-    FadeTransform,
+    FadeOut,
     Line,
     Mobject,
     Rectangle,
@@ -224,17 +224,17 @@ class ClockHands(ExplainerScene):
         moves: list[object] = []
         for plane in self.planes:
             turned = [self._hand(plane, "clock", 0), self._hand(plane, "clock", 1)]
-            moves += self._follow(plane)
             for role, (old, new) in enumerate(zip(plane.arrows, turned, strict=True)):
                 angle = float(self.value_of(value("clock", ("query_turns", "key_turns")[role], plane.pair)))
                 moves.append(ReplacementTransform(old, new, path_arc=angle))
+            moves += self._follow(plane)  # after the turns: each frame the names see the arrows turned
             plane.lines = self._turn_labels(plane, "clock")
             moves.append(FadeIn(*plane.lines, shift=DOWN * 0.1))
             plane.arrows = turned
         m, n = self.cite(value("clock_whole", "query_position")), self.cite(value("clock_whole", "key_position"))
         self.beat(f"'{tokens[q]}' stands at m = {m}, '{tokens[k]}' at n = {n}: each arrow turns by its position "
                   f"times θ, the query's by {self._turned_by('clock', 0)} radians, the key's by "
-                  f"{self._turned_by('clock', 1)}.", *moves, run_time=2.5, wait=1.5)
+                  f"{self._turned_by('clock', 1)}.", *moves, run_time=2.0, wait=2.0)
 
     def _between(self) -> None:
         """The angle between the hands; each pair's share of the score; the shares add up to the score."""
@@ -270,26 +270,27 @@ class ClockHands(ExplainerScene):
         later = self.label("moved on by {}: query at m = {},  key at n = {}", size("n_tokens"),
                            value("shifted_whole", "query_position"), value("shifted_whole", "key_position"),
                            size=SIZE, color=INK).move_to((0, POSITIONS_Y, 0))
-        moves.append(FadeTransform(self.positions_line, later))
+        # cross-fades, not FadeTransforms: morphing one line's glyphs into another's costs the most frames
+        moves += [FadeOut(self.positions_line), FadeIn(later)]
         self.positions_line = later
         for plane in self.planes:
             turned = [self._hand(plane, "shifted", 0), self._hand(plane, "shifted", 1)]
             arc = self._arc(plane, "shifted")
             extra = float(self.value_of(value("shifted", "query_turns", plane.pair))
                           - self.value_of(value("clock", "query_turns", plane.pair)))
-            moves += self._follow(plane)
             moves += [ReplacementTransform(old, new, path_arc=extra)
                       for old, new in zip([*plane.arrows, plane.arc], [*turned, arc], strict=True)]
+            moves += self._follow(plane)  # after the arrows' turns (as in _turn)
             lines = self._turn_labels(plane, "shifted") + self._share_labels(plane, "shifted")
-            moves += [FadeTransform(old, new) for old, new in zip(plane.lines, lines, strict=True)]
+            moves += [FadeOut(*plane.lines), FadeIn(*lines)]
             plane.arrows, plane.arc, plane.lines = turned, arc, lines
         score = self._score_line("shifted")
-        moves.append(FadeTransform(self.score_line, score))
+        moves += [FadeOut(self.score_line), FadeIn(score)]
         self.score_line = score
         said = (f"Move every position on by {self.cite(size('n_tokens'))}, as if the sentence came a second time: "
                 "both hands of a pair turn alike, the angle between them stays, and so does the score, "
                 f"{self.fmt('shifted', 'score')}. Only m − n counts.")
-        self.beat(said, *moves, run_time=2.5, wait=2.0)
+        self.beat(said, *moves, run_time=2.0, wait=2.5)
 
     def _layouts(self, order: np.ndarray) -> None:
         """The "rotate half" layout: the paper's pairs' score once the dimensions are listed in another order."""
