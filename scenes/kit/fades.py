@@ -37,6 +37,7 @@ class Fade(Animation):
         return cast(Mobject, self.mobject)  # nothing is interpolated from a copy: the opacities are kept in __init__
 
     def interpolate_mobject(self, alpha: float) -> None:
+        alpha = self.rate_func(alpha)  # as manim's own animations ease
         self._shade(1.0 - alpha if self.out else alpha)
 
     def _shade(self, level: float) -> None:
@@ -79,6 +80,7 @@ class Reshade(Animation):
         return cast(Mobject, self.mobject)  # nothing is interpolated from a copy: both ends are kept in __init__
 
     def interpolate_mobject(self, alpha: float) -> None:
+        alpha = self.rate_func(alpha)  # as manim's own animations ease
         for part, (start, end) in zip(self.parts, self.ends, strict=True):
             if start.shape == end.shape:
                 part.fill_rgbas = start + (end - start) * alpha
