@@ -18,6 +18,7 @@ not (``"causal_head1"``, ``"head1"``, …; ``Scenario.trace(causal=True)``), and
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.blocks import head_color
+from scenes.kit.fades import fade_in, fade_out, reshade
 from scenes.kit.grids import Brackets
 from scenes.kit.heatmap import (
     HeatFit,
@@ -296,12 +298,12 @@ class CausalHeads(StillFirst, ExplainerScene):
         animations: list[Any] = []
         for p in panels:
             rows = [p.grid.row(i) for i in range(len(p.grid.squares))]
-            animations += [FadeIn(p.title, p.grid.brackets, p.grid.row_labels, p.grid.column_labels, p.scale),
-                           LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3 / len(rows)),
-                           *(FadeIn(row) for row in p.numbers)]
+            animations += [fade_in(p.title, p.grid.brackets, p.grid.row_labels, p.grid.column_labels, p.scale),
+                           LaggedStart(*(fade_in(row) for row in rows), lag_ratio=0.3 / len(rows)),
+                           *([fade_in(p.numbers)] if len(p.numbers) else [])]
         said = (f"{self.cite(size('n_heads'))} heads, each with its own weights: every token looks at every token."
                 if self.h > 1 else "One head and its weights: every token looks at every token.")
-        self.beat(said, *animations, *([FadeIn(self._colours_note(panels))] if self._colours(panels) else []),
+        self.beat(said, *animations, *([fade_in(self._colours_note(panels))] if self._colours(panels) else []),
                   run_time=1.4, wait=1.6)
 
     def _colours(self, panels: list[_Panel]) -> bool:
@@ -319,12 +321,14 @@ class CausalHeads(StillFirst, ExplainerScene):
         """The mask slides over every map; after the softmax each is a lower triangle, every row adding up to one."""
         animations: list[Any] = []
         for p in panels:
-            animations += fill_cells(self, p.grid, p.causal, "weights", f"{p.causal}_extremes", WEIGHT, animate=True)
+            # every cell refilled in one animation (not one per cell), the numbers crossfaded in place
+            animations.append(reshade(p.grid.cells, partial(fill_cells, self, p.grid, p.causal, "weights",
+                                                            f"{p.causal}_extremes", WEIGHT, animate=False)))
             animations.append(FadeIn(p.mask, shift=DL * 0.4))
             if p.fit.numbers:
                 old, p.numbers = p.numbers, cell_numbers(self, p.grid, p.causal, "weights", f"{p.causal}_extremes",
                                                          size=p.fit.size)
-                animations.append(FadeTransform(old, p.numbers))
+                animations += [fade_out(old), fade_in(p.numbers)]
             else:
                 old_scale, p.scale = p.scale, self._legend(p, p.causal)
                 animations.append(FadeTransform(old_scale, p.scale))

@@ -44,6 +44,7 @@ from attention_math import fused_multi_head
 from scenes.base import ExplainerScene
 from scenes.facts import Fact, TokenPart, position, size
 from scenes.kit.blocks import COLOUR_TINT, NUMBER_TINT, BlockMatrix, head_color
+from scenes.kit.fades import fade_in, fade_out
 from scenes.kit.heatmap import text_height, text_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE
@@ -359,8 +360,8 @@ class FusedProjection(StillFirst, ExplainerScene):
                 f"One product, X W_Q, gives its queries: {self.cite(size('n_tokens'))} rows, "
                 f"{self.cite(size('n_heads'))} block of {self.cite(size('d_k'))} columns.")
         self.beat(said, FadeIn(board.x, board.labels, board.x_name, shift=RIGHT * 0.2),
-                  FadeIn(q.brackets, board.q_name, *board.more[1:]),
-                  LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=min(0.2, 2.0 / q.rows)), run_time=2.0,
+                  fade_in(q.brackets, board.q_name, *board.more[1:]),
+                  LaggedStart(*(fade_in(row) for row in rows), lag_ratio=min(0.2, 2.0 / q.rows)), run_time=2.0,
                   wait=1.2)
 
     def _reshape(self, board: _Board) -> _Stack:
@@ -388,7 +389,7 @@ class FusedProjection(StillFirst, ExplainerScene):
         buff = look.length(0.14) + 0.06
         heads = [label.animate.next_to(q.block(k).get_top() + move, UP, buff=buff)
                  for k, label in enumerate(board.heads)]
-        self.play(FadeOut(board.x, board.x_name, board.w, board.w_name, board.more, board.q_name),
+        self.play(fade_out(board.x, board.x_name, board.w, board.w_name, board.more, board.q_name),
                   q.animate.shift(move), *heads, MoveToTarget(board.labels), run_time=1.0)
         shifts = q.cut_shifts(look.length(CUT))
         brackets = q.brackets_after(shifts)
@@ -542,10 +543,10 @@ class FusedProjection(StillFirst, ExplainerScene):
                                   ReplacementTransform(queries.shape, stacked.shape)]
         for old, new in zip(queries.matrices, stacked.matrices, strict=True):
             moves += [ReplacementTransform(old.tiles, new.tiles), ReplacementTransform(old.brackets, new.brackets),
-                      FadeOut(old.numbers)]
+                      fade_out(old.numbers)]
         self.stacks = [column.stack for column in columns]
         self.beat("K and V the same way: one big W_K and one big W_V, each product split into the heads' K and V.",
-                  FadeOut(self.equal, queries.heads, queries.more), *moves,
+                  fade_out(self.equal, queries.heads, queries.more), *moves,
                   FadeIn(columns[0].top, stacked.more, shift=DOWN * 0.2),
                   *(FadeIn(c.group, shift=LEFT * 0.3) for c in columns[1:]), *self._summary_note(), run_time=1.6,
                   wait=2.9)

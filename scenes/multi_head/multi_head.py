@@ -40,6 +40,7 @@ from attention_math import Scenario, ScenarioError, format_number
 from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
+from scenes.kit.fades import fade_in, fade_out
 from scenes.kit.grids import Brackets
 from scenes.kit.heatmap import (
     HeatFit,
@@ -333,11 +334,11 @@ class MultiHead(StillFirst, ExplainerScene):
         for p in panels:
             grid = p.grid
             rows = [grid.row(i) for i in range(len(grid.squares))]  # row by row: one animation per row, not per cell
-            animations += [FadeOut(p.matrices), FadeIn(grid.brackets, grid.row_labels, grid.column_labels),
-                           LaggedStart(*(FadeIn(row) for row in rows), lag_ratio=0.3 / len(rows)),
-                           FadeIn(p.numbers, p.scale, p.marks, p.most)]
+            animations += [fade_out(p.matrices), fade_in(grid.brackets, grid.row_labels, grid.column_labels),
+                           LaggedStart(*(fade_in(row) for row in rows), lag_ratio=0.3 / len(rows)),
+                           fade_in(p.numbers, p.scale, p.marks, p.most)]
         self._note = self._heading_note("colours only: each map's range in its legend", panels)
-        self.beat(said, *animations, FadeIn(self._note), run_time=1.6, wait=2.4)
+        self.beat(said, *animations, fade_in(self._note), run_time=1.6, wait=2.4)
 
     def _heading_note(self, content: str, panels: list[_Panel]) -> VMobject:
         """A note under the heading, furniture like the rounding note; "colours only" where a map is
@@ -392,7 +393,7 @@ class MultiHead(StillFirst, ExplainerScene):
         """Panel ``p`` keeps the query's row of its heat map: the others fade, the row and its lines rise."""
         grid, q = p.grid, self.scenario.query
         others = [i for i in range(len(grid.squares)) if i != q]
-        animations: list[Any] = [FadeOut(VGroup(*(grid.row(i) for i in others),
+        animations: list[Any] = [fade_out(VGroup(*(grid.row(i) for i in others),
                                                       *(grid.row_labels[i] for i in others),
                                                       *(p.numbers[i] for i in others if p.fit.numbers)))]
         labels_y = self.title_y - 0.42

@@ -36,6 +36,7 @@ from attention_math import Scenario, ScenarioError
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
 from scenes.kit.baselines import row_baseline, stand
+from scenes.kit.fades import fade_in, fade_out
 from scenes.kit.grids import Brackets, NumberGrid
 from scenes.kit.heatmap import text_height, text_width, vector_line, vector_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -551,7 +552,7 @@ class PerHead(StillFirst, ExplainerScene):
         """Head 1: X, its matrices, q and K, the scores, ÷ √d_k, the weights, V and z: a beat each."""
         q = query_number()
         self.beat("Every head reads the same X: a row per token, its embedding.",
-                  FadeIn(head.panel, head.title, board.labels, board.headers["X"], board.x_grid), run_time=1.4,
+                  fade_in(head.panel, head.title, board.labels, board.headers["X"], board.x_grid), run_time=1.4,
                   wait=1.0)
         self.beat(f"Head {self.cite(position(head.head))} has its own W_Q, W_K and W_V.",
                   *self._matrices_in(board, head), run_time=1.4, wait=1.4)
@@ -578,9 +579,9 @@ class PerHead(StillFirst, ExplainerScene):
             moves.append(board.labels.animate.set_opacity(1.0 if beside_x else DIM).build())
             board.labels_dim = not beside_x
         if beside_x and not board.x_shown:
-            moves.append(FadeIn(x))
+            moves.append(fade_in(x))
         elif not beside_x and board.x_shown:
-            moves.append(FadeOut(x))
+            moves.append(fade_out(x))
         board.x_shown = beside_x
         return moves
 
@@ -591,14 +592,14 @@ class PerHead(StillFirst, ExplainerScene):
         out: list[Animation] = [board.labels.animate.set_opacity(1.0).build()] if board.labels_dim else []
         board.labels_dim = False
         if board.x_shown:
-            out.append(FadeOut(board.x_grid, board.headers["X"]))
+            out.append(fade_out(board.x_grid, board.headers["X"]))
             board.x_shown = False
         if grids:  # q and K come out of W_Q and W_K: their numbers turn into them (no copy drawn besides)
             rest = [part for part in head.matrices if part not in grids[:2]] + [grids[0][0], grids[1][0]]
-            out += [FadeOut(*rest), FadeTransform(grids[0][1], head.query), FadeTransform(grids[1][1], head.keys)]
+            out += [fade_out(*rest), FadeTransform(grids[0][1], head.query), FadeTransform(grids[1][1], head.keys)]
         else:
             out += [FadeOut(head.matrices), FadeIn(head.query, shift=RIGHT * 0.2), FadeIn(head.keys, shift=RIGHT * 0.2)]
-        return [*out, FadeIn(board.query, board.headers["K"])]
+        return [*out, fade_in(board.query, board.headers["K"])]
 
     def _column_in(self, board: _Board, head: _Head, field_name: str) -> list[Animation]:
         """A column of the table arrives, row by row, under its header."""
@@ -608,7 +609,7 @@ class PerHead(StillFirst, ExplainerScene):
 
     def _mixed(self, board: _Board, head: _Head, said: str) -> None:
         """The keys make way for the values; the weights and values fly into the head's box of z."""
-        self.beat(said, FadeOut(head.keys, board.headers["K"]), FadeIn(head.values, board.headers["V"]),
+        self.beat(said, fade_out(head.keys, board.headers["K"]), fade_in(head.values, board.headers["V"]),
                   fly_into(head.z, *head.columns["weights"], *head.values), run_time=1.6, wait=1.8)
 
     def _short(self, board: _Board, before: _Head, head: _Head) -> None:
@@ -616,7 +617,7 @@ class PerHead(StillFirst, ExplainerScene):
         gone = VGroup(before.query, before.values, *before.columns.values(), before.outline, board.query,
                       board.headers["V"], *(board.headers[f] for f in FIELDS))
         self.beat(f"Head {self.cite(position(head.head))} takes the same steps with its own W_Q, W_K and W_V.",
-                  FadeOut(gone), ReplacementTransform(before.panel, head.panel),
+                  fade_out(gone), ReplacementTransform(before.panel, head.panel),
                   ReplacementTransform(before.title, head.title), *self._matrices_in(board, head), run_time=1.5,
                   wait=1.2)
         table = [*self._projected(board, head)]
