@@ -21,6 +21,8 @@
 - :mod:`scenes.kit.formula`: the corner formula softmax(Q Kᵀ/√d_k) V and formula titles.
 - :mod:`scenes.kit.motion`: numbers flying from where they are made to where they are used.
 - :mod:`scenes.kit.stills`: what a play leaves alone drawn once, not every frame (its order in the scene).
+- :mod:`scenes.kit.fades`: fades in place that change opacity only (no copy, no point moved), a group's cells
+  refilled in one animation.
 
 Nothing here knows a scenario or a trace: scenes pass in the numbers they recorded.
 """
