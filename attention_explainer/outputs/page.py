@@ -124,11 +124,12 @@ def _policy() -> str:
 def scene_words(name: str) -> str:
     """A class name as the lecture says it (the page's and the PowerPoint deck's headings).
 
-    >>> scene_words("ScaleAndSoftmax")
-    'Scale and softmax'
+    >>> scene_words("ScaleAndSoftmax"), scene_words("KVCacheSteps")
+    ('Scale and softmax', 'KV cache steps')
     """
-    words = re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
-    return words[:1].upper() + words[1:]
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", name).split()
+    said = " ".join(word if word.isupper() and len(word) > 1 else word.lower() for word in words)
+    return said[:1].upper() + said[1:]
 
 
 def _weight_row(scenario: Scenario, row: QueryRow) -> str:
