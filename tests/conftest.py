@@ -33,6 +33,7 @@ import cairo
 import manim.utils.testing.frames_comparison as frames_comparison_module
 import pytest
 from hypothesis import settings
+from manim import config as manim_config
 from scene_helpers import (
     RENDER_OPTIONS,
     REPO,
@@ -175,12 +176,18 @@ _POOL_DIR: Path | None = None
 
 _JOBS: list[tuple[str, str]] = []
 _TEXTS_FOLDER = "ATTENTION_TEST_TEXTS"  # set by the controlling process, read by its workers (not by renders)
+_OWN_MEDIA: list[Path] = []  # this process's manim media folder (its text SVGs and TeX)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if "PYTEST_XDIST_WORKER" not in os.environ:
         os.environ[_TEXTS_FOLDER] = tempfile.mkdtemp(prefix="attention-texts-")
     share_made_texts(Path(os.environ[_TEXTS_FOLDER]))
+    # Each process its own media folder: manim writes a text's SVG to ``<hash>_.svg`` beside
+    # the cache, parses it and deletes it, so two workers making one text in a shared
+    # ./media/texts at the same moment can delete each other's file (FileNotFoundError).
+    _OWN_MEDIA[:] = [Path(tempfile.mkdtemp(prefix="attention-media-"))]
+    manim_config.media_dir = str(_OWN_MEDIA[0])
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the node ids
@@ -236,6 +243,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _POOL = None
     if _POOL_DIR is not None:
         shutil.rmtree(_POOL_DIR, ignore_errors=True)
+    for media in _OWN_MEDIA:
+        shutil.rmtree(media, ignore_errors=True)
     texts = os.environ.pop(_TEXTS_FOLDER, None)
     if texts and "PYTEST_XDIST_WORKER" not in os.environ:
         shutil.rmtree(texts, ignore_errors=True)
