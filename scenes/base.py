@@ -79,8 +79,10 @@ from scenes.plan import LECTURE_PRESETS, LECTURES, MODEL_LECTURE, lecture_of
 __all__ = [
     "AFTER_PLAY_HOOKS",
     "BEAT_HOOKS",
+    "LONGEST_READING",
     "MAX_SHOWN",
     "NUMBER_WIDTHS",
+    "READING_PACE",
     "SCENE_LIMITS",
     "Bands",
     "Beat",
@@ -107,6 +109,12 @@ SCENE_LIMITS: dict[str, tuple[int, int]] = {
     "precision": (0, 4),
 }
 """What the scenes can lay out legibly: a scenario outside these fails before rendering."""
+
+READING_PACE = 22.0
+"""Characters of a caption a second that a paced beat leaves the viewer to read it: lecture 6's pace (its
+captions' characters over its beats' seconds, 22.6 at -ql), whose own waits set it."""
+LONGEST_READING = 8.0
+"""The most seconds a paced beat lasts for its reading alone (a caption of 176 characters at the pace)."""
 
 NUMBER_WIDTHS: tuple[tuple[int, int], ...] = ((4, 10), (5, 8), (7, 7), (16, 8))
 """``(tokens, characters)``: up to that many tokens, the widest number as shown (say "−12.34",
@@ -274,6 +282,10 @@ class ExplainerScene(Scene):
     scenario_override: ClassVar[Scenario | None] = None
     shows_model: ClassVar[bool] = False
     """Does the scene show a real model's head (a scenario with ``model``; see :func:`check_scene_limits`)?"""
+    reading_pace: ClassVar[float | None] = None
+    """Characters a second a beat leaves to read its caption (:data:`READING_PACE`), up to
+    :data:`LONGEST_READING` seconds: the pause after the animations grows where they and ``wait`` leave
+    too little. ``None``: the waits as written (lecture 6's scenes, whose waits set the pace)."""
 
     def setup(self) -> None:
         # TeX typesets only the scenes' own formulas (user text is drawn with Pango, never TeX),
@@ -573,6 +585,10 @@ class ExplainerScene(Scene):
         spoken = max((hook(self, caption) for hook in BEAT_HOOKS), default=0.0)
         if animations:
             self.play(*animations, **kwargs)
+        if self.reading_pace:  # without a voice, the subtitle must stay up long enough to be read
+            reading = min(len(caption) / self.reading_pace, LONGEST_READING) - (self.renderer.time - start)
+            if reading > wait:  # whole frames, as below
+                wait = (math.ceil(reading * config.frame_rate - 1e-6) + 0.5) / config.frame_rate
         if wait > 0:
             self.wait(wait)
         if start + spoken - self.renderer.time > 1e-6:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, Line, Rectangle, RoundedRectangle, VGroup, VMobject
 
 from attention_math import memory_traffic
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
@@ -41,6 +41,8 @@ def _matrix(rows: int, columns: int, side: float, color: str, fill: float = 0.35
 
 class MemoryRoutes(ExplainerScene):
     """Slow and fast memory: the plain route writes S and P (n × n) to slow memory; FlashAttention never does."""
+
+    reading_pace = READING_PACE
 
     slow: VGroup  # the slow memory's box and name
     fast: VGroup  # the on-chip memory's box and name

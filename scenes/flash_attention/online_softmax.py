@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Line, MathTex, Mobject, Rectangle, Transform, VGroup, VMobject
 
 from attention_math import online_softmax_row
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
@@ -58,6 +58,8 @@ class _Table:
 
 class OnlineSoftmax(ExplainerScene):
     """One query's scores walked in tiles: the running m, the rescale, ℓ and the output, then o / ℓ = softmax·V."""
+
+    reading_pace = READING_PACE
 
     table: _Table  # what the beats fill (the geometry tests look at it)
     summary: VGroup  # the last frame's rule

@@ -18,7 +18,7 @@ from typing import Any
 from manim import LEFT, UP, FadeIn, LaggedStart, Rectangle, VGroup, VMobject
 
 from attention_math import a100_traffic, memory_traffic
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import position, value
 from scenes.kit.grids import Brackets
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -43,6 +43,8 @@ def _blocks(n: int, size: int) -> list[range]:
 
 class TiledTraffic(ExplainerScene):
     """The matrix in blocks of queries × blocks of keys, visited as Algorithm 1 does; the traffic of both routes."""
+
+    reading_pace = READING_PACE
 
     matrix: VGroup  # the cells, brackets and block labels
     tiles: list[list[Rectangle]]  # [query block][key block]

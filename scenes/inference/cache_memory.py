@@ -16,7 +16,7 @@ from typing import Any
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, VGroup
 
 from attention_math import PUBLISHED_CONFIGS, cache_memory
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, value
 from scenes.kit.bars import BarRows
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -45,6 +45,8 @@ class _Rows:
 
 class CacheMemory(ExplainerScene):
     """The cache per token and for a long context, as bars, for multi-head, grouped-query and multi-query models."""
+
+    reading_pace = READING_PACE
 
     chart: _Rows  # the rows and bars (the geometry tests look at it)
     note: VGroup

@@ -16,7 +16,7 @@ from typing import Any
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, LaggedStart, MathTex, Text, VGroup
 
 from attention_math import Scenario, kv_cache_generation
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.bars import BarRows
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -42,6 +42,8 @@ class _Charts:
 
 class CacheSavings(ExplainerScene):
     """The multiplies per step with and without the cache, as bars on one scale."""
+
+    reading_pace = READING_PACE
 
     charts: _Charts
     summary: VGroup

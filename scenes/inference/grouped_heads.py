@@ -22,7 +22,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Line, RoundedRectangle, SurroundingRectangle, VGroup
 
 from attention_math import GroupedQueryTrace, Scenario, ScenarioError, grouped_query_attention, shared_key_value_heads
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, VALUE, WEIGHT
@@ -69,6 +69,8 @@ class _Table:
 
 class GroupedHeads(ExplainerScene):
     """Query heads in groups that share one key/value head; one group's weights; the output's shape."""
+
+    reading_pace = READING_PACE
 
     trace: Any
     grouped: GroupedQueryTrace

@@ -15,7 +15,7 @@ from typing import Any
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, MathTex, Succession, Text, VGroup, VMobject
 
 from attention_math import Scenario, ScenarioError, kv_cache_generation
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.grids import NumberGrid
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -43,6 +43,8 @@ class _Board:
 
 class KVCacheSteps(ExplainerScene):
     """Generation token by token: K and V grow a row a step, only the new query is computed."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # the grids the beats fill (the geometry tests look at it)
     panel: VGroup  # the step's lines at the right (the last step's at the end)

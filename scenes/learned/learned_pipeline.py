@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Group, LaggedStart, SurroundingRectangle, VGroup, VMobject
 
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import text_width, widest
@@ -30,6 +30,8 @@ BAR_WIDTH = 3.5  # the weight 1's bar would be this long (2.5 beside the words)
 
 class LearnedPipeline(ExplainerScene):
     """The query's scores, scaled scores and weights with the learned W_Q and W_K."""
+
+    reading_pace = READING_PACE
 
     _made_labels: dict[int, VMobject]
     keys: VGroup  # the row labels ("k1 dog"), the bands of the table's rows (the geometry test reads them)

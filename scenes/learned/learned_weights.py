@@ -28,7 +28,7 @@ from manim import (
 
 from attention_math import TrainingTrace, train_attention
 from scenes import plan
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import position, value
 from scenes.kit.heatmap import HeatGrid, ink_on, opacity_of
 from scenes.kit.layout import TOP
@@ -56,6 +56,8 @@ class _Map:
 
 class LearnedWeights(ExplainerScene):
     """W_Q and W_K at a few steps of the training run: from random to learned."""
+
+    reading_pace = READING_PACE
 
     run: TrainingTrace
     maps: list[_Map]  # W_Q's, then W_K's (the geometry test reads them)

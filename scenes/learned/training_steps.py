@@ -33,7 +33,7 @@ from manim import (
 
 from attention_math import TrainingTrace, train_attention
 from scenes import plan
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.bars import BarRows
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -62,6 +62,8 @@ class _Row:
 
 class TrainingSteps(ExplainerScene):
     """The loss curve and each "it"'s attention row, at a few steps of the training run."""
+
+    reading_pace = READING_PACE
 
     run: TrainingTrace
     axes: Axes  # the loss axes (the geometry test reads them)

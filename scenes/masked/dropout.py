@@ -32,7 +32,7 @@ from manim import (
 
 from attention_math.heat import Extremes
 from attention_math.masking import attention_dropout
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import Fact, TokenPart, position, value
 from scenes.kit.board import fit_board, panel_size, token_board
 from scenes.kit.formula import formula_title
@@ -93,6 +93,8 @@ def _band(size: float) -> float:
 
 class AttentionDropout(ExplainerScene):
     """softmax(mask(QKᵀ/√d_k)) with some weights dropped and the rest scaled up: training only."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
 

@@ -32,7 +32,7 @@ from manim import (
 )
 
 from attention_math import Scenario, ScenarioError
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position
 from scenes.kit.heatmap import (
     HeatFit,
@@ -75,6 +75,8 @@ class _Board:
 
 class GenerationOrder(ExplainerScene):
     """Token by token, each reading only itself and the tokens before it: query i reads keys 1 … i."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # what the last beats draw on (the geometry tests look at it)
     row: TokenRow  # the sentence (and the tests)

@@ -37,7 +37,7 @@ from manim import (
 )
 
 from attention_math.masking import renormalised_weights
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import Fact, TokenPart, position, query_number, size, value
 from scenes.kit.heatmap import text_height, text_width, vector_line, vector_width, widest
 from scenes.kit.labels import Obstacles, place_near
@@ -175,6 +175,8 @@ class _Plane:
 
 class MaskedContext(ExplainerScene):
     """z_i from keys 1 … i only, beside z_i from every key: the future's arrows go, the past's grow."""
+
+    reading_pace = READING_PACE
 
     table: _Table
     planes: tuple[_Plane, _Plane]  # without the mask, with it (the geometry tests look at them)

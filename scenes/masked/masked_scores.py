@@ -33,7 +33,7 @@ from manim import (
 )
 
 from attention_math.heat import Extremes
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.formula import formula_title
 from scenes.kit.heatmap import (
@@ -102,6 +102,8 @@ def _band(size: float) -> float:
 
 class MaskedScores(ExplainerScene):
     """Scaled scores, −∞ above the diagonal, exp(−∞) = 0, the softmax over the past; every row sums to 1."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
 

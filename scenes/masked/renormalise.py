@@ -27,7 +27,7 @@ from manim import (
 )
 
 from attention_math import renormalised_weights
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import text_height, text_width, widest
@@ -63,6 +63,8 @@ class _Chart:
 
 class Renormalise(ExplainerScene):
     """Softmax over every key, zero the future, divide by the new sum: the masked weights, number for number."""
+
+    reading_pace = READING_PACE
 
     chart: _Chart  # what the beats draw on (the geometry tests look at it)
 

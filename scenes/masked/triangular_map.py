@@ -30,7 +30,7 @@ from manim import (
 )
 
 from attention_math.heat import Extremes
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.board import fit_board, panel_size, token_board
 from scenes.kit.formula import formula_title
@@ -61,6 +61,8 @@ class _Board:
 
 class TriangularMap(ExplainerScene):
     """softmax(mask(QKᵀ/√d_k)): a triangle of weights; the first token looks only at itself."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
     summary: VGroup  # the last frame's formulas and lines

@@ -40,7 +40,7 @@ from manim import (
 
 from attention_math import Scenario, ScenarioError, format_number
 from attention_math.heat import Extremes
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.blocks import head_color
 from scenes.kit.fades import fade_in, fade_out, reshade
@@ -130,6 +130,8 @@ def _line_widths(scenario: Scenario, font: float) -> tuple[float, float]:
 
 class CausalHeads(StillFirst, ExplainerScene):
     """Every head masked: lower triangles side by side; a row that changes; the heads' z joined times W_O."""
+
+    reading_pace = READING_PACE
 
     panels: list[_Panel]  # the geometry tests look at these
     lines: VGroup

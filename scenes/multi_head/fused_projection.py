@@ -41,7 +41,7 @@ from manim import (
 )
 
 from attention_math import fused_multi_head
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import Fact, TokenPart, position, size
 from scenes.kit.blocks import COLOUR_TINT, NUMBER_TINT, BlockMatrix, head_color
 from scenes.kit.fades import fade_in, fade_out
@@ -125,6 +125,8 @@ class _Stack:
 
 class FusedProjection(StillFirst, ExplainerScene):
     """One big W_Q (the heads' side by side), one product, reshape and transpose: each head's Q, the same numbers."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # the geometry tests look at these
     stacks: list[_Stack]

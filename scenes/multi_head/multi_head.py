@@ -38,7 +38,7 @@ from manim import (
 
 from attention_math import Scenario, ScenarioError, format_number
 from attention_math.heat import Extremes
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
 from scenes.kit.fades import fade_in, fade_out
 from scenes.kit.grids import Brackets
@@ -151,6 +151,8 @@ class _Panel:
 
 class MultiHead(StillFirst, ExplainerScene):
     """The sentence through h heads side by side; their z for the query joined; × W_O gives the output."""
+
+    reading_pace = READING_PACE
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:

@@ -33,7 +33,7 @@ from manim import (
 )
 
 from attention_math import Scenario, ScenarioError
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
 from scenes.kit.baselines import row_baseline, stand
 from scenes.kit.fades import fade_in, fade_out
@@ -161,6 +161,8 @@ class _Head:
 
 class PerHead(StillFirst, ExplainerScene):
     """Head 1's W_Q, W_K, W_V and its whole pipeline for the query; head 2's, shorter; their z side by side."""
+
+    reading_pace = READING_PACE
 
     layout: _Layout  # what the beats draw on (the geometry tests look at them)
     board: _Board

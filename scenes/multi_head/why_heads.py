@@ -27,7 +27,7 @@ from manim import (
 )
 
 from attention_math import Scenario
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.baselines import row_baseline, stand
@@ -82,6 +82,8 @@ class _Column:
 
 class WhyHeads(StillFirst, ExplainerScene):
     """The query's weights in each head as bars over the keys: each head reads the sentence its own way."""
+
+    reading_pace = READING_PACE
 
     board: list[_Column]  # what the beats draw on, a column per head (the geometry tests look at it)
     labels: VGroup  # the keys' labels

@@ -24,7 +24,7 @@ from manim import (
 
 from attention_math import self_attention
 from attention_math.heat import Extremes
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import value
 from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend
 from scenes.kit.palette import HIGHLIGHT, INK, WEIGHT
@@ -49,6 +49,8 @@ class _Board:
 
 class OrderBlind(ExplainerScene):
     """The scores of a sentence and of the sentence backwards: the same numbers, moved with their tokens."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
 

@@ -35,7 +35,7 @@ from manim import (
 )
 
 from attention_math import RopeClock, Scenario, rope_attention, rope_clock, rope_pair_dimensions
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import text
@@ -76,6 +76,8 @@ class _Plane:
 
 class ClockHands(ExplainerScene):
     """The query's and a key's pairs as clock hands, turning with position; a shift keeps the score."""
+
+    reading_pace = READING_PACE
 
     planes: list[_Plane]  # the geometry tests look at them
     positions_line: VMobject

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, LaggedStart, MathTex, Rectangle, VGroup, VMobject
 
 from attention_math import Scenario, rope_attention
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, TOP
 from scenes.kit.palette import INK, KEY, MUTED, QUERY
@@ -34,6 +34,8 @@ ROWS = ("query", "theta", "angle", "turned")
 
 class RopePairs(ExplainerScene):
     """The query of the lecture's token, pair by pair: θ_i, the angle m·θ_i, the pair turned."""
+
+    reading_pace = READING_PACE
 
     table: dict[str, VGroup]  # each row of numbers (the geometry tests look at it)
     braces: VGroup  # a brace per pair, over its two columns

@@ -29,7 +29,7 @@ from manim import (
 
 from attention_math import Scenario, rope_attention
 from attention_math.heat import Extremes
-from scenes.base import ExplainerScene
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, value
 from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend, row_box
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -59,6 +59,8 @@ class _Board:
 
 class RopeScores(ExplainerScene):
     """The sentence's scores and weights without positions and with RoPE, side by side; the rule of RoPE."""
+
+    reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
     summary: VGroup  # the last frame's formula and lines
