@@ -217,15 +217,11 @@ def _render(args: argparse.Namespace) -> int:
     from attention_math.__main__ import scenario_from_args
     from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, MODEL_LECTURE
 
-    from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes, start_renders_early
+    from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes
 
     if args.lecture is None:  # a real model's head is its own lecture's
         args.lecture = MODEL_LECTURE if args.model is not None else DEFAULT_LECTURE
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
-    if args.model is not None:
-        # a real model's forward pass takes most of a second: the renders' process imports manim meanwhile
-        # (stopped at the end if no render takes it)
-        start_renders_early()
     scenario = scenario_from_args(args, default=LECTURE_PRESETS[args.lecture])
     target = Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)
     if not _renders_nothing(args, scenario, target, chosen):

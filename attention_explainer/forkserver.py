@@ -223,11 +223,8 @@ def start_early(env: Mapping[str, str]) -> None:
     the scenario (which imports the scenes too), instead of after it. Its renders still run in
     the folder and environment each is given, with ``sys.path`` as a render started there has it
     (manim, imported in an empty folder, read no ``manim.cfg`` there, as in the bundle's).
-    A server already started early and not yet taken is kept (the command may ask twice: before
-    a real model's forward pass, and before the scenes' checks).
     """
-    if _EARLY:
-        return
+    discard_early()
     launched = _launch(None, env)
     if launched is not None:
         _EARLY.append(launched)

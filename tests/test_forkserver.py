@@ -136,15 +136,3 @@ def test_a_server_started_early_and_not_taken_is_stopped() -> None:
     forkserver.discard_early()
     assert not forkserver._EARLY and early.process.returncode is not None
     assert early.folder is not None and not early.folder.exists()
-
-
-def test_a_server_started_early_twice_is_started_once() -> None:
-    env = dict(os.environ, ATTENTION_FORK_SERVER="1")
-    forkserver.start_early(env)
-    try:
-        early = forkserver._EARLY[0]
-        forkserver.start_early(env)  # the command asks again before the scenes' checks
-        assert forkserver._EARLY == [early] and early.process.poll() is None
-    finally:
-        forkserver.discard_early()
-    assert early.process.returncode is not None
