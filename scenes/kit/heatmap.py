@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -23,6 +23,7 @@ import numpy as np
 from manim import DL, DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, SurroundingRectangle, Text, VGroup, VMobject
 
 from scenes.facts import Fact
+from scenes.kit.fades import reshade
 from scenes.kit.grids import Brackets
 from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text, token_text
@@ -367,17 +368,25 @@ class HeatGrid(VGroup):
                 entry.move_to(centre).align_to(centre + RIGHT * half, RIGHT)
         return VGroup(*(VGroup(*row) for row in entries))
 
-    def fill(self, values: np.ndarray, low: float, high: float, hue: str, *, animate: bool = True) -> list[Any]:
-        """Fill every cell by its number; the animations (none with ``animate=False``)."""
-        animations = []
-        for i, row in enumerate(self.squares):
-            for j, square in enumerate(row):
-                opacity = opacity_of(float(values[i, j]), low, high)
-                if animate:
-                    animations.append(square.animate.set_fill(hue, opacity=opacity))
-                else:
-                    square.set_fill(hue, opacity=opacity)
-        return animations
+    def fill(self, values: np.ndarray, low: float, high: float, hue: str, *, animate: bool = True,
+             only: Callable[[int, int], bool] | None = None) -> list[Any]:
+        """Fill every cell (``only`` those of rows ``i`` and columns ``j`` where ``only(i, j)``) by its number;
+        the animations (none with ``animate=False``).
+
+        Animated, the cells are one :class:`~scenes.kit.fades.Reshade`: their fills blended, their points
+        left alone (one ``square.animate`` per cell copied and moved every point of n² squares).
+        """
+
+        def paint() -> None:
+            for i, row in enumerate(self.squares):
+                for j, square in enumerate(row):
+                    if only is None or only(i, j):
+                        square.set_fill(hue, opacity=opacity_of(float(values[i, j]), low, high))
+
+        if not animate:
+            paint()
+            return []
+        return [reshade(self.cells, paint)]
 
 
 def stack(entries: Sequence[VMobject], *, right: float, top: float, pitch: float) -> VGroup:
@@ -454,11 +463,12 @@ def cell_numbers(scene: Any, grid: HeatGrid, source: str, field: str, ranges: st
 
 
 def fill_cells(scene: Any, grid: HeatGrid, source: str, field: str, ranges: str, hue: str, *,
-               animate: bool) -> list[Any]:
-    """Fill the cells by ``source.field`` over its colour scale (``ranges`` names its ends)."""
+               animate: bool, only: Callable[[int, int], bool] | None = None) -> list[Any]:
+    """Fill the cells (``only`` some: see :meth:`HeatGrid.fill`) by ``source.field`` over its colour scale
+    (``ranges`` names its ends)."""
     matrix = np.asarray(getattr(scene.sources[source][0], field))
     low, high = (scene.value_of(Fact(ranges, field, (k,))) for k in (0, 1))
-    return grid.fill(matrix, low, high, hue, animate=animate)
+    return grid.fill(matrix, low, high, hue, animate=animate, only=only)
 
 
 def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALLEST_SIZE) -> Legend:

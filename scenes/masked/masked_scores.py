@@ -338,8 +338,9 @@ class MaskedScores(ExplainerScene):
     def _every_row(self, board: _Board) -> None:
         """Every row the same way: the masked weights, zeros above the diagonal, each row's sum 1."""
         n, grid = self.scenario.n_tokens, board.grid
-        fills = fill_cells(self, grid, "causal", "weights", "causal_extremes", WEIGHT, animate=True)
-        fills = [fill for k, fill in enumerate(fills) if k % n <= k // n]  # the future cells stay grey
+        # the future cells (key after query) stay grey
+        fills = fill_cells(self, grid, "causal", "weights", "causal_extremes", WEIGHT, animate=True,
+                           only=lambda i, j: j <= i)
         old, board.numbers = board.numbers, self._numbers(board, "causal", "weights", "causal_extremes")
         old_legend, board.legend = board.legend, self._legend("causal_extremes", "weights", WEIGHT, board.titles[2])
         sums = VGroup()

@@ -7,9 +7,10 @@ head's place from :class:`attention_math.minilm.ModelHead` (counted from 1, as t
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Line, RoundedRectangle, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, Create, Line, RoundedRectangle, VGroup, VMobject
 
 from scenes.facts import Fact, TokenPart, position, size
+from scenes.kit.fades import fade_in
 from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, token_text
@@ -35,13 +36,13 @@ class RealHeadPlace(RealHeadScene):
         self.beat(
             f"MiniLM reads your sentence as {self.cite(size('n_tokens'))} WordPiece tokens: "
             "[CLS] first, [SEP] last, rarer words split into pieces marked ##.",
-            FadeIn(sentence), FadeIn(chips), FadeIn(count), wait=1.5,
+            fade_in(sentence), fade_in(chips), fade_in(count), wait=1.5,
         )
         layers, lit_layer, layer_note = self._layers()
         self.beat(
             f"Each token enters as {self.cite(Fact('place', 'd_model'))} numbers and passes "
             f"{self.cite(Fact('place', 'n_layers'))} layers; we open layer {self.cite(Fact('place', 'layer_number'))}.",
-            FadeIn(layers), FadeIn(layer_note), Create(lit_layer), wait=1.2,
+            fade_in(layers), fade_in(layer_note), Create(lit_layer), wait=1.2,
         )
         heads, lit_head, notes = self._heads(layers)
         self.chips, self.layers, self.lit_layer, self.heads, self.lit_head = chips, layers, lit_layer, heads, lit_head
@@ -49,7 +50,7 @@ class RealHeadPlace(RealHeadScene):
             f"Layer {self.cite(Fact('place', 'layer_number'))} has {self.cite(Fact('place', 'n_heads'))} heads of "
             f"{self.cite(Fact('place', 'd_head'))} numbers each; "
             f"this is head {self.cite(Fact('place', 'head_number'))}.",
-            FadeIn(heads), Create(lit_head), FadeIn(notes), wait=1.5,
+            fade_in(heads), Create(lit_head), fade_in(notes), wait=1.5,
         )
         self.beat(
             f"Next: what head {self.cite(Fact('place', 'head_number'))} computes for "

@@ -20,17 +20,16 @@ from manim import (
     RIGHT,
     UP,
     Dot,
-    FadeIn,
     MathTex,
     Mobject,
     UpdateFromAlphaFunc,
     VGroup,
     VMobject,
-    Write,
     config,
 )
 
 from scenes.facts import Fact, position
+from scenes.kit.fades import fade_in
 from scenes.kit.grids import NumberGrid
 from scenes.kit.heatmap import Legend, opacities
 from scenes.kit.layout import HALF_WIDTH, TOP
@@ -160,20 +159,20 @@ class RealProjection(RealHeadScene):
             f"Head {self.cite(Fact('place', 'head_number'))} of layer {self.cite(Fact('place', 'layer_number'))} "
             f"reads '{self.scenario.query_token}' as {self.cite(Fact('place', 'd_model'))} numbers: "
             f"here entries {self.cite(position(0))} to {self.cite(position(SLICE - 1))}.",
-            FadeIn(x_row), FadeIn(note[0]), wait=1.2,
+            fade_in(x_row), fade_in(note[0]), wait=1.2,
         )
         bias = self._bias_note(x_row)
         self.beat(
             "BERT's projections add a bias, x·W + b. So x gets one more input that is always one, "
             f"and b becomes row {self.cite(Fact('place', 'bias_row'))} of each W.",
-            FadeIn(always_one), FadeIn(note[1]), Write(bias), wait=1.5,
+            fade_in(always_one), fade_in(note[1]), fade_in(bias), wait=1.5,
         )
         maps = self._maps(bias)
         self.beat(
             f"W_Q, W_K, W_V: {self.cite(Fact('place', 'bias_row'))} × {self.cite(Fact('place', 'd_head'))} "
             "each, too many numbers to print: colours only, the bias the row set apart at the bottom.",
             *(part.fade_in() for group in maps[0] for part in group[:2]),
-            *(FadeIn(part) for group in maps[0] for part in group[2:]), FadeIn(maps[1]), wait=1.5,
+            *(fade_in(part) for group in maps[0] for part in group[2:]), fade_in(maps[1]), wait=1.5,
         )
         table, title = self._products(maps, q)
         self.maps, self.table = maps, table  # for the geometry tests
@@ -181,7 +180,7 @@ class RealProjection(RealHeadScene):
             f"The products: q, k and v of '{self.scenario.query_token}', {self.cite(Fact('place', 'd_head'))} "
             f"numbers each; entries {self.cite(position(0))} to {self.cite(position(SLICE - 1))} shown, "
             "with the biases added in.",
-            FadeIn(title), FadeIn(table), wait=1.8,
+            fade_in(title), fade_in(table), wait=1.8,
         )
 
     # -- x, a slice and the always-1 input ---------------------------------------------------

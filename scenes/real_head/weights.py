@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, GrowFromEdge, SurroundingRectangle, VGroup, VMobject, Write
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, GrowFromEdge, SurroundingRectangle, VGroup, VMobject
 
 from scenes.facts import Fact, TokenPart, position, value
 from scenes.kit.bars import BarRows
+from scenes.kit.fades import fade_in
 from scenes.kit.heatmap import (
     HeatFit,
     HeatGrid,
@@ -51,11 +52,11 @@ class RealWeights(RealHeadScene):
         self.beat(
             f"'{self.scenario.query_token}' asks every token, [CLS] and [SEP] included: "
             f"its scores q·k ÷ √{self.cite(Fact('place', 'd_head'))}, the model's own numbers.",
-            FadeIn(heads[0]), FadeIn(heads[1]), FadeIn(labels), Write(scores), wait=1.2,
+            fade_in(heads[0]), fade_in(heads[1]), fade_in(labels), fade_in(scores), wait=1.2,
         )
         chart, numbers = self._weight_bars(labels, heads)
         self.beat("Softmax turns the scores into weights that sum to one: the bars.",
-                  *(GrowFromEdge(bar, LEFT) for bar in chart.bars), FadeIn(heads[2]), FadeIn(numbers), wait=1.2)
+                  *(GrowFromEdge(bar, LEFT) for bar in chart.bars), fade_in(heads[2]), fade_in(numbers), wait=1.2)
         grid, cells, scale = self._heat_map()
         outline = row_box(grid, q)
         self.chart, self.heat, self.outline = chart, grid, outline  # for the geometry tests
@@ -63,7 +64,7 @@ class RealWeights(RealHeadScene):
         self.beat(f"Every token's row at once: the head's weights, {colours}; brighter is more. "
                   f"'{self.scenario.query_token}' is the row outlined.",
                   FadeIn(grid), *fill_cells(self, grid, "model", "weights", "model_extremes", WEIGHT, animate=True),
-                  FadeIn(cells), FadeIn(scale), Create(outline), wait=1.2)
+                  fade_in(cells), fade_in(scale), Create(outline), wait=1.2)
         self._summary(chart, q)
 
     # -- the query's row: scores, then weights -----------------------------------------------
