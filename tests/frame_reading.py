@@ -406,13 +406,39 @@ def weighted_sum_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]
     return [shown(x, p) for x in [*numbers, *trace.context[q]]]
 
 
+def online_softmax_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
+    """OnlineSoftmax's walk (lecture 11), worked here from the inputs in plain numpy, tile by tile: per key its
+    score s and its tile's exp(s − m), m the running maximum after its tile; then o / ℓ and softmax(s)·V.
+    Checked in order among the frame's other numbers: the tiles' m, rescale, ℓ and o are drawn dimmed once
+    passed (too faint to read) and the value columns only while they fit."""
+    from scenes.plan import FLASH_BLOCKS  # the tile size the scene walks with (a setting, not a number it shows)
+
+    q, p, tile = scenario.query, scenario.precision, FLASH_BLOCKS[0]
+    query, keys = scenario.embeddings[q] @ scenario.w_query, scenario.embeddings @ scenario.w_key
+    values = scenario.embeddings @ scenario.w_value
+    scores = keys @ query / (np.sqrt(scenario.d_k) if scenario.scaled else 1.0)
+    numbers: list[float] = []
+    running, total, output = -np.inf, 0.0, np.zeros(values.shape[1])
+    for start in range(0, len(scores), tile):
+        block = scores[start:start + tile]
+        top = max(running, float(block.max()))
+        exps = np.exp(block - top)
+        total = total * np.exp(running - top) + float(exps.sum())
+        output = output * np.exp(running - top) + exps @ values[start:start + tile]
+        running = top
+        numbers += [x for pair in zip(block, exps, strict=True) for x in pair]
+    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    return [shown(x, p) for x in [*numbers, *(output / total), *(weights @ values)]]
+
+
 LAST_FRAMES: dict[str, tuple[str, Callable[[Scenario, AttentionTrace], list[str]]]] = {
     "ScaleAndSoftmax": ("scenes.self_attention.softmax", softmax_numbers),
     "Scores": ("scenes.self_attention.scores", scores_numbers),
     "WeightedSum": ("scenes.self_attention.weighted_sum", weighted_sum_numbers),
+    "OnlineSoftmax": ("scenes.flash_attention.online_softmax", online_softmax_numbers),
 }
 """The scenes whose last frame is read back: module, and the numbers it shows in reading order."""
-IN_ORDER = frozenset({"Scores"})
+IN_ORDER = frozenset({"Scores", "OnlineSoftmax"})
 """The scenes whose numbers are checked in order among others (:func:`read_back`), not as all there is."""
 
 

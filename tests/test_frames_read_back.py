@@ -4,10 +4,11 @@ Every run draws a fresh seed (printed in the output and in every failure; replay
 ``ATTENTION_READ_BACK_SEED=<seed>``) and from it a scenario within the scenes' limits: 2 to 6
 tokens of random letters, d_in 2–6, d_k and d_v 1–4, any query, 1 to 3 decimals, random
 embeddings and weights (``frame_reading.fresh_scenario``). The last frames of ScaleAndSoftmax,
-Scores and WeightedSum are rendered for it by manim (``-s`` at 1600 × 900, in processes of their
-own, two at a time) and read by Tesseract, an OCR engine that owes nothing to the project. The
-numbers it reads, line by line top to bottom and each line left to right, must be exactly those
-:func:`attention_math.self_attention` computes for the scenario, rounded here to its precision:
+Scores, WeightedSum and lecture 11's OnlineSoftmax are rendered for it by manim (``-s`` at 1600 × 900,
+in processes of their own, two at a time) and read by Tesseract, an OCR engine that owes nothing to the
+project. The numbers it reads, line by line top to bottom and each line left to right, must be exactly
+those :func:`attention_math.self_attention` computes for the scenario (or a plain loop, below), rounded here
+to its precision:
 
 - ScaleAndSoftmax: √d_k and m (the largest scaled score) in its head; per key, in the order of
   the bars, its score, score ÷ √d_k, exp(· − m), weight and running total; Σ of the exps;
@@ -15,6 +16,10 @@ numbers it reads, line by line top to bottom and each line left to right, must b
 - Scores: each key's score beside its bar, top to bottom, in that order among the frame's other
   numbers (some scenarios' last frame works the scores out beside the bars: q, K, the products;
   those are not checked).
+- OnlineSoftmax: per key its score s and its tile's exp(s − m), then o / ℓ and softmax(s)·V, worked
+  out here from the inputs in plain numpy, tile by tile (``frame_reading.online_softmax_numbers``), in
+  that order among the frame's other numbers (the tiles passed are drawn dimmed, too faint to read).
+  20 fresh seeds (100 to 119) read back before it was added; a planted wrong score fails.
 
 Only numbers with a decimal point are read: token numbers ("k1", "q3"), sizes ("d_v = 1") and TeX
 subscripts ("z₂ = Σ_j w₂ⱼ v_j") are left out (tiny, and whole numbers that a misread letter could
@@ -53,6 +58,7 @@ from frame_reading import (
     draw_seed,
     fresh_scenario,
     fresh_seed,
+    online_softmax_numbers,
     read_back,
     read_back_problems,
     read_line_by_line,
@@ -106,6 +112,24 @@ def test_a_planted_wrong_weight_is_read_back_and_fails(scenario: Scenario,
     assert not core_agrees, f"seed {SEED}: the planted weights were read as the core's ({SEED_VARIABLE}={SEED})"
     planted_agrees, tried = read_back(png, planted)
     assert planted_agrees, f"seed {SEED}: the planted weights {planted} were not read back; read {tried}"
+
+
+def test_a_planted_wrong_score_of_the_online_softmax_is_read_back_and_fails(
+        scenario: Scenario, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Lecture 11's walk: every score OnlineSoftmax draws, three units of its last decimal too large, is read
+    as planted and not as the core's."""
+    shift = 3 * 10.0 ** -scenario.precision
+    png = render_stills(scenario, tmp_path_factory.mktemp("planted-online"), ["OnlineSoftmax"],
+                        plant=f"scores:{shift!r}")["OnlineSoftmax"]
+    trace = trace_of(scenario)
+    expected = online_softmax_numbers(scenario, trace)
+    planted = list(expected)
+    for j, score in enumerate(np.asarray(trace.scaled_scores[scenario.query], dtype=float)):
+        planted[2 * j] = shown(score + shift, scenario.precision)  # per key its score, then its tile's exp
+    core_agrees, _ = read_back(png, expected, in_order=True)
+    assert not core_agrees, f"seed {SEED}: the planted scores were read as the core's ({SEED_VARIABLE}={SEED})"
+    planted_agrees, tried = read_back(png, planted, in_order=True)
+    assert planted_agrees, f"seed {SEED}: the planted scores {planted} were not read back; read {tried}"
 
 
 def test_line_by_line_needs_every_line_read_right_by_some_reading() -> None:
