@@ -308,7 +308,8 @@ def test_the_inference_handout_holds_masked_attentions_rows_step_by_step(name: s
     one = scenario.heads[0]
     causal = self_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=scenario.scaled, causal=True)
     got = {t.stem: t.values for t in lecture_steps("inference").tables(scenario)}
-    assert list(got) == ["X", "W_Q", "W_K", "W_V", "K_cache", "V_cache", "step_weights", "Z", "multiplies"]
+    assert list(got) == ["X", "W_Q", "W_K", "W_V", "K_cache", "V_cache", "step_weights", "Z", "multiplies",
+                         "cache_memory"]
     np.testing.assert_allclose(got["K_cache"], causal.keys, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(got["V_cache"], causal.values, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(got["step_weights"], causal.weights, rtol=1e-9, atol=1e-15)
@@ -318,6 +319,25 @@ def test_the_inference_handout_holds_masked_attentions_rows_step_by_step(name: s
         attend = (t + 1) * (d_k + d_v)
         assert got["multiplies"][t].tolist() == [d_in * (2 * d_k + d_v) + attend,
                                                  d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend]
+
+
+def test_the_inference_handout_holds_the_published_models_cache_sizes() -> None:
+    """Each model's row: its config.json's sizes (typed here from the files docs/math.md cites), the bytes a token
+    keeps worked out here (Llama-2-7B's 0.5 MiB a token is the figure usually quoted), MiB for 4096 tokens."""
+    from scenes.plan import CACHE_CONTEXT
+
+    memory = next(t for t in lecture_steps("inference").tables(preset("grouped-dog")) if t.stem == "cache_memory")
+    configs = {"meta-llama/Llama-2-7b-hf": (32, 32, 32, 4096 // 32),
+               "meta-llama/Llama-2-70b-hf": (80, 64, 8, 8192 // 64),
+               "mistralai/Mistral-7B-v0.1": (32, 32, 8, 4096 // 32), "tiiuae/falcon-7b": (32, 71, 1, 4544 // 71)}
+    assert memory.rows == tuple(configs) and not memory.token_rows and CACHE_CONTEXT == 4096
+    for row, (layers, query_heads, kv_heads, d_head) in zip(memory.values, configs.values(), strict=True):
+        per_token = 2 * layers * kv_heads * d_head * 2  # 16-bit numbers
+        expected = [layers, query_heads, kv_heads, d_head, 2, per_token / 1024, per_token * 4096 / 2**20,
+                    2 * layers * query_heads * d_head * 2 / 1024]
+        assert row.tolist() == expected
+    assert memory.values[:, 5].tolist() == [512.0, 320.0, 128.0, 8.0]  # KiB a token
+    assert memory.whole and memory.values[:, 6].tolist() == [2048.0, 1280.0, 512.0, 32.0]  # MiB: 2, 1.25, 0.5 GiB
 
 
 @pytest.mark.parametrize("name", ["dog-chased-ball", "two tokens", "thirteen tokens"])

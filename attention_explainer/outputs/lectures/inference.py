@@ -3,17 +3,21 @@
 The handout holds X and the weight matrices (head 1's, when the scenario has several), the caches
 after the last step (``K_cache``, ``V_cache``), each step's weights over the cache as a row
 (``step_weights``: row t holds step t's weights of keys 1 … t, 0 after them), each step's context
-(``Z``) and each step's multiplies with and without the cache. The notebook replays the generation
-with numpy, one token at a time, appending a row to each cache, checks every step against full
-masked attention and counts the multiplies both ways; its last cell checks every table against the
-handout's CSVs. No walkthrough: :func:`attention_math.format_walkthrough` works unmasked attention.
+(``Z``), each step's multiplies with and without the cache, and the cache's memory in published
+models (``cache_memory``: 2 × layers × key/value heads × d_head × bytes a number, a token and for
+``scenes.plan.CACHE_CONTEXT`` tokens, beside what one key/value head per query head would keep). The
+notebook replays the generation with numpy, one token at a time, appending a row to each cache, checks
+every step against full masked attention, counts the multiplies both ways and works out the models'
+cache sizes from their configurations; its last cell checks every table against the handout's CSVs.
+No walkthrough: :func:`attention_math.format_walkthrough` works unmasked attention.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from attention_math import Scenario, kv_cache_generation
+from attention_math import PUBLISHED_CONFIGS, Scenario, cache_memory, kv_cache_generation
+from scenes.plan import CACHE_CONTEXT
 
 from ...escape import markdown_literal
 from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
@@ -22,6 +26,23 @@ from .self_attention import HANDOUT_MATRICES, data_cell, head_one_fact, head_one
 __all__ = ["INFERENCE", "notebook", "page", "tables"]
 
 _INPUTS = ("X", "W_Q", "W_K", "W_V")
+
+
+_MEMORY_COLUMNS = ("layers", "query heads", "key/value heads", "d_head", "bytes a number", "KiB a token",
+                   f"MiB for {CACHE_CONTEXT} tokens", "KiB a token, a K/V head per query head")
+
+
+def _memory_table() -> Table:
+    """The KV cache of each published model, from :func:`attention_math.cache_memory`: whole numbers all (the context's
+    in MiB, which GiB would cut to 0.03 for Falcon-7B's 32 MiB)."""
+    rows = []
+    for config in PUBLISHED_CONFIGS:
+        memory = cache_memory(config, CACHE_CONTEXT)
+        rows.append([memory.layers, config.query_heads, memory.kv_heads, memory.d_head, memory.bytes_per_number,
+                     memory.kib_per_token, memory.context_bytes / 2**20, memory.multi_head_kib_per_token])
+    return table("cache_memory", "the KV cache of published models: 2 (a key and a value) × layers × key/value "
+                 f"heads × d_head × bytes a number, for a token and for {CACHE_CONTEXT} tokens",
+                 [config.name for config in PUBLISHED_CONFIGS], _MEMORY_COLUMNS, rows, token_rows=False, whole=True)
 
 
 def tables(scenario: Scenario) -> tuple[Table, ...]:
@@ -50,6 +71,7 @@ def tables(scenario: Scenario) -> tuple[Table, ...]:
               numbered("z", generation.values.shape[1]), np.array([step.context for step in generation.steps])),
         table("multiplies", "each step's multiplies, with the cache and without one", tokens,
               ("with cache", "without cache"), counts, "np.array(multiplies, dtype=float)"),
+        _memory_table(),
     )
 
 
@@ -91,6 +113,21 @@ _STEP_CELLS: tuple[tuple[str, str], ...] = (
     ),
 )
 
+_MEMORY = (
+    "## The cache's memory in published models\n\nEvery token keeps a key and a value in every layer, for every "
+    "key/value head: 2 × layers × key/value heads × d_head × bytes a number. Grouped-query attention (fewer key/value "
+    "heads than query heads) and multi-query attention (one) shrink it by the group's size.",
+    "rows = []\n"
+    "for name, layers, query_heads, kv_heads, d_head, size in MODELS:\n"
+    "    per_token = 2 * layers * kv_heads * d_head * size  # bytes\n"
+    "    multi_head = 2 * layers * query_heads * d_head * size  # a key/value head per query head\n"
+    "    rows.append([layers, query_heads, kv_heads, d_head, size, per_token / 1024, per_token * CONTEXT / 2**20,\n"
+    "                 multi_head / 1024])\n"
+    '    print(f"{name}: {per_token / 1024:g} KiB a token, {per_token * CONTEXT / 2**30:g} GiB for {CONTEXT} tokens "\n'
+    '          f"({multi_head / 1024:g} KiB a token with a key/value head per query head)")\n'
+    "cache_memory = np.array(rows, dtype=float)",
+)
+
 _TORCH = '''\
 The same generation in PyTorch (not run here; `pip install torch`), from the arrays above:
 
@@ -117,7 +154,11 @@ def notebook(scenario: Scenario) -> NotebookCells:
         f"printed at the lecture's {scenario.precision} decimals. The last cell checks each step against the "
         f"handout's CSV files beside this notebook.{head_one_note(scenario)}"
     )
-    return NotebookCells(intro, data_cell(scenario), _STEP_CELLS, _TORCH)
+    models = ", ".join(f"({c.name!r}, {c.layers}, {c.query_heads}, {c.kv_heads}, {c.d_head}, {c.bytes_per_number})"
+                       for c in PUBLISHED_CONFIGS)
+    constants = (f"MODELS = [{models}]  # name, layers, query heads, key/value heads, d_head, bytes a number "
+                 "(each model's config.json)", f"CONTEXT = {CACHE_CONTEXT}  # the long context's tokens")
+    return NotebookCells(intro, data_cell(scenario, *constants), (*_STEP_CELLS, _MEMORY), _TORCH)
 
 
 def page(scenario: Scenario) -> PageSummary:
