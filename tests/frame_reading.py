@@ -23,7 +23,7 @@ import string
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -40,10 +40,13 @@ __all__ = [
     "Word",
     "draw_seed",
     "fresh_scenario",
+    "fresh_scenarios",
     "fresh_seed",
     "ink",
+    "kv_cache_numbers",
     "lines_of",
     "numbers_read",
+    "online_softmax_numbers",
     "read_back",
     "read_back_problems",
     "read_line_by_line",
@@ -78,8 +81,9 @@ def draw_seed() -> int:
     return int(given) if given else fresh_seed()
 
 
-def fresh_scenario(seed: int, max_tokens: int = 6) -> Scenario:
-    """A scenario drawn from ``seed``, within what the scenes accept (redrawn until it is).
+def fresh_scenario(seed: int, max_tokens: int = 6, accepts: Callable[[Scenario], object] | None = None) -> Scenario:
+    """A scenario drawn from ``seed``, within what the scenes accept (redrawn until it is), and what ``accepts``
+    (a scene's ``check_scenario``) does not refuse.
 
     2 to ``max_tokens`` tokens of 2 to 7 letters, d_in 2–6, d_k and d_v 1–4, any query, 1 to 3
     decimals, scaled; embeddings and weights normal, their spread drawn too.
@@ -97,7 +101,10 @@ def fresh_scenario(seed: int, max_tokens: int = 6) -> Scenario:
             rng.normal(0, spread, (d_in, d_k)), rng.normal(0, spread, (d_in, d_v)),
             query=int(rng.integers(0, n)), precision=int(rng.integers(1, 4)))
         try:
-            return check_scene_limits(scenario)
+            check_scene_limits(scenario)
+            if accepts is not None:
+                accepts(scenario)
+            return scenario
         except ScenarioError:
             continue
 
@@ -431,24 +438,52 @@ def online_softmax_numbers(scenario: Scenario, trace: AttentionTrace) -> list[st
     return [shown(x, p) for x in [*numbers, *(output / total), *(weights @ values)]]
 
 
+def kv_cache_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
+    """KVCacheSteps' last step (lecture 9), the last token's, worked here from the inputs in plain numpy: its
+    weights over the cached keys, top to bottom, in order among the frame's other numbers. Not the caches:
+    their earlier rows are drawn dimmed, and a minus sign in the keys' blue or the values' green is too thin
+    to survive the threshold (2 of 20 fresh seeds lost one); nor q_n and z_n, which stand beside the rows at
+    heights that depend on the sizes."""
+    x = scenario.embeddings
+    query, keys = x[-1] @ scenario.w_query, x @ scenario.w_key
+    scores = keys @ query / (np.sqrt(scenario.d_k) if scenario.scaled else 1.0)
+    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    return [shown(w, scenario.precision) for w in weights]
+
+
 LAST_FRAMES: dict[str, tuple[str, Callable[[Scenario, AttentionTrace], list[str]]]] = {
     "ScaleAndSoftmax": ("scenes.self_attention.softmax", softmax_numbers),
     "Scores": ("scenes.self_attention.scores", scores_numbers),
     "WeightedSum": ("scenes.self_attention.weighted_sum", weighted_sum_numbers),
     "OnlineSoftmax": ("scenes.flash_attention.online_softmax", online_softmax_numbers),
+    "KVCacheSteps": ("scenes.inference.kv_cache", kv_cache_numbers),
 }
 """The scenes whose last frame is read back: module, and the numbers it shows in reading order."""
-IN_ORDER = frozenset({"Scores", "OnlineSoftmax"})
+IN_ORDER = frozenset({"Scores", "OnlineSoftmax", "KVCacheSteps"})
 """The scenes whose numbers are checked in order among others (:func:`read_back`), not as all there is."""
 
 
-def render_stills(scenario: Scenario, folder: Path, scenes: Sequence[str], plant: str | None = None) -> dict[str, Path]:
-    """Render the last frame of each of ``scenes`` for ``scenario``, two at a time; the PNG of each."""
+def fresh_scenarios(seed: int, scenes: Sequence[str]) -> dict[str, Scenario]:
+    """Each scene's scenario from ``seed``: :func:`fresh_scenario`'s, or for a scene with limits of its own (the
+    KV cache's columns beside its panel) the first of the seed's draws that scene accepts."""
+    import importlib
+
+    made: dict[str, Scenario] = {}
+    for name in scenes:
+        cls = getattr(importlib.import_module(LAST_FRAMES[name][0]), name)
+        made[name] = fresh_scenario(seed, accepts=cls.check_scenario)
+    return made
+
+
+def render_stills(scenario: Scenario | Mapping[str, Scenario], folder: Path, scenes: Sequence[str],
+                  plant: str | None = None) -> dict[str, Path]:
+    """Render the last frame of each of ``scenes`` for ``scenario`` (or each its own, by name), two at a time;
+    the PNG of each."""
     stills: dict[str, Path] = {}
     pending = list(scenes)
     while pending:
         batch, pending = pending[:2], pending[2:]
-        running = [(name, render_still(LAST_FRAMES[name][0], name, scenario, folder / name, plant=plant))
+        running = [(name, render_still(LAST_FRAMES[name][0], name, _of(scenario, name), folder / name, plant=plant))
                    for name in batch]
         for name, process in running:
             _, errors = process.communicate()
@@ -458,12 +493,17 @@ def render_stills(scenario: Scenario, folder: Path, scenes: Sequence[str], plant
     return stills
 
 
-def read_back_problems(seed: int, scenario: Scenario, stills: dict[str, Path]) -> list[str]:
-    """Each still whose numbers no reading finds as the core computes them, with what each reading found."""
-    trace = trace_of(scenario)
+def _of(scenario: Scenario | Mapping[str, Scenario], name: str) -> Scenario:
+    return scenario[name] if isinstance(scenario, Mapping) else scenario
+
+
+def read_back_problems(seed: int, scenario: Scenario | Mapping[str, Scenario], stills: dict[str, Path]) -> list[str]:
+    """Each still whose numbers no reading finds as the core computes them (for ``scenario``, or each its own by
+    name), with what each reading found."""
     problems = []
     for name, png in stills.items():
-        expected = LAST_FRAMES[name][1](scenario, trace)
+        own = _of(scenario, name)
+        expected = LAST_FRAMES[name][1](own, trace_of(own))
         agrees, tried = read_back(png, expected, in_order=name in IN_ORDER)
         if not agrees:
             readings = "\n".join(f"    read {lines}" for lines in tried)
