@@ -415,27 +415,22 @@ def weighted_sum_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]
 
 def online_softmax_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
     """OnlineSoftmax's walk (lecture 11), worked here from the inputs in plain numpy, tile by tile: per key its
-    score s and its tile's exp(s − m), m the running maximum after its tile; then o / ℓ and softmax(s)·V.
-    Checked in order among the frame's other numbers: the tiles' m, rescale, ℓ and o are drawn dimmed once
-    passed (too faint to read) and the value columns only while they fit."""
+    score s and its tile's exp(s − m), m the running maximum after its tile. Checked in order among the
+    frame's other numbers: the tiles' m, rescale, ℓ and o are drawn dimmed once passed (too faint to read),
+    the value columns only while they fit, and the last lines' first numbers (o / ℓ = …, softmax(s)·V = …)
+    stand right after their labels, where Tesseract missed one (seed 3665305220: "V = 1.4")."""
     from scenes.plan import FLASH_BLOCKS  # the tile size the scene walks with (a setting, not a number it shows)
 
     q, p, tile = scenario.query, scenario.precision, FLASH_BLOCKS[0]
     query, keys = scenario.embeddings[q] @ scenario.w_query, scenario.embeddings @ scenario.w_key
-    values = scenario.embeddings @ scenario.w_value
     scores = keys @ query / (np.sqrt(scenario.d_k) if scenario.scaled else 1.0)
     numbers: list[float] = []
-    running, total, output = -np.inf, 0.0, np.zeros(values.shape[1])
+    running = -np.inf
     for start in range(0, len(scores), tile):
         block = scores[start:start + tile]
-        top = max(running, float(block.max()))
-        exps = np.exp(block - top)
-        total = total * np.exp(running - top) + float(exps.sum())
-        output = output * np.exp(running - top) + exps @ values[start:start + tile]
-        running = top
-        numbers += [x for pair in zip(block, exps, strict=True) for x in pair]
-    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
-    return [shown(x, p) for x in [*numbers, *(output / total), *(weights @ values)]]
+        running = max(running, float(block.max()))
+        numbers += [x for pair in zip(block, np.exp(block - running), strict=True) for x in pair]
+    return [shown(x, p) for x in numbers]
 
 
 def kv_cache_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:

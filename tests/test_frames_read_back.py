@@ -16,15 +16,16 @@ plain loop, below), rounded here to its precision:
 - Scores: each key's score beside its bar, top to bottom, in that order among the frame's other
   numbers (some scenarios' last frame works the scores out beside the bars: q, K, the products;
   those are not checked).
-- OnlineSoftmax: per key its score s and its tile's exp(s − m), then o / ℓ and softmax(s)·V, worked
-  out here from the inputs in plain numpy, tile by tile (``frame_reading.online_softmax_numbers``), in
-  that order among the frame's other numbers (the tiles passed are drawn dimmed, too faint to read).
-  20 fresh seeds (100 to 119) read back before it was added; a planted wrong score fails.
+- OnlineSoftmax: per key its score s and its tile's exp(s − m) (m the running maximum after its tile),
+  worked out here from the inputs in plain numpy, tile by tile (``frame_reading.online_softmax_numbers``),
+  in that order among the frame's other numbers. Not the tiles' m, rescale, ℓ and o (dimmed once passed,
+  too faint to read), nor o / ℓ and softmax(s)·V: the first number after such a label was missed for seed
+  3665305220. 61 fresh seeds read back (with o / ℓ) before this was committed; a planted score fails.
 - KVCacheSteps: the last step's weights over the cached keys, top to bottom, worked out here in plain
   numpy, in that order among the frame's other numbers (the caches' numbers are not checked: their earlier
   rows are dimmed, and a minus in the keys' blue or the values' green was lost in 2 of 20 seeds). Its
   scenario is the seed's first draw it accepts: its two caches must fit beside its panel
-  (``frame_reading.fresh_scenarios``). 20 fresh seeds (300 to 319) read back before it was added.
+  (``frame_reading.fresh_scenarios``). 61 fresh seeds read back before it was added.
 
 Only numbers with a decimal point are read: token numbers ("k1", "q3"), sizes ("d_v = 1") and TeX
 subscripts ("z₂ = Σ_j w₂ⱼ v_j") are left out (tiny, and whole numbers that a misread letter could
