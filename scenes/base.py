@@ -583,19 +583,17 @@ class ExplainerScene(Scene):
         self.current_step = caption
         said, self._said = tuple(self._said), []
         spoken = max((hook(self, caption) for hook in BEAT_HOOKS), default=0.0)
+        # the beat lasts while the voice speaks, and (paced) long enough to read its subtitle
+        reading = min(len(caption) / self.reading_pace, LONGEST_READING) if self.reading_pace else 0.0
         if animations:
             self.play(*animations, **kwargs)
-        if self.reading_pace:  # without a voice, the subtitle must stay up long enough to be read
-            reading = min(len(caption) / self.reading_pace, LONGEST_READING) - (self.renderer.time - start)
-            if reading > wait:  # whole frames, as below
-                wait = (math.ceil(reading * config.frame_rate - 1e-6) + 0.5) / config.frame_rate
+        held = start + max(spoken, reading) - self.renderer.time
+        if held > 1e-6:
+            # whole frames, rounded up (a still wait of d seconds draws int(d · fps) frames, which
+            # ended the beat up to a frame before its sentence)
+            wait = max(wait, (math.ceil(held * config.frame_rate - 1e-6) + 0.5) / config.frame_rate)
         if wait > 0:
             self.wait(wait)
-        if start + spoken - self.renderer.time > 1e-6:
-            # the voice is still speaking: wait whole frames, rounded up (a still wait of d seconds
-            # draws int(d · fps) frames, which ended the beat up to a frame before its sentence)
-            frames = math.ceil((start + spoken - self.renderer.time) * config.frame_rate - 1e-6)
-            self.wait((frames + 0.5) / config.frame_rate)
         end = self.renderer.time
         self.add_subcaption(caption, duration=spoken or end - start, offset=start - end)
         self.beats.append(Beat(len(self.beats) + 1, caption, start, end, said))
