@@ -79,12 +79,17 @@ def _size(*matrices: np.ndarray) -> float:
 # -- the online softmax of one row --------------------------------------------------------------
 
 
+def _rows(most: int, past: int) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray, int]]:
+    """A row of 1 to ``most`` scores, its values (two columns) and a tile size up to ``past`` beyond the row."""
+    return st.integers(1, most).flatmap(lambda n: st.tuples(
+        arrays(np.float64, n, elements=st.floats(-30, 30)),
+        arrays(np.float64, (n, 2), elements=MODERATE),
+        st.integers(1, n + past),
+    ))
+
+
 @FAST
-@given(st.integers(1, 20).flatmap(lambda n: st.tuples(
-    arrays(np.float64, n, elements=st.floats(-30, 30)),
-    arrays(np.float64, (n, 2), elements=MODERATE),
-    st.integers(1, n + 3),
-)))
+@given(_rows(20, 3))
 def test_online_row_equals_the_softmax_weighted_sum(case: tuple[np.ndarray, np.ndarray, int]) -> None:
     row, values, block = case
     trace = online_softmax_row(row, values, block_size=block)
@@ -472,11 +477,7 @@ def test_errors_name_the_argument(call: Callable[[], object], field: str, words:
 
 
 @FAST
-@given(st.integers(1, 16).flatmap(lambda n: st.tuples(
-    arrays(np.float64, n, elements=st.floats(-30, 30)),
-    arrays(np.float64, (n, 2), elements=MODERATE),
-    st.integers(1, n + 2),
-)))
+@given(_rows(16, 2))
 def test_the_walks_arrays_against_a_plain_loop(case: tuple[np.ndarray, np.ndarray, int]) -> None:
     """tile_exps, tile_sums, maxima, rescales, sums and outputs, from Milakov & Gimelshein's recurrence in floats."""
     row, values, block = case
