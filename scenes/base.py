@@ -60,6 +60,7 @@ from attention_math.minilm import MAX_TOKENS as MODEL_MAX_TOKENS
 from scenes.facts import (
     Bands,
     Fact,
+    Named,
     Plotted,
     Relation,
     Shown,
@@ -88,6 +89,7 @@ __all__ = [
     "Beat",
     "ExplainerScene",
     "Fact",
+    "Named",
     "Plotted",
     "Relation",
     "Shown",
@@ -144,6 +146,7 @@ class Beat:
     start: float
     end: float
     said: tuple[Shown, ...] = ()
+    named: tuple[Named, ...] = ()  # the tokens its caption names (scene.quote), in order
 
 
 # -- limits and the scenario ------------------------------------------------------------------------
@@ -311,6 +314,7 @@ class ExplainerScene(Scene):
         self.beats: list[Beat] = []
         self.current_step = ""
         self._said: list[Shown] = []
+        self._named: list[Named] = []
         self.relations: list[Relation] = []
         self.plotted: list[Plotted] = []
         self.bands: list[Bands] = []
@@ -445,6 +449,18 @@ class ExplainerScene(Scene):
         self._said.append(said)
         return said.text
 
+    def quote(self, j: int, as_: str = "token", tokens: Sequence[str] | None = None, index: int | None = None) -> str:
+        """Token ``j`` named in a caption, quoted (``'dog'``), as a ``"token"``, the ``"query"`` or a ``"key"``.
+
+        The next :meth:`beat` records it: a number cited in the same sentence is tied to the thing named
+        before it (a weight said after ``'dog'`` must be dog's), and the tests check that from the core.
+        ``tokens``: another sentence's (a training run's), where the numbers are of that sentence; ``index``: the
+        thing's own index where it is not the token's (a training run's m-th "it", as a ``"referrer"``).
+        """
+        said = f"'{(self.scenario.tokens if tokens is None else tokens)[j]}'"
+        self._named.append(Named(as_, int(j if index is None else index), said))
+        return said
+
     def fmt(self, source: str, field_name: str, *index: int, reduce: str | None = None) -> str:
         """A number of a registered source, as a caption says it (see :meth:`cite`)."""
         return self.cite(value(source, field_name, *index, reduce=reduce))
@@ -464,6 +480,18 @@ class ExplainerScene(Scene):
         reach across (a table's body). See :class:`Bands`; the tests check every shown number by them.
         """
         return self._bands(kind, "row", anchors, region)
+
+    def fields(self, axis: str, anchors: Mapping[str, Mobject], *region: Mobject) -> Bands:
+        """The quantities of a table, a legend or a composite row: ``{quantity: anchor}`` (a column's header or
+        its mark, ``"online.maxima"``, :func:`scenes.facts.quantity`), one band each along ``axis``
+        (``"column"``: side by side; ``"row"``: one over another); several quantities may share one anchor.
+
+        A number standing within ``region`` must stand in its own quantity's band: a true number in another
+        quantity's column fails the tests, as does a number of a quantity the table has no column for.
+        """
+        bands = Bands("field", axis, dict(anchors), tuple(region))
+        self.bands.append(bands)
+        return bands
 
     def columns(self, kind: str, anchors: Mapping[int, Mobject] | Any, *region: Mobject) -> Bands:
         """As :meth:`rows`, for columns: numbers of ``kind`` stand under (or over) their index's anchor."""
@@ -582,6 +610,7 @@ class ExplainerScene(Scene):
         start = self.renderer.time
         self.current_step = caption
         said, self._said = tuple(self._said), []
+        named, self._named = tuple(self._named), []
         spoken = max((hook(self, caption) for hook in BEAT_HOOKS), default=0.0)
         # the beat lasts while the voice speaks, and (paced) long enough to read its subtitle
         reading = min(len(caption) / self.reading_pace, LONGEST_READING) if self.reading_pace else 0.0
@@ -596,7 +625,7 @@ class ExplainerScene(Scene):
             self.wait(wait)
         end = self.renderer.time
         self.add_subcaption(caption, duration=spoken or end - start, offset=start - end)
-        self.beats.append(Beat(len(self.beats) + 1, caption, start, end, said))
+        self.beats.append(Beat(len(self.beats) + 1, caption, start, end, said, named))
         # As a manim-slides Slide (scenes/slides.py), every beat is one slide step.
         next_slide = getattr(self, "next_slide", None)
         if next_slide is not None:

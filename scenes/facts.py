@@ -23,8 +23,8 @@ from manim import Mobject
 from scenes.kit.text import MAX_TOKEN_CHARS, shorten_token
 
 __all__ = [
-    "BAND_KINDS", "Bands", "Fact", "Plotted", "Relation", "Shown", "TokenPart", "position", "query_number",
-    "scene_number", "size", "value",
+    "BAND_KINDS", "POSITION_KINDS", "Bands", "Fact", "Named", "Plotted", "Relation", "Shown", "TokenPart", "position",
+    "quantity", "query_number", "scene_number", "size", "value",
 ]
 
 
@@ -40,7 +40,9 @@ class Fact:
       its own sign);
     - ``"scenario"``: a size of the scenario, ``field`` one of ``n_tokens``, ``d_in``,
       ``d_k``, ``d_v``, or its ``precision``;
-    - ``"position"``: the number of a token or a dimension, counted from 1 (``index[0] + 1``);
+    - ``"position"``: the number of a thing, counted from 1 (``index[0] + 1``); ``field`` names the kind of
+      thing (one of :data:`POSITION_KINDS`: a token, a key, a dimension of the keys, a head, a step, a tile…),
+      so the tests know how many there are and whose band the number stands in;
     - ``"query"``: the query token's number, counted from 1;
     - ``"lecture"``: the number of scene ``field`` in the lecture.
     """
@@ -56,9 +58,22 @@ def value(source: str, field_name: str, *index: int, reduce: str | None = None) 
     return Fact(source, field_name, tuple(int(i) for i in index), reduce)
 
 
-def position(j: int) -> Fact:
-    """The number of token (or dimension) ``j`` (0-based), as shown: ``j + 1``."""
-    return Fact("position", "", (int(j),))
+POSITION_KINDS: dict[str, str] = {
+    "token": "a token of the sentence", "query": "a token as the query", "key": "a token as a key",
+    "d_in": "a dimension of the embeddings", "d_k": "a dimension of queries and keys", "d_v": "a dimension of values",
+    "head": "a query head", "kv_head": "a key/value head (grouped-query attention)",
+    "step": "a step of generation: the token it writes",
+    "tile": "a tile of keys (the online softmax)", "block": "a block of queries or keys (FlashAttention's tiling)",
+    "pair": "a pair of dimensions that RoPE turns together", "layer": "a layer of a real model",
+}
+"""What a shown position counts (``position(j, of=kind)``): the tests check it is one of the scenario's."""
+
+
+def position(j: int, of: str = "token") -> Fact:
+    """The number of thing ``j`` (0-based) of kind ``of`` (:data:`POSITION_KINDS`), as shown: ``j + 1``."""
+    if of not in POSITION_KINDS:
+        raise ValueError(f"of: expected one of {', '.join(POSITION_KINDS)}, got {of!r}")
+    return Fact("position", of, (int(j),))
 
 
 def query_number() -> Fact:
@@ -112,6 +127,22 @@ class Relation:
     sign: str
 
 
+def quantity(fact: Fact) -> str:
+    """The quantity a fact is a number of, as a table's column names it: ``"source.field"`` (``"online.maxima"``)."""
+    return f"{fact.source}.{fact.field}"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A thing a caption names in words: a token quoted (``'dog'``) as ``kind`` (``"token"``, ``"query"``,
+    ``"key"``) with its index from 0. A number cited in the same sentence is tied to what it names
+    (``scene.quote``): a weight said after ``'dog'`` is dog's."""
+
+    kind: str
+    index: int
+    text: str
+
+
 @dataclass(frozen=True)
 class Plotted:
     """A point drawn where its numbers say: ``axes.c2p(*coordinates)`` is the mobject's anchor.
@@ -146,6 +177,8 @@ BAND_KINDS: dict[str, str] = {
     "route": "generation with the cache (0) or without one (1): its chart (what the cache saves)",
     "config": "a published model's configuration (the cache's memory): its row, its bars",
     "tile": "a tile of keys in the online softmax (FlashAttention): its running maximum, rescale, sum and output",
+    "field": "a quantity (a column of a table, a legend's entry, a panel of one matrix): its numbers, keyed by "
+             "``quantity(fact)`` (``\"online.maxima\"``); several quantities may share one band",
 }
 """The things numbers belong to, by the name a :class:`Bands` gives them. The tests map every field
 to these (``tests/number_checks.BELONGS``: ``trace.weights[i, j]`` is query i's and key j's)."""
@@ -155,7 +188,10 @@ to these (``tests/number_checks.BELONGS``: ``trace.weights[i, j]`` is query i's 
 class Bands:
     """Where the numbers of one kind of indexed thing stand: a row (or a column) per index.
 
-    ``kind`` is one of :data:`BAND_KINDS`. ``axis``: ``"row"``, each index a band across the frame
+    ``kind`` is one of :data:`BAND_KINDS`; for ``"field"`` the keys of ``anchors`` are quantities
+    (:func:`quantity`, ``"online.maxima"``) rather than indices, and a number of a quantity the bands
+    do not name, standing within the region, stands in another quantity's band. ``axis``: ``"row"``,
+    each index a band across the frame
     at the height of its anchor (the numbers of key j share key j's row), or ``"column"``, a band at
     its anchor's x. ``anchors`` maps an index to the mobject whose extent is its band (a row label, a
     bar, a row of cells: never the numbers checked by it); an anchor counts while it, or a part of it,
@@ -169,7 +205,7 @@ class Bands:
 
     kind: str
     axis: str
-    anchors: Mapping[int, Mobject]
+    anchors: Mapping[Any, Mobject]
     region: tuple[Mobject, ...] = ()
 
     def __post_init__(self) -> None:

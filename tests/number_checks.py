@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
@@ -46,7 +47,7 @@ from attention_math import (
 from attention_math.alignment import alignment
 from attention_math.masking import attention_dropout
 from scenes import plan
-from scenes.facts import Fact, Plotted, Relation, Shown
+from scenes.facts import Fact, Named, Plotted, Relation, Shown
 from scenes.kit.text import shorten_token
 from scenes.plan import FLASH_BLOCKS, LECTURES, MASKED_DROPOUT, lecture_of
 
@@ -646,8 +647,9 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
     """The text and precision a fact must be shown with, derived from the scenario alone."""
     if fact.source == "position":
         (j,) = fact.index
-        if j < 0:
-            raise ValueError(f"position {j} is negative")
+        count = position_count(fact.field, scenario, derived)
+        if not 0 <= j < count:
+            raise ValueError(f"{fact.field or 'token'} {j + 1} does not exist: the scenario has {count}")
         return str(j + 1), None
     if fact.source == "query":
         return str(scenario.query + 1), None
@@ -662,6 +664,25 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
         raise ValueError(f"unknown source {fact.source!r} (the tests derive {', '.join(sorted(derived))})")
     precision = derived[fact.source][1]
     return expected_text(derived_value(fact, derived), precision), precision
+
+
+def position_count(kind: str, scenario: Scenario, derived: dict[str, tuple[Any, int]]) -> int:
+    """How many things of ``kind`` (:data:`scenes.facts.POSITION_KINDS`) the scenario has, counted here: the
+    positions a scene may show are 1 to this."""
+    model = _model_head(scenario)
+    counts: dict[str, Callable[[], int]] = {
+        "token": lambda: scenario.n_tokens, "query": lambda: scenario.n_tokens, "key": lambda: scenario.n_tokens,
+        "step": lambda: scenario.n_tokens, "d_in": lambda: scenario.d_in, "d_k": lambda: scenario.d_k,
+        "d_v": lambda: scenario.d_v, "pair": lambda: scenario.d_k // 2,
+        "head": lambda: model.n_heads if model is not None else scenario.n_heads,
+        "kv_head": lambda: _Grouped(scenario).n_kv_heads,
+        "layer": lambda: model.n_layers if model is not None else 0,
+        "tile": lambda: -(-scenario.n_tokens // FLASH_BLOCKS[0]),
+        "block": lambda: -(-scenario.n_tokens // min(FLASH_BLOCKS)),
+    }
+    if kind not in counts:
+        raise ValueError(f"a position of an unknown kind {kind!r}")
+    return counts[kind]()
 
 
 def derived_value(fact: Fact, derived: dict[str, tuple[Any, int]]) -> float:
@@ -725,6 +746,8 @@ def canonical(fact: Fact, query: int) -> tuple[str, str, tuple[int, ...], str | 
         source = STEPS[source]
     elif source == "query":
         source, field, index = "position", "", (query,)
+    elif source == "position":
+        field = ""  # "k3" and "key 3" say one number, whatever kind of thing the fact counts
     return source, field, index, fact.reduce
 
 
@@ -798,10 +821,13 @@ def describe_fact(fact: Fact) -> str:
 
 
 def caption_problems(
-    caption: str, said: tuple[Shown, ...], scenario: Scenario, tokens: Iterable[str], visible: set[Any]
+    caption: str, said: tuple[Shown, ...], scenario: Scenario, tokens: Iterable[str], visible: set[Any],
+    named: tuple[Named, ...] = (),
 ) -> list[str]:
-    """A caption's numbers, in order, against the facts it cites; each must be on screen."""
+    """A caption's numbers, in order, against the facts it cites; each must be on screen, and each must be the
+    number of the token (or head) its sentence names for it (:func:`tie_problems`)."""
     derived = derive_all(scenario)
+    tokens = tuple(tokens)
     problems = []
     wanted = []
     for item in said:
@@ -816,7 +842,93 @@ def caption_problems(
     said_numbers = caption_numbers(caption, tokens)
     if said_numbers != wanted:
         problems.append(f"says numbers {said_numbers}, its facts say {wanted}")
+    else:
+        problems += tie_problems(caption, said, named, scenario, tokens, derived)
     return [f"caption {caption!r}: {problem}" for problem in problems]
+
+
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
+_CLAUSE_END = re.compile(r"[.!?;:,](?=\s|$)")
+TIED_KINDS = frozenset({"token", "query", "key", "head", "referrer"})
+"""The things a caption's sentence names in words ('dog' quoted, "head 2") and ties its numbers to."""
+
+
+@dataclass(frozen=True)
+class _Mention:
+    kind: str
+    index: int
+    at: int
+    text: str
+
+
+def _masked(caption: str, tokens: Iterable[str]) -> str:
+    """The caption with each quoted token blanked (its digits are no number), every character where it was."""
+    for token in sorted(set(tokens), key=len, reverse=True):
+        if token:
+            caption = caption.replace(f"'{token}'", " " * (len(token) + 2))
+    return caption
+
+
+def _mentions(caption: str, said: tuple[Shown, ...], starts: list[int], named: tuple[Named, ...],
+              query: int) -> tuple[list[_Mention], list[str]]:
+    """What the caption names, where: each quoted token (``scene.quote``), each head it numbers."""
+    found, problems, start = [], [], 0
+    for name in named:
+        at = caption.find(name.text, start)
+        if at < 0:
+            problems.append(f"records naming {name.text} ({name.kind} {name.index + 1}), which it does not say there")
+            continue
+        found.append(_Mention(name.kind, name.index, at, name.text))
+        start = at + len(name.text)
+    for item, at in zip(said, starts, strict=True):
+        if item.fact.source == "position" and item.fact.field == "head":
+            found.append(_Mention("head", item.fact.index[0], at, str(item.fact.index[0] + 1)))
+    return found, problems
+
+
+def _unrecorded_quotes(caption: str, cited_sentences: set[int], ends: list[int], mentions: list[_Mention],
+                       tokens: Iterable[str]) -> list[str]:
+    """Tokens quoted in a sentence that cites a number, in words only: the number cannot be tied to them."""
+    recorded = {m.at for m in mentions}
+    problems = []
+    for token in set(tokens):
+        quoted = f"'{token}'"
+        for match in re.finditer(re.escape(quoted), caption):
+            if match.start() not in recorded and bisect_right(ends, match.start()) in cited_sentences:
+                problems.append(f"names {quoted} beside a number in words only (scene.quote ties the number to it)")
+    return problems
+
+
+def tie_problems(caption: str, said: tuple[Shown, ...], named: tuple[Named, ...], scenario: Scenario,
+                 tokens: Iterable[str], derived: dict[str, tuple[Any, int]]) -> list[str]:
+    """Each number a caption cites against what its clause names: a number of key j said after a quoted token
+    named as a key (the last one before it in its clause, between commas, colons and full stops; else the first
+    after it) must be that token's; a number of head h after "head 2", head 2's. What a fact belongs to is derived from the core
+    (:func:`belongs_to`), never from the scene; a clause that names no such thing ties nothing."""
+    masked = _masked(caption, tokens)
+    spans = [(match.start(), match.end()) for match in _NUMBER.finditer(masked)]
+    starts = [start for start, _ in spans]
+    mentions, problems = _mentions(caption, said, starts, named, scenario.query)
+    ends = [match.end() for match in _SENTENCE_END.finditer(masked)]
+    clauses = [match.end() for match in _CLAUSE_END.finditer(masked)]
+    cited = {bisect_right(ends, at) for item, at in zip(said, starts, strict=True)
+             if item.fact.source not in WITHOUT_QUANTITY
+             and any(kind in TIED_KINDS for kind, _ in belongs_to(item.fact, scenario.query, derived))}
+    problems += _unrecorded_quotes(caption, cited, ends, mentions, scenario.tokens)
+    for item, (at, end) in zip(said, spans, strict=True):
+        if item.fact.source in WITHOUT_QUANTITY:  # a token's or a head's number names it; it is no number of it
+            continue
+        clause = bisect_right(clauses, at)
+        for kind, index in belongs_to(item.fact, scenario.query, derived):
+            if kind not in TIED_KINDS:
+                continue
+            same = [m for m in mentions if m.kind == kind and bisect_right(clauses, m.at) == clause]
+            before = [m for m in same if m.at < at]
+            tied = before[-1] if before else next((m for m in same if m.at >= end), None)
+            if tied is not None and tied.index != index:
+                problems.append(f"says {describe_fact(item.fact)} ({kind} {index + 1}) of {tied.text}, which is "
+                                f"{kind} {tied.index + 1}")
+    return problems
 
 
 def _combined(terms: list[Decimal], op: str) -> Decimal:
@@ -963,9 +1075,29 @@ ONLINE_BELONGS: dict[str, tuple[str, ...]] = {
 factor, ℓ and output after tile t are tile t's (the output's column c dimension c of the values)."""
 
 
-def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, int]]:
-    """The things (kind, index) the number of ``fact`` belongs to: none for a size, a position or a sum of all."""
+POSITION_BANDS = {"token": "token", "query": "query", "key": "key", "d_in": "d_in", "d_k": "d_k", "d_v": "d_v",
+                  "head": "head", "step": "query", "tile": "tile", "pair": "pair"}
+"""The band a shown position stands in: its own thing's (a generation step is the query of the token it writes)."""
+
+WITHOUT_QUANTITY = frozenset({"position", "query", "scenario", "lecture"})
+"""Sources whose numbers are no quantity of a table (a token's number, a size): no table's column holds them."""
+
+
+def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> list[tuple[str, Any]]:
+    """The things (kind, index) the number of ``fact`` belongs to: its quantity (``("field", "source.field")``,
+    the column of a table it stands in), and the token, key, dimension, head, step or tile it names; no thing
+    for a size or a sum of all."""
     source, field, index, _ = canonical(fact, query)
+    if source == "position":
+        kind = POSITION_BANDS.get(fact.field or "token") if fact.source == "position" else "query"
+        return [(kind, index[0])] if kind is not None else []
+    things = [] if source in WITHOUT_QUANTITY else [("field", f"{source}.{field}")]
+    return things + _indexed_things(source, field, index, derived)
+
+
+def _indexed_things(source: str, field: str, index: tuple[int, ...],
+                    derived: dict[str, tuple[Any, int]]) -> list[tuple[str, Any]]:
+    """The token, key, dimension, head, step, tile or pair the index of a derived field names."""
     if source in MEMORY_SOURCES:  # a published model's number belongs to its row (its config's)
         return [("config", MEMORY_SOURCES[source])]
     if source in COST_SOURCES:  # a step's count belongs to its step (the token it generates, that step's query)
@@ -976,6 +1108,9 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         kinds = BELONGS.get(field, ())
     elif source in STEP_SOURCES:
         kinds = STEP_BELONGS.get(field, ())
+        if source in GENERATION_SOURCES:  # a step's numbers are its query's: the token it writes
+            return [("query", int(source.removeprefix("generation")) - 1),
+                    *_indexed_things("causal_step", field, index, derived)]
     elif source in FUSED_SOURCES:
         return _fused_things(FUSED_BELONGS.get(field, ()), index, derived[source][0] if source in derived else None)
     elif source.startswith("scaling"):
@@ -990,13 +1125,19 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
         kinds = TRAINING_BELONGS.get(field, ())
     else:
         return []
-    things = []
-    if source.startswith(("head", "causal_head")):
+    things: list[tuple[str, Any]] = []
+    if source.startswith(("head", "causal_head")) and source.rsplit("head", 1)[1].isdigit():
         things.append(("head", int(source.rsplit("head", 1)[1]) - 1))
     if kinds and index:
         shape = np.shape(getattr(derived[source][0], field)) if source in derived else ()
         for k, (kind, i) in enumerate(zip(kinds, index, strict=False)):
-            things.append((kind, i + shape[k] if i < 0 and k < len(shape) else i))
+            i = i + shape[k] if i < 0 and k < len(shape) else i
+            if source.startswith("backwards") and kind in ("query", "key") and len(shape) > k:
+                i = shape[k] - 1 - i  # token i of the sentence backwards is token n − 1 − i of the sentence
+            things.append((kind, i))
+    if field == "concat" and len(index) == 2 and source in derived and derived[source][0] is not None:
+        width = np.shape(derived[source][0].heads[0].values)[1]  # the heads' z side by side: d_v columns each
+        things.append(("head", index[1] // width))
     return things
 
 
@@ -1019,7 +1160,7 @@ class BandsSeen:
 
     kind: str
     axis: str
-    bands: tuple[tuple[int, float, float], ...]
+    bands: tuple[tuple[Any, float, float], ...]
     across: tuple[float, float]
 
 
@@ -1027,6 +1168,21 @@ PLACE_TOLERANCE = 0.03
 """A band holds what stands this far outside it (a baseline a hair below a label's)."""
 REACH = 0.1
 """A number stands within a set's region when its centre is at most this far outside it."""
+
+
+def quantity_band_of(coordinate: float, bands: Sequence[tuple[Any, float, float]], own: Any) -> Any:
+    """The quantity whose band holds ``coordinate``: its own where its own band holds it (several quantities may
+    share a band), else the one holding it, else the nearest; ``None`` outside them all."""
+    holding = [key for key, low, high in bands if low - PLACE_TOLERANCE <= coordinate <= high + PLACE_TOLERANCE]
+    if own in holding:
+        return own
+    if holding:
+        return holding[0]
+    if not min(b[1] for b in bands) - PLACE_TOLERANCE <= coordinate <= max(b[2] for b in bands) + PLACE_TOLERANCE:
+        return None
+    nearest = min(abs(coordinate - (b[1] + b[2]) / 2) for b in bands)
+    close = [b[0] for b in bands if abs(abs(coordinate - (b[1] + b[2]) / 2) - nearest) < 1e-9]
+    return own if own in close else close[0]
 
 
 def band_of(coordinate: float, bands: Sequence[tuple[int, float, float]]) -> int | None:
@@ -1041,7 +1197,7 @@ def band_of(coordinate: float, bands: Sequence[tuple[int, float, float]]) -> int
     return min(candidates, key=lambda b: abs(coordinate - (b[1] + b[2]) / 2))[0]
 
 
-Placement = tuple[str, str, int, int, str]
+Placement = tuple[str, str, Any, Any, str]
 """A number held by a band: (its name, the kind of thing, its own index, the band's index, row or column)."""
 
 
@@ -1050,7 +1206,8 @@ def placements(numbers: Iterable[tuple[str, Fact, float, float]], seen: Sequence
     """Where each number (its name, fact and centre x, y) stands among the bands of the things it belongs to.
 
     For each thing (kind, index) of :func:`belongs_to`, the sets of bands of that kind whose region holds the
-    number (the nearest across, where several do) each put it in a band.
+    number (the nearest across, where several do; of those, the narrowest: a composite row under a panel's
+    reach is the row's) each put it in a band.
     """
     found = []
     for name, fact, x, y in numbers:
@@ -1061,15 +1218,22 @@ def placements(numbers: Iterable[tuple[str, Fact, float, float]], seen: Sequence
                     continue
                 along, across = (y, x) if bands.axis == "row" else (x, y)
                 gap = max(bands.across[0] - across, across - bands.across[1], 0.0)
-                band = band_of(along, bands.bands) if gap <= REACH else None
+                if gap > REACH:
+                    continue
+                band = quantity_band_of(along, bands.bands, index) if kind == "field" else band_of(along, bands.bands)
                 if band is not None:
-                    held.append((gap, band, bands.axis))
-            nearest = min((gap for gap, _, _ in held), default=0.0)
-            found += [(name, kind, index, band, axis) for gap, band, axis in held if gap <= nearest + 1e-9]
+                    held.append((gap, bands.across[1] - bands.across[0], band, bands.axis))
+            nearest = min(((gap, reach) for gap, reach, _, _ in held), default=(0.0, 0.0))
+            found += [(name, kind, index, band, axis) for gap, reach, band, axis in held
+                      if gap <= nearest[0] + 1e-9 and reach <= nearest[1] + 1e-9]
     return found
 
 
 def place_problems(found: Iterable[Placement]) -> list[str]:
     """The numbers standing in another thing's band than their own."""
-    return [f"{name} stands in the {axis} of {kind} {band + 1}, not in its own ({kind} {index + 1})"
+    return [f"{name} stands in the {axis} of {_thing(kind, band)}, not in its own ({_thing(kind, index)})"
             for name, kind, index, band, axis in found if band != index]
+
+
+def _thing(kind: str, index: Any) -> str:
+    return f"the quantity {index}" if kind == "field" else f"{kind} {index + 1}"

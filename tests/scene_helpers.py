@@ -34,6 +34,7 @@ from manim import (
     Paragraph,
     SingleStringMathTex,
     Text,
+    Transform,
     VMobject,
     config,
     tempconfig,
@@ -520,6 +521,32 @@ def stray_numbers(scene_mobjects: Iterable[Mobject], recorded: set[int]) -> list
     return problems
 
 
+def _transforms(animations: Iterable[Any]) -> Iterator[Transform]:
+    for animation in animations:
+        if isinstance(animation, Transform):
+            yield animation
+        yield from _transforms(getattr(animation, "animations", []))
+
+
+def transformed_numbers(animations: Iterable[Any], recorded: set[int]) -> list[str]:
+    """Numbers a play put on screen through ``Transform(shown, other)``: the mobject left on screen keeps its own
+    text, but it is drawn as the target's, whose digits no fact accounts for unless the target is recorded too
+    (or says the same numbers, as ``shown.animate`` does)."""
+    problems = []
+    for animation in _transforms(animations):
+        target = animation.target_mobject
+        if target is None or target is animation.mobject:
+            continue
+        before = [n for mob in outermost_texts([animation.mobject]) for n in stray_digits(text_of(mob), mob)]
+        after = [(mob, stray_digits(text_of(mob), mob)) for mob in outermost_texts([target])]
+        if [n for _, found in after for n in found] == before:
+            continue
+        for mob, found in after:
+            if found and id(mob) not in recorded:
+                problems.append(f"a number drawn through a Transform into it, not in scene.shown: {describe(mob)}")
+    return problems
+
+
 def drawing_extent(scene_mobjects: Iterable[Mobject]) -> tuple[float, float]:
     """Width and height of what is drawn, leaving out frame furniture (the header, notes)."""
     boxes = [box for mob in scene_mobjects if not getattr(mob, "is_furniture", False)
@@ -647,6 +674,8 @@ class Probe:
                 drawn.setdefault(id(part), part)
         self.ever_on_screen.update(drawn)
         self.look(scene, len(self.plays) + 1, drawn)
+        recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
+        self.plays[-1].unrecorded += transformed_numbers(scene.animations or [], recorded)
 
     def look(self, scene: ExplainerScene, number: int, drawn: dict[int, Mobject] | None = None) -> None:
         with one_moment():
@@ -897,7 +926,7 @@ def said_problems(build: Build) -> list[str]:
             if play.beats_done == number:
                 for key in play.visible:
                     visible |= keys_of.get(key, set())
-        problems += caption_problems(beat.caption, beat.said, build.scenario, build.tokens, visible)
+        problems += caption_problems(beat.caption, beat.said, build.scenario, build.tokens, visible, beat.named)
     return problems
 
 

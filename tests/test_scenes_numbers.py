@@ -28,6 +28,7 @@ from number_checks import (
     belongs_to,
     canonical,
     derive_all,
+    expected_for,
     expected_text,
     masked_row,
 )
@@ -518,6 +519,63 @@ def test_checker_catches_a_wrong_number(mistake: str, message: str, tmp_path) ->
     assert any(message in problem for problem in problems), problems
 
 
+class _Meanings(ExplainerScene):
+    """A table of two quantities under their heads (the keys' scores, their weights), a row per key; a caption
+    naming two keys with their weights. ``mistake`` keeps every number true and gives one the wrong meaning."""
+
+    mistake = "none"
+
+    def construct(self) -> None:
+        n, mistake = self.scenario.n_tokens, self.mistake
+        keys = VGroup(*(self.label("k{}", position(j, "key"), size=22) for j in range(n))).arrange([0, -1, 0])
+        heads = VGroup(text("score", size=22), text("weight", size=22))
+        columns = [("step", "scores"), ("step", "weights")]
+        if mistake == "columns swapped":  # the numbers laid out in the other order, the heads as they were
+            columns.reverse()
+        cells = [[self.number(source, field, j, size=22).move_to([1.5 * (k + 1), keys[j].get_y(), 0])
+                  for j in range(n)] for k, (source, field) in enumerate(columns)]
+        for k, head in enumerate(heads):
+            head.move_to([1.5 * (k + 1), keys.get_top()[1] + 0.4, 0])
+        numbers = [c for column in cells for c in column]
+        self.rows("key", dict(enumerate(keys)), *numbers)
+        self.fields("column", {"trace.scores": heads[0], "trace.weights": heads[1]}, *numbers)
+        extra: list[object] = []
+        if mistake == "step out of range":
+            extra.append(FadeIn(self.label("step {}", position(n, "step"), size=22).to_edge([0, -1, 0])))
+        self.add(keys, heads, *numbers)
+        if mistake == "typed through a transform":
+            self.play(Transform(cells[1][0], text("0.99", size=22).move_to(cells[1][0])))
+        a, b = (1, 0) if mistake == "caption swapped" else (0, 1)  # the weights said beside the other key
+        said = (f"{self.quote(0, 'key')} gets {self.fmt('step', 'weights', a)} and {self.quote(1, 'key')} "
+                f"{self.fmt('step', 'weights', b)}.")
+        self.beat(said, *extra)
+
+
+@pytest.mark.parametrize(
+    ("mistake", "message"),
+    [
+        ("columns swapped", "step.weights[0] ... stands in the column of the quantity trace.scores"),
+        ("caption swapped", "says step.weights[1] (key 2) of 'The', which is key 1"),
+        ("step out of range", "step 6 does not exist: the scenario has 5"),
+        ("typed through a transform", "a number drawn through a Transform into it, not in scene.shown"),
+    ],
+)
+def test_checker_catches_a_true_number_with_another_meaning(mistake: str, message: str, tmp_path) -> None:
+    """A true number in another quantity's column, a caption tying a true number to the other token, a position
+    past the last, digits typed into a recorded number by a Transform: each fails the number checks."""
+    cls = type(f"Meaning{mistake.title().replace(' ', '')}", (_Meanings,), {"mistake": mistake, "__module__": __name__})
+    honest = type("MeaningNone", (_Meanings,), {"__module__": __name__})
+    scenario = preset("dog-chased-ball")
+    clean = build_scene(honest, scenario, tmp_path)
+    assert clean.error is None and number_problems(clean) == [], number_problems(clean)
+    assert sum(play.placed for play in clean.plays) > 0
+    build = build_scene(cls, scenario, tmp_path)
+    assert build.error is None, build.error
+    problems = number_problems(build) + [p for play in build.plays for p in play.unrecorded]
+    head, _, tail = message.partition(" ... ")
+    assert any(head in problem and tail in problem for problem in problems), problems
+
+
 @pytest.mark.parametrize(("mistake", "shown"), [("unrecorded", "'0.42'"), ("typed integer", "'= √7 ='")])
 def test_checker_catches_a_digit_drawn_outside_the_recording_path(mistake: str, shown: str, tmp_path) -> None:
     build = _mistake(mistake, tmp_path)
@@ -554,16 +612,43 @@ def test_belongs_to_reads_the_thing_from_the_fact_alone() -> None:
     scenario = preset("two-heads")
     derived = derive_all(scenario)
     q = scenario.query
-    assert belongs_to(value("step", "weights", 2), q, derived) == [("query", q), ("key", 2)]
-    assert belongs_to(value("step", "context", 1), q, derived) == [("query", q), ("d_v", 1)]
-    assert belongs_to(value("trace", "values", 3, 0), q, derived) == [("key", 3), ("d_v", 0)]
-    assert belongs_to(value("step", "weighted_values", 0, 1), q, derived) == [("key", 0), ("d_v", 1)]
-    assert belongs_to(value("head2", "weights", 0, 1), q, derived) == [("head", 1), ("query", 0), ("key", 1)]
-    assert belongs_to(value("trace", "weights", 1, reduce="sum"), q, derived) == [("query", 1)]
-    assert belongs_to(value("scaling", "raw_std", -1), q, derived) == [("size", len(scaling_spread(seed=0).dims) - 1)]
-    for unplaced in (position(3), size("d_k"), query_number(), value("extremes", "weights", 0),
-                     value("step", "exp_sum"), value("saturation", "weights", 0, 1)):
+    weights = ("field", "trace.weights")  # a number's quantity: the column of a table it may stand in
+    assert belongs_to(value("step", "weights", 2), q, derived) == [weights, ("query", q), ("key", 2)]
+    assert belongs_to(value("step", "context", 1), q, derived) == [("field", "trace.context"), ("query", q), ("d_v", 1)]
+    assert belongs_to(value("trace", "values", 3, 0), q, derived) == [("field", "trace.values"), ("key", 3), ("d_v", 0)]
+    assert belongs_to(value("step", "weighted_values", 0, 1), q, derived)[1:] == [("key", 0), ("d_v", 1)]
+    assert belongs_to(value("head2", "weights", 0, 1), q, derived) == [
+        ("field", "head2.weights"), ("head", 1), ("query", 0), ("key", 1)]
+    assert belongs_to(value("trace", "weights", 1, reduce="sum"), q, derived) == [weights, ("query", 1)]
+    assert belongs_to(value("scaling", "raw_std", -1), q, derived)[1:] == [
+        ("size", len(scaling_spread(seed=0).dims) - 1)]
+    # the heads' z joined: column c is head c // d_v's; the sentence backwards: row i is token n − 1 − i's
+    two = preset("two-heads")
+    assert belongs_to(value("multi", "concat", 1, 3), two.query, derive_all(two))[1:] == [
+        ("query", 1), ("concat", 3), ("head", 3 // two.d_v)]
+    n = scenario.n_tokens
+    assert belongs_to(value("backwards", "weights", 0, 1), q, derived)[1:] == [("query", n - 1), ("key", n - 2)]
+    # a position stands in its own thing's band; a generation step is the query of the token it writes
+    assert belongs_to(position(3), q, derived) == [("token", 3)]
+    assert belongs_to(position(3, "key"), q, derived) == [("key", 3)]
+    assert belongs_to(position(1, "step"), q, derived) == [("query", 1)]
+    assert belongs_to(query_number(), q, derived) == [("query", q)]
+    for unplaced in (size("d_k"), position(0, "layer")):
         assert belongs_to(unplaced, q, derived) == [], unplaced
+    for whole in (value("extremes", "weights", 0), value("step", "exp_sum"), value("saturation", "weights", 0, 1)):
+        assert belongs_to(whole, q, derived) == [("field", f"{canonical(whole, q)[0]}.{whole.field}")], whole
+
+
+def test_a_position_names_a_thing_the_scenario_has() -> None:
+    """"step 6" of a 5-token sentence, "head 3" of two heads, "pair 2" of d_k 2: each fails to derive."""
+    scenario, derived = preset("dog-chased-ball"), derive_all(preset("dog-chased-ball"))
+    assert expected_for(position(4, "step"), scenario, derived) == ("5", None)
+    for wrong, message in ((position(5, "step"), "step 6 does not exist: the scenario has 5"),
+                           (position(1, "head"), "head 2 does not exist: the scenario has 1"),
+                           (position(1, "pair"), "pair 2 does not exist: the scenario has 1"),
+                           (position(3, "d_k"), "d_k 4 does not exist: the scenario has 2")):
+        with pytest.raises(ValueError, match=message):
+            expected_for(wrong, scenario, derived)
 
 
 def test_a_band_holds_what_stands_in_it_else_the_nearest() -> None:

@@ -90,7 +90,7 @@ class OnlineSoftmax(ExplainerScene):
         n, tiles, d_v = self.scenario.n_tokens, len(self.walk.steps), self.scenario.d_v
         tokens, q = self.scenario.tokens, self.scenario.query
         table = _Table(
-            labels=[self.label("k{} {}", position(j), TokenPart(tokens[j], 8), size=MADE_AT, color=KEY)
+            labels=[self.label("k{} {}", position(j, "key"), TokenPart(tokens[j], 8), size=MADE_AT, color=KEY)
                     for j in range(n)],
             scores=[self.number("online", "scores", j, size=MADE_AT) for j in range(n)],
             exps=[self.number("online", "tile_exps", j, size=MADE_AT, color=WEIGHT) for j in range(n)],
@@ -102,7 +102,8 @@ class OnlineSoftmax(ExplainerScene):
             outputs=[[self.number("online", "outputs", t, c, size=MADE_AT, color=CONTEXT) for c in range(d_v)]
                      for t in range(tiles)],
             heads={
-                "labels": VGroup(self.label("q{} {}", position(q), TokenPart(tokens[q], 8), size=HEAD, color=QUERY),
+                "labels": VGroup(self.label("q{} {}", position(q, "query"), TokenPart(tokens[q], 8), size=HEAD,
+                                            color=QUERY),
                                  self.label("keys, {} a tile", value("online_count", "block_size"), size=HEAD,
                                             color=MUTED)).arrange(DOWN, buff=0.12, aligned_edge=LEFT),
                 "scores": self._head("score", "s"),
@@ -240,6 +241,12 @@ class OnlineSoftmax(ExplainerScene):
         if with_values:
             self.columns("d_v", dict(enumerate(self.marks["values"])),
                          VGroup(*(v for row in table.values for v in row)))
+        # each number under its own quantity's column (the column as laid out, whatever its cells hold)
+        quantities = {"scores": ("online.scores",), "exps": ("online.tile_exps",), "values": ("trace.values",),
+                      "maxima": ("online.maxima",), "rescales": ("online.rescales",), "sums": ("online.sums",),
+                      "outputs": ("online.outputs", "online.output", "trace.context")}
+        self.fields("column", {name: VGroup(*self.marks[column]) for column, names in quantities.items()
+                               if column in self.marks for name in names}, keys, running, *table.finals, *table.plains)
 
     # -- the beats ------------------------------------------------------------------------------------------
     def _told_tiles(self) -> list[int | range]:
@@ -252,7 +259,8 @@ class OnlineSoftmax(ExplainerScene):
     def _scores(self) -> None:
         t, s = self.table, self.scenario
         values = [v for row in t.values for v in row]
-        said = (f"Query {self.cite(position(s.query))}, '{s.query_token}', against every key: its scaled scores, "
+        said = (f"Query {self.cite(position(s.query, 'query'))}, {self.quote(s.query, 'query')}, against every key: "
+                "its scaled scores, "
                 f"read {self.fmt('online_count', 'block_size')} keys at a time, as FlashAttention reads them from "
                 "slow memory. The whole row is never held at once.")
         self.add(*t.bands)
@@ -290,7 +298,7 @@ class OnlineSoftmax(ExplainerScene):
 
     def _tile(self, t: int) -> None:
         step = self.walk.steps[t]
-        name = f"Tile {self.cite(position(t))}"
+        name = f"Tile {self.cite(position(t, 'tile'))}"
         if t == 0:
             said = (f"{name}: the largest score so far is m = {self.fmt('online', 'maxima', 0)}. Nothing came before, "
                     f"so the factor is {self.fmt('online', 'rescales', 0)}. Each key gives exp(s − m); their sum is "
@@ -308,7 +316,8 @@ class OnlineSoftmax(ExplainerScene):
 
     def _tiles_run_on(self, tiles: range) -> None:
         cells = [mob for t in tiles for mob in self._tile_cells(t)]
-        said = (f"Tiles {self.cite(position(tiles.start))} to {self.cite(position(tiles.stop - 1))}, the same way: "
+        said = (f"Tiles {self.cite(position(tiles.start, 'tile'))} to {self.cite(position(tiles.stop - 1, 'tile'))}, "
+                "the same way: "
                 "whenever a tile raises m, everything so far shrinks by exp(m_old − m).")
         dims = self._dim_before(tiles.start)  # the rows already on screen step back
         table = self.table

@@ -82,11 +82,11 @@ class TiledTraffic(ExplainerScene):
         cells = VGroup(*(tile for row in self.tiles for tile in row))
         brackets = Brackets(cells, buff=0.08, serif=0.12)
         size = max(SMALLEST_SIZE, min(24.0, 60 * cell * min(keys, queries)))
-        row_labels = VGroup(*(self.label("Q{}", position(i), size=size, color=QUERY).next_to(
+        row_labels = VGroup(*(self.label("Q{}", position(i, "block"), size=size, color=QUERY).next_to(
             brackets, LEFT, buff=0.12).set_y(self.tiles[i][0].get_y()) for i in range(len(self.tiles))))
         widest = text(f"K{len(self.tiles[0])}", size=size).width
         every = 1 if widest + 0.12 <= keys * cell else 2  # every other block's name where they would touch
-        column_labels = VGroup(*(self.label("K{}", position(j), size=size, color=KEY).next_to(
+        column_labels = VGroup(*(self.label("K{}", position(j, "block"), size=size, color=KEY).next_to(
             brackets, UP, buff=0.1).set_x(self.tiles[0][j].get_x()) for j in range(0, len(self.tiles[0]), every)))
         names = VGroup(self.label("blocks of {} queries", value("traffic", "query_block_size"), size=SMALLEST_SIZE,
                                   color=QUERY),

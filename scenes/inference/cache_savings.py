@@ -75,7 +75,7 @@ class CacheSavings(ExplainerScene):
     def _charts(self) -> _Charts:
         s, size = self.scenario, self._size()
         pitch = min(0.7, (TOP - BOTTOM - TITLE_ROOM - FOOT) / s.n_tokens)
-        labels = VGroup(*(self.label("{} {}", position(t), TokenPart(s.tokens[t], 8), size=size, color=MUTED)
+        labels = VGroup(*(self.label("{} {}", position(t, "step"), TokenPart(s.tokens[t], 8), size=size, color=MUTED)
                           for t in range(s.n_tokens)))
         for t, label in enumerate(labels):
             label.move_to((0, -t * pitch, 0)).align_to((0, 0, 0), RIGHT)
@@ -117,7 +117,7 @@ class CacheSavings(ExplainerScene):
 
     def _first_step(self) -> None:
         c = self.charts
-        self.beat(f"Count the multiplies of each step. Step {self.cite(position(0))} has nothing cached yet: "
+        self.beat(f"Count the multiplies of each step. Step {self.cite(position(0, 'step'))} has nothing cached yet: "
                   f"{self.fmt('cost1', 'multiplies_with_cache')} either way.",
                   FadeIn(c.titles, c.cached.zero_line, c.again.zero_line), *self._grow(0), run_time=1.5, wait=1.5)
 
@@ -126,7 +126,8 @@ class CacheSavings(ExplainerScene):
         if n < 2:
             return
         last = f"cost{n}"
-        said = (f"With the cache, step {self.cite(position(n - 1))} does {self.fmt(last, 'multiplies_with_cache')}; "
+        said = (f"With the cache, step {self.cite(position(n - 1, 'step'))} does "
+                f"{self.fmt(last, 'multiplies_with_cache')}; "
                 f"without it, {self.fmt(last, 'multiplies_without_cache')}: every earlier key and value is "
                 "projected again.")
         self.beat(said, LaggedStart(*(anim for t in range(1, n) for anim in self._grow(t)), lag_ratio=0.04),

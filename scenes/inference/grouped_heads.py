@@ -122,17 +122,17 @@ class GroupedHeads(ExplainerScene):
         h, g, size_ = self.scenario.n_heads, self.grouped.n_kv_heads, self.grouped.group_size
         room = DIAGRAM_RIGHT + HALF_WIDTH
         width = min(1.45, room / h - 0.12)
-        queries = VGroup(*(self._chip(self.label("head {}" if h <= 4 else "{}", position(i), size=22, color=INK),
-                                      width, self._colour(i // size_)) for i in range(h)))
+        queries = VGroup(*(self._chip(self.label("head {}" if h <= 4 else "{}", position(i, "head"), size=22,
+                                                 color=INK), width, self._colour(i // size_)) for i in range(h)))
         queries.arrange(RIGHT, buff=(room - h * width) / max(h - 1, 1) if h > 1 else 0)
         queries.move_to((-HALF_WIDTH + queries.width / 2, TOP - 0.76, 0))
         kv = VGroup()
         for j, group in enumerate(self.grouped.groups):
-            named = self.label("K/V {}" if g <= 4 else "{}", position(j), size=22, color=INK)
+            named = self.label("K/V {}" if g <= 4 else "{}", position(j, "kv_head"), size=22, color=INK)
             serves = None
             if g <= 4 and size_ > 1:
-                serves = self.label("heads {}–{}", position(group[0]), position(group[-1]), size=SMALLEST_SIZE,
-                                    color=MUTED)
+                serves = self.label("heads {}–{}", position(group[0], "head"), position(group[-1], "head"),
+                                    size=SMALLEST_SIZE, color=MUTED)
             chip = self._chip(named, min(1.9, room / g - 0.15), self._colour(j), serves)
             chip.move_to((float(np.mean([queries[i].get_x() for i in group])), TOP - 2.1, 0))
             kv.add(chip)
@@ -165,7 +165,7 @@ class GroupedHeads(ExplainerScene):
         tokens = VGroup(*(self.label("{}", TokenPart(token, 8), size=number_size, color=MUTED) for token in s.tokens))
         for j, label in enumerate(tokens):
             label.move_to((TABLE_LEFT + label.width / 2, first - j * pitch, 0))
-        heads = VGroup(*(self.label("head {}", position(k), size=22 if self.drawn <= 2 else SMALLEST_SIZE,
+        heads = VGroup(*(self.label("head {}", position(k, "head"), size=22 if self.drawn <= 2 else SMALLEST_SIZE,
                                     color=self._colour(0)) for k in range(self.drawn)))
         widest = max(text(self.text_for(value("head1", "weights", q, j)), size=number_size).width for j in range(n))
         column = min((HALF_WIDTH - TABLE_LEFT - tokens.width - 0.45) / self.drawn, 1.6)
@@ -233,16 +233,17 @@ class GroupedHeads(ExplainerScene):
                                                            for chip in self.diagram.kv), run_time=1.2, wait=1.2)
 
     def _weights(self) -> None:
-        t, s, q = self.table, self.scenario, self.scenario.query
+        t, q = self.table, self.scenario.query
         tops = [self.grouped.heads[k].query_step(q).top_key for k in range(self.drawn)]
-        heads = (f"Heads {self.cite(position(0))} to {self.cite(position(self.drawn - 1))}" if self.drawn > 1 else
-                 f"Head {self.cite(position(0))}")
-        each = ", ".join(f"head {self.cite(position(k))} most to '{s.tokens[top]}' "
+        first = self.cite(position(0, "head"))
+        heads = f"Heads {first} to {self.cite(position(self.drawn - 1, 'head'))}" if self.drawn > 1 else f"Head {first}"
+        asking = self.quote(q, "query")  # said before each head's weight, so named first
+        each = ", ".join(f"head {self.cite(position(k, 'head'))} most to {self.quote(top, 'key')} "
                          f"({self.fmt(f'head{k + 1}', 'weights', q, top)})" for k, top in enumerate(tops))
         if self.drawn > 1:
-            said = f"{heads} read the very same keys, each with its own query. For '{s.tokens[q]}': {each}."
+            said = f"{heads} read the very same keys, each with its own query. For {asking}: {each}."
         else:
-            said = f"{heads} is alone in its group. For '{s.tokens[q]}': {each}."
+            said = f"{heads} is alone in its group. For {asking}: {each}."
         self.beat(said, FadeIn(t.title, t.heads, t.tokens), *(FadeIn(column) for column in t.numbers),
                   Create(t.tops), run_time=1.5, wait=2.0)
 

@@ -148,13 +148,13 @@ class KVCacheSteps(ExplainerScene):
         query = ", ".join("{}" for _ in range(s.d_k))
         context = ", ".join("{}" for _ in range(s.d_v))
         lines = VGroup(
-            self.label("step {}: {}", position(t), TokenPart(s.tokens[t], 10), size=self.panel_size, color=INK),
-            self.label("q{} = (" + query + ")", position(t), *(value(source, "query", d) for d in range(s.d_k)),
-                       size=self.panel_size, color=QUERY),
-            self.label("new: k{} and v{}", position(t), position(t), size=self.panel_size, color=MUTED),
+            self.label("step {}: {}", position(t, "step"), TokenPart(s.tokens[t], 10), size=self.panel_size, color=INK),
+            self.label("q{} = (" + query + ")", position(t, "query"),
+                       *(value(source, "query", d) for d in range(s.d_k)), size=self.panel_size, color=QUERY),
+            self.label("new: k{} and v{}", position(t, "key"), position(t, "key"), size=self.panel_size, color=MUTED),
             self._reused(t),
-            self.label("z{} = (" + context + ")", position(t), *(value(source, "context", d) for d in range(s.d_v)),
-                       size=self.panel_size, color=CONTEXT),
+            self.label("z{} = (" + context + ")", position(t, "query"),
+                       *(value(source, "context", d) for d in range(s.d_v)), size=self.panel_size, color=CONTEXT),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.3)
         if lines.width > HALF_WIDTH - self.left:
             lines.scale_to_fit_width(HALF_WIDTH - self.left)
@@ -166,9 +166,9 @@ class KVCacheSteps(ExplainerScene):
         if t == 0:
             return text("reused: none", size=self.panel_size, color=MUTED)
         if t == 1:
-            return self.label("reused: k, v of token {}", position(0), size=self.panel_size, color=MUTED)
-        return self.label("reused: k, v of tokens {} to {}", position(0), position(t - 1), size=self.panel_size,
-                          color=MUTED)
+            return self.label("reused: k, v of token {}", position(0, "key"), size=self.panel_size, color=MUTED)
+        return self.label("reused: k, v of tokens {} to {}", position(0, "key"), position(t - 1, "key"),
+                          size=self.panel_size, color=MUTED)
 
     def _step(self, t: int) -> list[Any]:
         """The animations of step t: the new rows in, the old ones greyed, the weights and the panel anew."""
@@ -188,15 +188,15 @@ class KVCacheSteps(ExplainerScene):
     # -- the beats ------------------------------------------------------------------------------------------
     def _first_steps(self) -> None:
         s = self.scenario
-        self.beat(f"Generating, step {self.cite(position(0))} projects the first token: its query, its key and "
+        self.beat(f"Generating, step {self.cite(position(0, 'step'))} projects the first token: its query, its key and "
                   "its value. The key and value go into the cache.",
                   FadeIn(self.board.keys.brackets, self.board.values.brackets, self.board.titles), *self._step(0),
                   run_time=1.5, wait=1.5)
         for t in range(1, min(SPELLED, s.n_tokens - 1)):
-            said = (f"Step {self.cite(position(t))}: only '{s.tokens[t]}' is projected, one new row of K and of V. "
-                    "The earlier rows come from the cache, greyed: reused, not computed again.") if t == 1 else (
-                f"Step {self.cite(position(t))}: the new query meets all {self.cite(position(t))} cached keys; its "
-                "weights sit beside the rows they weigh, and give its context z.")
+            said = (f"Step {self.cite(position(t, 'step'))}: only {self.quote(t)} is projected, one new row of K and "
+                    "of V. The earlier rows come from the cache, greyed: reused, not computed again.") if t == 1 else (
+                f"Step {self.cite(position(t, 'step'))}: the new query meets all {self.cite(position(t, 'step'))} "
+                "cached keys; its weights sit beside the rows they weigh, and give its context z.")
             self.beat(said, *self._step(t), run_time=1.5, wait=1.5)
 
     def _middle_steps(self) -> None:
@@ -205,22 +205,23 @@ class KVCacheSteps(ExplainerScene):
         if first > last:
             return
         if first == last:  # one step between those told and the last
-            said = (f"Step {self.cite(position(first))} goes the same way: one new row in each cache, one query "
-                    "computed, the rest read.")
+            said = (f"Step {self.cite(position(first, 'step'))} goes the same way: one new row in each cache, one "
+                    "query computed, the rest read.")
             self.beat(said, *self._step(first), run_time=1.5, wait=1.0)
             return
         steps = [AnimationGroup(*self._step(t), run_time=0.6) for t in range(first, last + 1)]
-        said = (f"Steps {self.cite(position(first))} to {self.cite(position(last))} go the same way: each adds one row "
-                "to each cache and computes one query.")
+        said = (f"Steps {self.cite(position(first, 'step'))} to {self.cite(position(last, 'step'))} go the same "
+                "way: each adds one row to each cache and computes one query.")
         self.beat(said, Succession(*steps), wait=0.6)
 
     def _last_step(self) -> None:
         s = self.scenario
         t = s.n_tokens - 1
-        rows = self.cite(position(t))
+        last = self.quote(t, "query")
+        rows = self.cite(position(t, "step"))
         z = ", ".join(self.fmt(f"generation{t + 1}", "context", d) for d in range(s.d_v))
-        self.beat(f"The last token, '{s.tokens[t]}', reads all {rows} rows of the cache; its "
-                  f"context, ({z}), is row {self.cite(position(t))} of masked attention.",
+        self.beat(f"The last token, {last}, reads all {rows} rows of the cache; its "
+                  f"context, ({z}), is row {self.cite(position(t, 'query'))} of masked attention.",
                   *self._step(t), run_time=1.5, wait=1.8)
 
     def _summary(self) -> None:

@@ -10,6 +10,8 @@
 - :mod:`scenes.kit.mask`: the causal mask on a token grid: the staircase over the future, its
   greyed cells, the lower triangle of who reads whom.
 - :mod:`scenes.kit.board`: a token grid fitted beside a panel of its own.
+- :mod:`scenes.kit.composite`: a row joined from the heads' numbers (concat), each slot marked as its column
+  and its head's.
 - :mod:`scenes.kit.blocks`: matrices in column blocks, one per head, in the heads' colours; cut and regrouped.
 - :mod:`scenes.kit.sequence`: a sentence as a row of token boxes written one at a time, and
   arrows from a token back to the tokens it may read.

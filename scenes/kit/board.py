@@ -65,9 +65,9 @@ def token_board(scene: Any, fit: HeatFit, tokens: Sequence[str], *, width: float
                     column_limit=fit.column_limit, upright=fit.upright)
     if fit.numbered:
         numbered = numbered_columns(n, fit.size, fit.cell_w)
-        grid.label_columns([scene.label("{}", Fact("position", "", (j,)), size=fit.size, color=KEY)
+        grid.label_columns([scene.label("{}", Fact("position", "key", (j,)), size=fit.size, color=KEY)
                             for j in numbered], numbered)
-        grid.label_rows([scene.label("{} {}", Fact("position", "", (i,)), TokenPart(t, fit.row_limit), size=fit.size,
-                                     color=QUERY) for i, t in enumerate(tokens)])
+        grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
+                                     size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
     grid.shift(RIGHT * (-width / 2 - grid.get_left()[0]) + UP * ((TOP - top + BOTTOM + band) / 2 - grid.get_y()))
     return grid

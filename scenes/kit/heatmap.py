@@ -479,16 +479,19 @@ def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALL
 
 
 def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int | None, str]], *, left: float,
-               heads: Sequence[VMobject], size: float = SMALLEST_SIZE, gap: float = 0.3) -> VGroup:
+               heads: Sequence[VMobject], size: float = SMALLEST_SIZE, gap: float = 0.3,
+               names: Sequence[str] = ()) -> VGroup:
     """One row per key beside a grid (each at its row's height): "k_j", then a number per column.
 
     ``columns`` are ``(source, field, row, colour)``: entry ``j`` of a column is ``field[row, j]`` (``field[j]``
     where ``row`` is ``None``: a query step's own row, such as its exps).
-    ``heads`` sit over the columns. Returns ``VGroup(heads, keys, *columns)``, its rows registered with
-    the scene as the keys' (``scene.rows("key", …)``: each number stands in its key's row).
+    ``heads`` sit over the columns; ``names``, the quantity each head names (``"causal.weights"``), as the
+    scene's words say it: a table of two or more columns registers them (``scene.fields``), so each number
+    must stand under the head of its own quantity. Returns ``VGroup(heads, keys, *columns)``, its rows
+    registered with the scene as the keys' (``scene.rows("key", …)``: each number stands in its key's row).
     """
     n = len(grid.squares)
-    keys = VGroup(*(scene.label("k{}", Fact("position", "", (j,)), size=size, color=KEY) for j in range(n)))
+    keys = VGroup(*(scene.label("k{}", Fact("position", "key", (j,)), size=size, color=KEY) for j in range(n)))
     made = [VGroup(*(scene.number(source, field, *([] if row is None else [row]), j, size=size, color=color)
                      for j in range(n))) for source, field, row, color in columns]
     x = left + max(k.width for k in keys) + gap
@@ -503,6 +506,8 @@ def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int
         key.move_to((left + key.width / 2, grid.row_y(j), 0))
     table = VGroup(VGroup(*heads), keys, *made)
     scene.rows("key", dict(enumerate(keys)), table)  # each number in its key's row (checked by the tests)
+    if names:  # each number under its own quantity's head
+        scene.fields("column", dict(zip(names, heads, strict=True)), *made)
     return table
 
 
@@ -536,7 +541,7 @@ def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, siz
     each number and what follows it, so ``line[2 + 2 m]`` is number ``m``."""
     columns = np.shape(getattr(scene.sources[source][0], field))[1]
     texts = _vector_texts(scene, name, source, field, row)
-    parts: list[VMobject] = [scene.label(name + "{}", Fact("position", "", (row,)), size=size, color=color),
+    parts: list[VMobject] = [scene.label(name + "{}", Fact("position", "token", (row,)), size=size, color=color),
                             text(texts[1].strip(), size=size, color=color)]
     for m in range(columns):
         parts += [scene.number(source, field, row, m, size=size, color=color),

@@ -51,9 +51,9 @@ def twin_grid(scene: Any, fit: HeatFit, tokens: Sequence[str], *, side: int) -> 
                     column_limit=fit.column_limit, upright=fit.upright)
     if fit.numbered:
         numbered = numbered_columns(n, fit.size, fit.cell_w)
-        grid.label_columns([scene.label("{}", Fact("position", "", (j,)), size=fit.size, color=KEY)
+        grid.label_columns([scene.label("{}", Fact("position", "key", (j,)), size=fit.size, color=KEY)
                             for j in numbered], numbered)
-        grid.label_rows([scene.label("{} {}", Fact("position", "", (i,)), TokenPart(t, fit.row_limit),
+        grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
                                      size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
     centre = side * (GAP / 2 + half_width() / 2)
     middle = (TOP - TOP_ROOM + BOTTOM + BAND) / 2

@@ -119,7 +119,7 @@ class LearnedPipeline(ExplainerScene):
         self.table = VGroup(self.keys, scores, scaled)
         self.rows("key", dict(enumerate(self.keys)), self.table)
         top = self.top_key
-        self.beat(f"The query's score with every key, q·k: '{self.scenario.tokens[top]}' scores "
+        self.beat(f"The query's score with every key, q·k: {self.quote(top, 'key')} scores "
                   f"{self.fmt('step', 'scores', top)}.", FadeIn(scores, shift=LEFT * 0.1), run_time=1.2, wait=1.5)
         self.beat(f"Divided by √{self.cite(size('d_k'))}, as before: {self.fmt('step', 'scaled_scores', top)}.",
                   FadeIn(scaled, shift=LEFT * 0.1), run_time=1.2, wait=1.2)
@@ -142,7 +142,7 @@ class LearnedPipeline(ExplainerScene):
         self.chart = chart
         self.rows("key", chart)
         top = self.top_key
-        self.beat(f"Softmax turns the scaled scores into weights: '{self.scenario.tokens[top]}' gets "
+        self.beat(f"Softmax turns the scaled scores into weights: {self.quote(top, 'key')} gets "
                   f"{self.fmt('step', 'weights', top)} of the attention.", FadeIn(head, chart),
                   LaggedStart(*(FadeIn(number) for number in numbers), lag_ratio=0.1), run_time=1.5, wait=1.5)
 

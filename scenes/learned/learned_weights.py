@@ -83,7 +83,7 @@ class LearnedWeights(ExplainerScene):
         d_in, d_k = self.run.w_query.shape[1:]
         grid = HeatGrid(d_in, d_k, cell_w=CELL_W, cell_h=CELL_H, size=LABEL, row_tokens=self.run.features,
                         row_color=MUTED)
-        grid.label_columns([self.label("{}", position(c), size=LABEL, color=hue) for c in range(d_k)])
+        grid.label_columns([self.label("{}", position(c, "d_k"), size=LABEL, color=hue) for c in range(d_k)])
         grid.align_to((left, 0, 0), LEFT)
         title = MathTex(name.replace("_", "_{") + "}", font_size=40, color=hue)
         grid.shift(UP * (TOP - 1.45 - grid.brackets.get_top()[1]))  # under the step's line, the titles and numbers

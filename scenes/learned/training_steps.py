@@ -173,8 +173,9 @@ class TrainingSteps(ExplainerScene):
         self.loss_label = self._loss_label(step, dot)
         tick = self._tick(step)
         at = self.fmt('training_whole', 'step_numbers', step)
+        each = self.quote(self.run.queries[0], "referrer", self.run.tokens, index=0)  # said first: named first
         said = self._row_said(step)
-        self.beat(f"Step {at}: W_Q and W_K are random, so each 'it' spreads its attention, {said} for the first; "
+        self.beat(f"Step {at}: W_Q and W_K are random, so each {each} spreads its attention, {said} for the first; "
                   f"the loss is {self.fmt('training', 'step_losses', step)}.",
                   FadeIn(dot, tick, self.loss_label), *(FadeIn(row.numbers) for row in self.rows_now),
                   run_time=1.2, wait=1.8)
@@ -183,8 +184,8 @@ class TrainingSteps(ExplainerScene):
         """What a caption says of the first "it"'s row: its weights of both nouns."""
         run = self.run
         dog, ball = run.referents
-        return (f"'{run.tokens[dog]}' {self.fmt('training', 'rows', step, 0, dog)} and '{run.tokens[ball]}' "
-                f"{self.fmt('training', 'rows', step, 0, ball)}")
+        return (f"{self.quote(dog, 'key', run.tokens)} {self.fmt('training', 'rows', step, 0, dog)} and "
+                f"{self.quote(ball, 'key', run.tokens)} {self.fmt('training', 'rows', step, 0, ball)}")
 
     def _step(self, before: int, step: int) -> None:
         """From one keyframe to the next: the curve drawn on, the point moved, the bars grown."""
@@ -209,11 +210,12 @@ class TrainingSteps(ExplainerScene):
         dog, ball = run.referents
         at = f"Step {self.fmt('training_whole', 'step_numbers', step)}"
         loss = self.fmt("training", "step_losses", step)
+        it = self.quote(run.queries[0], "referrer", run.tokens, index=0)
         if not last:
-            return f"{at}: the loss is {loss}; the first 'it' gives {self._row_said(step)}."
-        return (f"{at}, the last: the loss is {loss}. The first 'it' puts {self.fmt('training', 'rows', step, 0, dog)}"
-                f" on '{run.tokens[dog]}', the second {self.fmt('training', 'rows', step, 1, ball)} on "
-                f"'{run.tokens[ball]}'.")
+            return f"{at}: the loss is {loss}; the first {it} gives {self._row_said(step)}."
+        return (f"{at}, the last: the loss is {loss}. The first {it} puts {self.fmt('training', 'rows', step, 0, dog)}"
+                f" on {self.quote(dog, 'key', run.tokens)}, the second {self.fmt('training', 'rows', step, 1, ball)} "
+                f"on {self.quote(ball, 'key', run.tokens)}.")
 
     def _summary(self) -> None:
         """The last frame: the whole curve, each "it" on its noun, and what it means."""

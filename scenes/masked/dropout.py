@@ -244,7 +244,7 @@ class AttentionDropout(ExplainerScene):
         left = board.sums.get_right()[0] + PANEL_GAP
         heads = [self.label("masked", size=size, color=WEIGHT), self.label("dropout", size=size, color=INK)]
         table = key_column(self, board.grid, [("causal", "weights", q, WEIGHT), ("dropout", "weights", q, INK)],
-                           left=left, heads=heads, size=size)
+                           left=left, heads=heads, size=size, names=("causal.weights", "dropout.weights"))
         heads[1].shift(UP * (heads[0][0].get_bottom()[1] - heads[1][0].get_bottom()[1]))  # one baseline: "m", "d"
         for j, entry in enumerate(table[3]):
             if not self.dropped.kept[q, j] and j <= q:
@@ -311,7 +311,7 @@ class AttentionDropout(ExplainerScene):
         old = board.sums
         board.sums = self._sum_column(board, [value("dropout", "row_sums", i) for i in range(n)],
                                       [[value("dropout", "weights", i, j) for j in range(n)] for i in range(n)])
-        said = (f"So the rows no longer add up to one, on purpose: '{self.scenario.query_token}' now adds up to "
+        said = (f"So the rows no longer add up to one, on purpose: {self.quote(q, 'query')} now adds up to "
                 f"{self.fmt('dropout', 'row_sums', q)}; only on average over draws do they.")
         self.beat(said + self.said_rounded(), FadeTransform(old, board.sums), *self._rounding(), run_time=1.5,
                   wait=1.5)

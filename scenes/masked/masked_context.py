@@ -301,7 +301,7 @@ class MaskedContext(ExplainerScene):
         if self.scenario.d_v == 1:
             note = self.label("d_v = {}: a line, a row per arrow", size("d_v"), size=SMALLEST_SIZE, color=MUTED)
         else:
-            note = self.label("dimensions {} and {} of d_v = {}", position(0), position(1), size("d_v"),
+            note = self.label("dimensions {} and {} of d_v = {}", position(0, "d_v"), position(1, "d_v"), size("d_v"),
                               size=SMALLEST_SIZE, color=MUTED)
         note.move_to(((box[0] + box[1]) / 2, box[3] - note.height / 2, 0))
         return note, (box[0], box[1], box[2], box[3] - note.height - 0.15)
@@ -407,8 +407,8 @@ class MaskedContext(ExplainerScene):
         if q == n - 1:
             said = f"'{token}' is the last token: no key comes after it, so the mask changes none of its weights."
         else:
-            said = (f"With the mask, '{token}' may use only itself and the tokens before it: the future's weights "
-                    f"become {self.fmt('causal', 'weights', q, q + 1)}, the past's grow.")
+            said = (f"With the mask, {self.quote(q, 'query')} may use only itself and the tokens before it: the "
+                    f"future's weights become {self.fmt('causal', 'weights', q, q + 1)}, the past's grow.")
         self.beat(said, FadeIn(table.heads[1], table.masked), FadeIn(table.future), run_time=1.5, wait=1.2)
 
     def _past_grows(self, unmasked: _Plane, masked: _Plane) -> None:

@@ -271,7 +271,8 @@ class MaskedScores(ExplainerScene):
         heads = [text(STEPS[step][3], size=size, color=WEIGHT if step == "weights" else MUTED) for step in board.steps]
         columns = [(STEPS[step][0], STEPS[step][1], r if STEPS[step][2] else None, WEIGHT if step == "weights" else INK)
                    for step in board.steps]
-        table = key_column(self, board.grid, columns, left=board.table_left, heads=heads, size=size)
+        table = key_column(self, board.grid, columns, left=board.table_left, heads=heads, size=size,
+                           names=[f"{STEPS[step][0]}.{STEPS[step][1]}" for step in board.steps])
         board.columns = {step: VGroup(*table[2 + k]) for k, step in enumerate(board.steps)}
         board.heads = dict(zip(board.steps, heads, strict=True))
         room = HALF_WIDTH - board.table_left
@@ -291,8 +292,9 @@ class MaskedScores(ExplainerScene):
         scores = [FadeIn(board.heads["score"], board.columns["score"], shift=RIGHT * 0.2)] \
             if "score" in board.columns else []
         if r == q:
+            row = self.quote(r, "query")
             later = self.fmt("causal", "scaled_scores", r, self.scenario.n_tokens - 1)
-            said = f"Take the row of '{tokens[r]}': the keys after it score {later}."
+            said = f"Take the row of {row}: the keys after it score {later}."
         else:
             said = f"'{tokens[q]}' is the last token: the mask hides none of its keys. Take the row of '{tokens[r]}'."
         self.box.shift(LEFT * board.offset)  # where the row comes to stand

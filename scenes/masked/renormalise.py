@@ -186,7 +186,7 @@ class Renormalise(ExplainerScene):
         # the past keeps its weights (the same numbers, now the zeroed row's); the future's become 0
         kept = [ReplacementTransform(chart.numbers["full"][j], chart.numbers["zeroed"][j]) for j in range(future[0])]
         self.beat(
-            f"Then the keys after '{token}' get weight "
+            f"Then the keys after {self.quote(self.earlier_query, 'query')} get weight "
             f"{self.fmt('renormalised', 'zeroed', self.earlier_query, future[0])}.",
             FadeTransform(self.route_head, head),
             *(ReplacementTransform(full.bars[j], zeroed.bars[j]) for j in range(n)), *kept,

@@ -165,7 +165,7 @@ class TriangularMap(ExplainerScene):
         """What a caption says row ``row`` sees: itself only, or keys 1 to i."""
         token = self.scenario.tokens[row]
         if row == 0:
-            return (f"The first token, '{token}', has no past: it can only look at itself, with weight "
+            return (f"The first token, {self.quote(0, 'query')}, has no past: it can only look at itself, with weight "
                     f"{self.fmt('causal', 'weights', 0, 0)}.")
         return (f"'{token}', token {self.cite(position(row))}, spreads its weight over keys "
                 f"{self.cite(position(0))} to {self.cite(position(row))} only; they add up to one.")

@@ -43,6 +43,7 @@ from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.blocks import head_color
+from scenes.kit.composite import composite_slots
 from scenes.kit.fades import fade_in, fade_out, reshade
 from scenes.kit.grids import Brackets
 from scenes.kit.heatmap import (
@@ -277,7 +278,7 @@ class CausalHeads(StillFirst, ExplainerScene):
 
     def _panel(self, k: int, fit: HeatFit, grid: HeatGrid) -> _Panel:
         left = grid.brackets.get_left()[0]
-        title = self.label("head {}", position(k), size=26, color=head_color(k))
+        title = self.label("head {}", position(k, "head"), size=26, color=head_color(k))
         title.move_to((left + title.width / 2, self.title_y, 0))
         panel = _Panel(k, left, grid.brackets.get_right()[0] - left, title, fit, grid, future_mask(grid))
         fill_cells(self, grid, panel.plain, "weights", f"{panel.plain}_extremes", WEIGHT, animate=False)
@@ -428,7 +429,8 @@ class CausalHeads(StillFirst, ExplainerScene):
         body = VGroup(*parts).arrange(RIGHT, buff=0.2)
         for part in parts:
             part.set_y(body.get_y())
-        name = self.label("concat{} =", position(row), size=font, color=MUTED)
+        body.add(composite_slots(self, entries, d_v))
+        name = self.label("concat{} =", position(row, "query"), size=font, color=MUTED)
         brackets = Brackets(body, buff=0.1)
         line = VGroup(name, VGroup(brackets, body)).arrange(RIGHT, buff=0.25)
         around = VGroup(name, brackets, *(p for p in parts if p not in entries))

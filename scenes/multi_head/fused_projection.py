@@ -290,7 +290,7 @@ class FusedProjection(StillFirst, ExplainerScene):
         wide = text_width(f"head {self.drawn}", look.size) + 0.1 <= block_w
         labels = VGroup()
         for k, top in enumerate(tops):
-            label = self.label("head {}" if wide else "{}", position(k), size=look.size, color=head_color(k))
+            label = self.label("head {}" if wide else "{}", position(k, "head"), size=look.size, color=head_color(k))
             labels.add(label.next_to(top, UP, buff=look.length(0.14) + 0.06))
         return labels
 
@@ -350,7 +350,7 @@ class FusedProjection(StillFirst, ExplainerScene):
         else:
             said = (f"Put the {self.cite(size('n_heads'))} heads' W_Q side by side: one matrix of "
                     f"{self.cite(size('d_in'))} rows and {self.cite(size('n_heads'))} blocks of "
-                    f"{self.cite(size('d_k'))} columns, head {self.cite(position(0))}'s first.")
+                    f"{self.cite(size('d_k'))} columns, head {self.cite(position(0, 'head'))}'s first.")
         self.beat(said, *flights, FadeIn(board.w.brackets, board.w_name, *board.more[:1]), run_time=1.6, wait=1.2)
 
     def _product(self, board: _Board) -> None:
@@ -483,8 +483,8 @@ class FusedProjection(StillFirst, ExplainerScene):
             alone, shown, outline = self._equal_rows(mine, source)
         self.columns("d_k", alone.cell_columns(), alone.tiles)
         self.columns("head", {k: alone.tiles}, alone.tiles)
-        said = (f"Head {self.cite(position(k))}'s matrix is its Q from before, X times its own W_Q: the same numbers."
-                if self.h > 1 else "Its one matrix is its Q from before, X times W_Q: the same numbers.")
+        said = (f"Head {self.cite(position(k, 'head'))}'s matrix is its Q from before, X times its own W_Q: the same "
+                "numbers." if self.h > 1 else "Its one matrix is its Q from before, X times W_Q: the same numbers.")
         self.beat(said, FadeIn(outline), FadeIn(shown, title, sign, shift=LEFT * 0.2), run_time=1.5, wait=1.8)
         self.equal = VGroup(shown, title, sign, outline)
 
@@ -492,7 +492,8 @@ class FusedProjection(StillFirst, ExplainerScene):
         """"head 2 alone: X W_Q" over the head's Q computed alone ("X W_Q" for one head)."""
         if self.h == 1:
             return self.label("alone: X W_Q", size=font, color=head_color(0))
-        return self.label("head {} alone: X W_Q", position(self.chosen), size=font, color=head_color(self.chosen))
+        return self.label("head {} alone: X W_Q", position(self.chosen, "head"), size=font,
+                          color=head_color(self.chosen))
 
     def _row_cell(self) -> float:
         """Colours only: the width of a cell of the equal head's rows of numbers (at the font floor)."""

@@ -40,6 +40,7 @@ from attention_math import Scenario, ScenarioError, format_number
 from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
+from scenes.kit.composite import composite_slots
 from scenes.kit.fades import fade_in, fade_out
 from scenes.kit.grids import Brackets
 from scenes.kit.heatmap import (
@@ -196,7 +197,7 @@ class MultiHead(StillFirst, ExplainerScene):
         other notes follow it on its line."""
         note = VGroup()
         if self.more:
-            note.add(self.label("heads {}–{} of {} drawn, the rest in the walkthrough", position(0),
+            note.add(self.label("heads {}–{} of {} drawn, the rest in the walkthrough", position(0, "head"),
                                 position(len(self.heads) - 1), size("n_heads"), size=SMALLEST_SIZE, color=MUTED))
             note.next_to(self.heading, DOWN, buff=0.08, aligned_edge=LEFT)
         note.is_furniture = True  # type: ignore[attr-defined]
@@ -219,7 +220,7 @@ class MultiHead(StillFirst, ExplainerScene):
 
     def _panel(self, k: int, left: float, width: float) -> _Panel:
         source, q = f"head{k + 1}", self.scenario.query
-        title = self.label("head {}", position(k), size=26, color=INK)
+        title = self.label("head {}", position(k, "head"), size=26, color=INK)
         title.move_to((left + title.width / 2, self.title_y, 0))
         fit, grid = self._grid(k, left, width)
         numbers = cell_numbers(self, grid, source, "weights", f"{source}_extremes", size=fit.size) if fit.numbers \
@@ -322,14 +323,14 @@ class MultiHead(StillFirst, ExplainerScene):
 
     def _looking(self, panels: list[_Panel]) -> None:
         """Each head's weights as a heat map: the query's row outlined, its largest weight named."""
-        q, tokens = self.scenario.query, self.scenario.tokens
-        looks = []
+        q = self.scenario.query
+        looks, asking = [], self.quote(q, "query")  # named before each head's weight, as said
         for p in panels:
             top = self.heads[p.head].query_step(q).top_key
-            looks.append(f"head {self.cite(position(p.head))} looks most at '{tokens[top]}' "
+            looks.append(f"head {self.cite(position(p.head, 'head'))} looks most at {self.quote(top, 'key')} "
                          f"({self.fmt(p.source, 'weights', q, top)})")
-        said = (f"Each head learns its own way of looking: for '{tokens[q]}', " + ", ".join(looks) + "."
-                if len(panels) > 1 else f"Its weights: for '{tokens[q]}', " + looks[0] + ".")
+        said = (f"Each head learns its own way of looking: for {asking}, " + ", ".join(looks) + "."
+                if len(panels) > 1 else f"Its weights: for {asking}, " + looks[0] + ".")
         if self.more:
             said += f" The first {self.cite(position(len(panels) - 1))} are drawn; the rest are in the walkthrough."
         animations: list[Animation] = []
@@ -474,6 +475,7 @@ class MultiHead(StillFirst, ExplainerScene):
         row.arrange(RIGHT, buff=0.2)
         for bar in bars:
             bar.set_y(row.get_y())
+        row.add(composite_slots(self, entries, d_v))
         name = self.label("concat{} =", query_number(), size=font, color=MUTED)
         brackets = Brackets(row, buff=0.1)
         line = VGroup(name, VGroup(brackets, row)).arrange(RIGHT, buff=0.25).move_to((0, y, 0))

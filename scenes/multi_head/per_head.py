@@ -417,7 +417,7 @@ class PerHead(StillFirst, ExplainerScene):
         panel = RoundedRectangle(width=layout.right - layout.left, height=top - layout.bottom, corner_radius=0.12,
                                  stroke_color=MUTED, stroke_width=2, stroke_opacity=0.7)
         panel.move_to(((layout.left + layout.right) / 2, (top + layout.bottom) / 2, 0))
-        title = self.label("head {}", position(k), size=max(font, 24.0), color=INK)
+        title = self.label("head {}", position(k, "head"), size=max(font, 24.0), color=INK)
         stand(title.set_x(layout.left + PANEL_PAD + title.width / 2), row_baseline(layout.y_head, font))
         left, cell, rows = layout.vector_left, layout.cell, list(range(n))
         query = VGroup(*self._numbers(source, "queries", [q], self.scenario.d_k, left=left, cell=cell,
@@ -441,7 +441,7 @@ class PerHead(StillFirst, ExplainerScene):
         """"head k:  z5 = (…)" in a frame (its name over z, or z as a column, as the layout says): under the table
         (head 1 left, head 2 right), or beside it, one above the other."""
         font, count, q = layout.font, min(SHOWN_HEADS, self.scenario.n_heads), self.scenario.query
-        name = self.label("head {}:", position(head.head), size=font, color=MUTED)
+        name = self.label("head {}:", position(head.head, "head"), size=font, color=MUTED)
         if layout.shape == "column":
             numbers = VGroup(*(self.number(head.source, "context", q, m, size=font, color=CONTEXT)
                                for m in range(self.scenario.d_v))).arrange(DOWN, buff=0.12, aligned_edge=RIGHT)
@@ -543,9 +543,9 @@ class PerHead(StillFirst, ExplainerScene):
     # -- the beats ---------------------------------------------------------------------------------
     def _looks(self, head: _Head) -> str:
         """Where the head looks most, as a caption says it: "'dog' (0.30)", or a tie as shown."""
-        tokens, q = self.scenario.tokens, self.scenario.query
-        names = [f"'{tokens[j]}'" for j in head.tops]
-        weight = self.fmt(head.source, "weights", q, head.tops[0])
+        q = self.scenario.query
+        names = [self.quote(j, "key") for j in head.tops]
+        weight = self.fmt(head.source, "weights", q, head.tops[-1])  # said after the last named
         if len(names) == 1:
             return f"{names[0]} ({weight})"
         return f"{', '.join(names[:-1])} and {names[-1]} ({weight} each, as shown)"
@@ -556,7 +556,7 @@ class PerHead(StillFirst, ExplainerScene):
         self.beat("Every head reads the same X: a row per token, its embedding.",
                   fade_in(head.panel, head.title, board.labels, board.headers["X"], board.x_grid), run_time=1.4,
                   wait=1.0)
-        self.beat(f"Head {self.cite(position(head.head))} has its own W_Q, W_K and W_V.",
+        self.beat(f"Head {self.cite(position(head.head, 'head'))} has its own W_Q, W_K and W_V.",
                   *self._matrices_in(board, head), run_time=1.4, wait=1.4)
         self.beat(f"It projects X: the query q{self.cite(q)} = x{self.cite(q)} W_Q, and a key k_j = x_j W_K for "
                   "every token.", *self._projected(board, head), run_time=1.8, wait=1.0)
@@ -565,11 +565,12 @@ class PerHead(StillFirst, ExplainerScene):
         said = (f"Divided by √{self.cite(size('d_k'))}, the key size, to keep the scores from growing with it."
                 if self.trace.scaled else "This head is unscaled: the scores pass on as they are.")
         self.beat(said, *self._column_in(board, head, "scaled_scores"), run_time=1.4, wait=1.0)
-        self.beat(f"The softmax turns them into weights: head {self.cite(position(head.head))} looks most at "
+        self.beat(f"The softmax turns them into weights: head {self.cite(position(head.head, 'head'))} looks most at "
                   f"{self._looks(head)}.", *self._column_in(board, head, "weights"),
                   FadeIn(head.outline), run_time=1.4, wait=1.4)
         self._mixed(board, head, f"Its values V = X W_V, weighted and added up, give the z{self.cite(q)} of head "
-                                 f"{self.cite(position(head.head))} for '{self.scenario.query_token}'.")
+                                 f"{self.cite(position(head.head, 'head'))} for "
+                                 f"{self.quote(self.scenario.query, 'query')}.")
 
     def _matrices_in(self, board: _Board, head: _Head) -> list[Animation]:
         """The head's matrices arrive beside X (X stays, or comes back, beside them), or in X's place."""
@@ -618,15 +619,15 @@ class PerHead(StillFirst, ExplainerScene):
         """Head 2, the viewer having seen the steps once: its matrices, then its whole table, then its z."""
         gone = VGroup(before.query, before.values, *before.columns.values(), before.outline, board.query,
                       board.headers["V"], *(board.headers[f] for f in FIELDS))
-        self.beat(f"Head {self.cite(position(head.head))} takes the same steps with its own W_Q, W_K and W_V.",
+        self.beat(f"Head {self.cite(position(head.head, 'head'))} takes the same steps with its own W_Q, W_K and W_V.",
                   fade_out(gone), ReplacementTransform(before.panel, head.panel),
                   ReplacementTransform(before.title, head.title), *self._matrices_in(board, head), run_time=1.5,
                   wait=1.2)
         table = [*self._projected(board, head)]
         for f in FIELDS:
             table += self._column_in(board, head, f)
-        self.beat(f"Its own query, keys, scores and weights: head {self.cite(position(head.head))} looks most at "
-                  f"{self._looks(head)}.", *table, FadeIn(head.outline), run_time=1.6, wait=2.2)
+        self.beat(f"Its own query, keys, scores and weights: head {self.cite(position(head.head, 'head'))} looks "
+                  f"most at {self._looks(head)}.", *table, FadeIn(head.outline), run_time=1.6, wait=2.2)
         self._mixed(board, head, f"Its own values give its own z{self.cite(query_number())}.")
 
     def _side_by_side(self, drawn: list[_Head]) -> None:
@@ -639,9 +640,9 @@ class PerHead(StillFirst, ExplainerScene):
         said = f"Two heads, two z{q} side by side, ready to be joined."
         extra: list[Animation] = []
         if self.scenario.n_heads > SHOWN_HEADS:
-            said += (f" Heads {self.cite(position(SHOWN_HEADS))} to {self.cite(size('n_heads'))} take the same steps, "
-                     "each with its own matrices.")
-            note = self.label("heads {}–{}: the same steps, with their own matrices", position(SHOWN_HEADS),
+            said += (f" Heads {self.cite(position(SHOWN_HEADS, 'head'))} to {self.cite(size('n_heads'))} take the "
+                     "same steps, each with its own matrices.")
+            note = self.label("heads {}–{}: the same steps, with their own matrices", position(SHOWN_HEADS, "head"),
                               size("n_heads"), size=SMALLEST_SIZE, color=MUTED)
             note.next_to(self.heading, DOWN, buff=0.1, aligned_edge=LEFT)
             note.is_furniture = True  # type: ignore[union-attr]

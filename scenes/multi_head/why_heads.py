@@ -155,7 +155,7 @@ class WhyHeads(StillFirst, ExplainerScene):
         chart = BarRows(None, weights, width=fit.bars * max(weights) / largest, pitch=fit.pitch, color=WEIGHT,
                         thickness=min(0.62, 0.5 / fit.pitch))
         numbers = VGroup(*(self.number(source, "weights", q, j, size=fit.font, color=WEIGHT) for j in range(n)))
-        title = self.label("head {}", position(k), size=max(fit.font, 24.0), color=INK)
+        title = self.label("head {}", position(k, "head"), size=max(fit.font, 24.0), color=INK)
         shown = [self.text_for(value(source, "weights", q, j)) for j in range(n)]
         best = max(range(n), key=lambda j: weights[j])
         tops = [j for j in range(n) if shown[j] == shown[best]]
@@ -209,9 +209,9 @@ class WhyHeads(StillFirst, ExplainerScene):
     # -- the beats ---------------------------------------------------------------------------------
     def _looks(self, column: _Column) -> str:
         """Where head ``column`` looks most, as a caption says it: "'dog' (0.30)", or a tie as shown."""
-        tokens, q = self.scenario.tokens, self.scenario.query
-        names = [f"'{tokens[j]}'" for j in column.tops]
-        weight = self.fmt(column.source, "weights", q, column.tops[0])
+        q = self.scenario.query
+        names = [self.quote(j, "key") for j in column.tops]
+        weight = self.fmt(column.source, "weights", q, column.tops[-1])  # said after the last named
         if len(names) == 1:
             return f"{names[0]} ({weight})"
         return f"{', '.join(names[:-1])} and {names[-1]} ({weight} each, as shown)"
@@ -232,11 +232,11 @@ class WhyHeads(StillFirst, ExplainerScene):
         """Head 1's row: its bars grow over the keys, then its largest weight glows."""
         chart = column.chart
         self.beat(f"One head's weights are one way of reading the sentence: here, the weights of head "
-                  f"{self.cite(position(0))} for '{self.scenario.query_token}'.",
+                  f"{self.cite(position(0, 'head'))} for {self.quote(self.scenario.query, 'query')}.",
                   FadeIn(self._heading_note(), labels, column.title, chart.zero_line),
                   LaggedStart(*(GrowFromEdge(bar, LEFT) for bar in chart.bars), lag_ratio=0.08),
                   FadeIn(column.numbers), run_time=1.8, wait=1.0)
-        self.beat(f"Head {self.cite(position(0))} looks most at {self._looks(column)}.", FadeIn(column.glow),
+        self.beat(f"Head {self.cite(position(0, 'head'))} looks most at {self._looks(column)}.", FadeIn(column.glow),
                   run_time=1.0, wait=1.2)
 
     def _show(self, column: _Column) -> list[object]:
@@ -248,7 +248,7 @@ class WhyHeads(StillFirst, ExplainerScene):
         """Head 2 beside head 1, then the other drawn heads at once; more than :data:`MAX_DRAWN` said."""
         first, second = columns[0], columns[1]
         agrees = [self.scenario.tokens[j] for j in second.tops] == [self.scenario.tokens[j] for j in first.tops]
-        said = (f"Head {self.cite(position(1))}, with its own W_Q and W_K, "
+        said = (f"Head {self.cite(position(1, 'head'))}, with its own W_Q and W_K, "
                 + (f"weighs the tokens its own way, yet it too looks most at {self._looks(second)}." if agrees
                    else f"reads it another way: it looks most at {self._looks(second)}."))
         self.beat(said, *self._show(second), run_time=1.8, wait=1.4)

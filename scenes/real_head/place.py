@@ -90,7 +90,7 @@ class RealHeadPlace(RealHeadScene):
         found = self.head_found
         boxes = VGroup()
         for k in range(found.n_layers):
-            number = Fact("place", "layer_number") if k == found.layer else position(k)  # the same digit
+            number = Fact("place", "layer_number") if k == found.layer else position(k, "layer")  # the same digit
             name = self.label("layer {}", number, size=SMALLEST_SIZE, color=INK)
             box = RoundedRectangle(width=1.3, height=0.55, corner_radius=0.08, stroke_width=2, color=MUTED)
             boxes.add(VGroup(box, name.move_to(box)))
@@ -111,7 +111,7 @@ class RealHeadPlace(RealHeadScene):
         for k in range(found.n_heads):
             box = RoundedRectangle(width=0.48, height=0.5, corner_radius=0.06, stroke_width=2,
                                    color=QUERY if k == found.head else MUTED)
-            number = Fact("place", "head_number") if k == found.head else position(k)
+            number = Fact("place", "head_number") if k == found.head else position(k, "head")
             boxes.add(VGroup(box, self.label("{}", number, size=SMALLEST_SIZE, color=INK).move_to(box)))
         boxes.arrange(RIGHT, buff=0.08).move_to((0, HEADS_Y, 0)).to_edge(LEFT, buff=0.4)
         links = VGroup(*(Line(layers[found.layer].get_corner(DOWN + side), boxes[end].get_corner(UP + side),

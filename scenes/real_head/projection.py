@@ -158,7 +158,7 @@ class RealProjection(RealHeadScene):
         self.beat(
             f"Head {self.cite(Fact('place', 'head_number'))} of layer {self.cite(Fact('place', 'layer_number'))} "
             f"reads '{self.scenario.query_token}' as {self.cite(Fact('place', 'd_model'))} numbers: "
-            f"here entries {self.cite(position(0))} to {self.cite(position(SLICE - 1))}.",
+            f"here entries {self.cite(position(0, 'd_in'))} to {self.cite(position(SLICE - 1, 'd_in'))}.",
             fade_in(x_row), fade_in(note[0]), wait=1.2,
         )
         bias = self._bias_note(x_row)
@@ -178,7 +178,7 @@ class RealProjection(RealHeadScene):
         self.maps, self.table = maps, table  # for the geometry tests
         self.beat(
             f"The products: q, k and v of '{self.scenario.query_token}', {self.cite(Fact('place', 'd_head'))} "
-            f"numbers each; entries {self.cite(position(0))} to {self.cite(position(SLICE - 1))} shown, "
+            f"numbers each; entries {self.cite(position(0, 'd_k'))} to {self.cite(position(SLICE - 1, 'd_k'))} shown, "
             "with the biases added in.",
             fade_in(title), fade_in(table), wait=1.8,
         )
@@ -190,8 +190,9 @@ class RealProjection(RealHeadScene):
         entries = [self.number("model", "embeddings", q, m, size=SIZE, color=EMBEDDING) for m in range(SLICE)]
         entries += [text("…", size=SIZE, color=MUTED),
                     self.number("model", "embeddings", q, self.head_found.d_model, size=SIZE, color=INK)]
-        columns: list[Any] = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
-        one = self.label("{}", position(self.head_found.d_model), size=SMALLEST_SIZE, color=MUTED)
+        columns: list[Any] = [self.label("{}", position(m, "d_in"), size=SMALLEST_SIZE, color=MUTED)
+                              for m in range(SLICE)]
+        one = self.label("{}", position(self.head_found.d_model, "d_in"), size=SMALLEST_SIZE, color=MUTED)
         columns += [Dot(radius=0.0, fill_opacity=0.0, stroke_opacity=0.0), one]
         name = token_text(self.scenario.query_token, size=24, color=EMBEDDING)
         grid = NumberGrid([entries], row_labels=[name], column_labels=columns, h_buff=0.28)
@@ -200,9 +201,9 @@ class RealProjection(RealHeadScene):
         self.columns("d_in", {m: columns[m] for m in range(SLICE)} | {self.head_found.d_model: columns[-1]}, grid)
         grid.body.remove(entries[-1])  # the always-1 input: in place, shown in the second beat
         grid.column_labels.remove(columns[-1])
-        first = self.label("x: entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_model"),
-                           size=SMALLEST_SIZE, color=MUTED)
-        extra = self.label("+ input {}, always one", position(self.head_found.d_model), size=SMALLEST_SIZE,
+        first = self.label("x: entries {} to {} of {}", position(0, "d_in"), position(SLICE - 1, "d_in"),
+                           Fact("place", "d_model"), size=SMALLEST_SIZE, color=MUTED)
+        extra = self.label("+ input {}, always one", position(self.head_found.d_model, "d_in"), size=SMALLEST_SIZE,
                            color=MUTED)
         first.next_to(grid, RIGHT, buff=0.4).align_to(grid.body, UP).shift(DOWN * 0.05)
         extra.next_to(first, DOWN, buff=0.12, aligned_edge=LEFT)
@@ -253,11 +254,13 @@ class RealProjection(RealHeadScene):
         for field, name, hue, source in fields:
             index = (q,) if source == "model" else ()
             rows.append([self.number(source, field, *index, m, size=TABLE_SIZE, color=hue) for m in range(SLICE)])
-            names.append(self.label(name + "{}", position(q), size=24, color=hue) if source == "model"
+            names.append(self.label(name + "{}", position(q, "query"), size=24, color=hue) if source == "model"
                          else math_name(name, 28, hue))
-        columns: list[Any] = [self.label("{}", position(m), size=SMALLEST_SIZE, color=MUTED) for m in range(SLICE)]
+        columns: list[Any] = [self.label("{}", position(m, "d_k"), size=SMALLEST_SIZE, color=MUTED)
+                              for m in range(SLICE)]
         table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.24, v_buff=0.1)
-        title = self.label("entries {} to {} of {}", position(0), position(SLICE - 1), Fact("place", "d_head"),
+        title = self.label("entries {} to {} of {}", position(0, "d_k"), position(SLICE - 1, "d_k"),
+                           Fact("place", "d_head"),
                            size=SMALLEST_SIZE, color=MUTED)
         table.align_to((HALF_WIDTH, 0, 0), RIGHT).align_to((0, MAPS_TOP + 0.1, 0), UP)
         title.next_to(table, UP, buff=0.15).align_to(table.brackets, RIGHT)

@@ -161,7 +161,7 @@ class RealWeights(RealHeadScene):
         self.mark = mark
         self.beat(
             f"Head {self.cite(Fact('place', 'head_number'))} of layer {self.cite(Fact('place', 'layer_number'))}: "
-            f"'{self.scenario.query_token}' puts most weight on '{self.scenario.tokens[top]}', "
+            f"{self.quote(q, 'query')} puts most weight on {self.quote(top, 'key')}, "
             f"{self.cite(value('model', 'weights', q, top))} of it.",
             Create(mark), wait=2.0,
         )

@@ -80,9 +80,12 @@ class OrderBlind(ExplainerScene):
         titles = tuple(under_grid(grid, text(title, size=size, color=INK))
                        for grid, (_, _, title) in zip(grids, SIDES, strict=True))
         if fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
-            for grid in grids:
-                self.rows("query", grid)
-                self.columns("key", grid)
+            self.rows("query", grids[0])
+            self.columns("key", grids[0])
+            # backwards, row r is token n − 1 − r: its numbers are that token's (a query's, a key's)
+            back = grids[1]
+            self.rows("query", {n - 1 - r: mob for r, mob in back.row_anchors().items()}, *back.band_region())
+            self.columns("key", {n - 1 - c: mob for c, mob in back.column_anchors().items()}, *back.band_region())
         return _Board(fit, grids, (titles[0], titles[1]))
 
     def _cells(self, board: _Board, side: int, name: str) -> VGroup:
@@ -148,7 +151,8 @@ class OrderBlind(ExplainerScene):
             SurroundingRectangle(right.squares[n - 1 - q][n - 1 - k], color=HIGHLIGHT, buff=0.02, stroke_width=3),
         )
         if board.fit.numbers:
-            said = (f"'{tokens[q]}' against '{tokens[k]}': {self.fmt('trace', 'scaled_scores', q, k)} in order, "
+            said = (f"{self.quote(q, 'query')} against {self.quote(k, 'key')}: "
+                    f"{self.fmt('trace', 'scaled_scores', q, k)} in order, "
                     f"{self.fmt('backwards', 'scaled_scores', n - 1 - q, n - 1 - k)} backwards.")
         else:
             said = f"'{tokens[q]}' against '{tokens[k]}': the same colour in both, in its new place."
@@ -166,10 +170,11 @@ class OrderBlind(ExplainerScene):
             if board.fit.numbers:
                 changes += [FadeOut(old_numbers), FadeIn(board.numbers[side])]
             changes += [FadeOut(old_legend), FadeIn(board.legends[side])]
-        (q, k), n, tokens = self._pair, self.scenario.n_tokens, self.scenario.tokens
+        (q, k), n = self._pair, self.scenario.n_tokens
         weight = ""
         if board.fit.numbers:
-            weight = (f": '{tokens[q]}' gives '{tokens[k]}' {self.fmt('trace', 'weights', q, k)} in order, "
+            weight = (f": {self.quote(q, 'query')} gives {self.quote(k, 'key')} {self.fmt('trace', 'weights', q, k)} "
+                      "in order, "
                       f"{self.fmt('backwards', 'weights', n - 1 - q, n - 1 - k)} backwards")
         self.beat(f"The weights too{weight}. Without positions, attention reads a bag of tokens: shuffle them, and "
                   "its numbers shuffle with them.", *changes, run_time=1.5, wait=3.0)

@@ -205,8 +205,9 @@ class ClockHands(ExplainerScene):
         shown: list[Mobject] = [self.positions_line]
         for plane in self.planes:
             i, pace = plane.pair, ("", "fast · ", "slow · ")[0 if len(self.planes) == 1 else plane.pair + 1]
-            title = self.label(pace + "pair {}: dimensions {}, {} · θ = {}", position(i), position(dims[i, 0]),
-                               position(dims[i, 1]), value("clock", "frequencies", i), size=SIZE, color=MUTED)
+            title = self.label(pace + "pair {}: dimensions {}, {} · θ = {}", position(i, "pair"),
+                               position(dims[i, 0], "d_k"), position(dims[i, 1], "d_k"),
+                               value("clock", "frequencies", i), size=SIZE, color=MUTED)
             title.move_to((plane.centre[0] + PLANE_LEFT, TITLE_Y, 0))
             ring = Circle(radius=RADIUS, color=MUTED, stroke_width=1.5, stroke_opacity=0.5).move_to(plane.centre)
             axes = VGroup(*(Line(plane.centre - d * (RADIUS + 0.15), plane.centre + d * (RADIUS + 0.15), color=MUTED,
@@ -301,9 +302,10 @@ class ClockHands(ExplainerScene):
         pairs = ", ".join("({}, {})" for _ in range(d_k // 2))
         listed = ", ".join("{}" for _ in range(d_k))
         first = self.label("“rotate half” pairs dimensions " + pairs + ": its score {}", *(
-            position(int(d)) for d in dims.ravel()), value("half", "score"), size=SIZE, color=MUTED)
+            position(int(d), "d_k") for d in dims.ravel()), value("half", "score"), size=SIZE, color=MUTED)
         second = self.label("= the paper's pairs with the dimensions listed " + listed + ": {}",
-                            *(position(int(d)) for d in order), value("reordered", "score"), size=SIZE, color=MUTED)
+                            *(position(int(d), "d_k") for d in order), value("reordered", "score"), size=SIZE,
+                            color=MUTED)
         self.layout_lines = VGroup(first, second).arrange(DOWN, buff=0.12).move_to((0, LAYOUT_Y, 0))
         half, paired = self.fmt("half", "score"), self.fmt("reordered", "score")
         if d_k > 2:

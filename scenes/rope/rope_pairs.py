@@ -106,7 +106,7 @@ class RopePairs(ExplainerScene):
     def _pairs(self) -> None:
         """The query's numbers, a column per dimension, a brace per pair."""
         q, d_k, token = self.scenario.query, self.scenario.d_k, self.scenario.query_token
-        heads = VGroup(*(self.label("{}", position(c), size=SIZE - 4, color=MUTED).move_to(
+        heads = VGroup(*(self.label("{}", position(c, "d_k"), size=SIZE - 4, color=MUTED).move_to(
             (x, self.rows_y["query"] + 0.55, 0)) for c, x in enumerate(self.columns_x)))
         dimension = text("dimension", size=SIZE - 6, color=MUTED).move_to((0, heads.get_y(), 0)).align_to(
             (self.columns_x[0] - COLUMN / 2 - 0.3, 0, 0), RIGHT)
@@ -116,7 +116,7 @@ class RopePairs(ExplainerScene):
         for i in range(d_k // 2):
             span = VGroup(heads[2 * i], heads[2 * i + 1])
             brace = Brace(span, UP, buff=0.1, color=MUTED)
-            name = self.label("pair {}", position(i), size=SIZE - 6, color=MUTED).next_to(brace, UP, buff=0.08)
+            name = self.label("pair {}", position(i, "pair"), size=SIZE - 6, color=MUTED).next_to(brace, UP, buff=0.08)
             braces.add(VGroup(brace, name))
         self.braces = braces
         label = self._label(self.label("q of '{}'", TokenPart(token, 8), size=SIZE - 4, color=QUERY), "query")
@@ -142,14 +142,15 @@ class RopePairs(ExplainerScene):
 
     def _angles(self) -> None:
         """The angle of each pair at the token's position m: m·θ_i."""
-        q, n_pairs, token = self.scenario.query, self.scenario.d_k // 2, self.scenario.query_token
+        q, n_pairs = self.scenario.query, self.scenario.d_k // 2
         numbers = [self.number("rope", "angles", q, i, size=SIZE, color=INK) for i in range(n_pairs)]
         self.table["angle"] = self._row("angle", numbers, self._pair_xs())
         label = self._label(self.label("m\\,\\theta_i,\\ m = {}", value("rope_whole", "positions", q),
                                        size=SIZE * 1.5, color=INK, tex=True), "angle")
+        asking = self.quote(q, "query")
         m = self.cite(value("rope_whole", "positions", q))
         angles = " and ".join(self.fmt("rope", "angles", q, i) for i in range(n_pairs))
-        self.beat(f"'{token}' stands at position m = {m}, counted from zero: its pairs turn by m·θ_i, {angles} "
+        self.beat(f"{asking} stands at position m = {m}, counted from zero: its pairs turn by m·θ_i, {angles} "
                   "radians.", FadeIn(label),
                   *(FadeIn(n, shift=DOWN * 0.1) for n in numbers), run_time=1.5, wait=1.8)
 

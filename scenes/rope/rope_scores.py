@@ -134,13 +134,13 @@ class RopeScores(ExplainerScene):
 
     def _diagonal(self, board: _Board) -> None:
         """The query's own cell in both grids: a query and a key at one position turn by one angle."""
-        n, q, token = self.scenario.n_tokens, self.scenario.query, self.scenario.query_token
+        n, q = self.scenario.n_tokens, self.scenario.query
         board.boxes = VGroup(*(VGroup(*(SurroundingRectangle(grid.squares[i][i], color=HIGHLIGHT, buff=0.02,
                                                              stroke_width=3) for i in range(n)))
                                for grid in board.grids))
         said = "On the diagonal nothing changes: a query and a key at one position turn by the same angle"
         if board.fit.numbers:
-            said += (f" ('{token}' with itself: {self.fmt('trace', 'scaled_scores', q, q)} and "
+            said += (f" ({self.quote(q, 'query')} with itself: {self.fmt('trace', 'scaled_scores', q, q)} and "
                      f"{self.fmt('rope', 'scaled_scores', q, q)}).")
         else:
             said += "."
@@ -163,9 +163,9 @@ class RopeScores(ExplainerScene):
         rows = VGroup(*(row_box(grid, q, color=HIGHLIGHT) for grid in board.grids))
         plain, turned = self._top("trace"), self._top("rope")
         if board.fit.numbers:
-            said = (f"After the softmax, '{tokens[q]}' looks most at '{tokens[plain]}' "
-                    f"({self.fmt('trace', 'weights', q, plain)}) without positions, and at '{tokens[turned]}' "
-                    f"({self.fmt('rope', 'weights', q, turned)}) with RoPE.")
+            said = (f"After the softmax, {self.quote(q, 'query')} looks most at {self.quote(plain, 'key')} "
+                    f"({self.fmt('trace', 'weights', q, plain)}) without positions, and at "
+                    f"{self.quote(turned, 'key')} ({self.fmt('rope', 'weights', q, turned)}) with RoPE.")
         else:
             said = (f"After the softmax, '{tokens[q]}' looks most at '{tokens[plain]}' without positions, and at "
                     f"'{tokens[turned]}' with RoPE.")

@@ -264,7 +264,7 @@ class CausalMask(ExplainerScene):
         size = _table_size(board.fit)
         heads = [self.label("no mask", size=size, color=MUTED), self.label("masked", size=size, color=WEIGHT)]
         table = key_column(self, board.grid, [("trace", "weights", row, INK), ("causal", "weights", row, WEIGHT)],
-                           left=board.right, heads=heads, size=size)
+                           left=board.right, heads=heads, size=size, names=("trace.weights", "causal.weights"))
         token, room = self.scenario.tokens[row], HALF_WIDTH - board.right
         limit = next((most for most in range(20, 4, -1)
                       if text_width(f"row {row + 1} {shorten_token(token, most)}", size) <= room), 4)

@@ -292,11 +292,11 @@ class MatrixForm(ExplainerScene):
     def _rows_of_z(self, board: _Board) -> None:
         """The query's row gives its z, as before; then another token's row gives its own (beside a
         colour-only grid, its weights in the column the query's had)."""
-        q, other, tokens = self.scenario.query, self.second_query, self.scenario.tokens
+        q, other = self.scenario.query, self.second_query
         weights_box = board.lit[0] if len(board.lit) else row_box(board.grid, q)
         z_box = row_box(board.values, q)
         z_line = self._z_line(board, q)
-        said = f"The row of '{tokens[q]}' gives z{self.cite(query_number())} = ("
+        said = f"The row of {self.quote(q, 'query')} gives z{self.cite(query_number())} = ("
         said += ", ".join(self.fmt("trace", "context", q, m) for m in range(self.scenario.d_v))
         arriving = VGroup(z_box) if len(board.lit) else VGroup(weights_box, z_box)
         self.beat(said + "), the same as before.", *self._focus(board, q), FadeIn(arriving),

@@ -156,7 +156,8 @@ class Projection(ExplainerScene):
         self.beat(said + rounded,
                   *(fly_into(term, pair) for term, pair in zip(working.terms, working.pairs, strict=True)),
                   FadeIn(working.signs), *note, run_time=1.5, wait=1.0)
-        said = f"They add up to {self.fmt('trace', 'queries', q, 0)}, the first entry of the query of '{token}'."
+        said = (f"They add up to {self.fmt('trace', 'queries', q, 0)}, the first entry of the query of "
+                f"{self.quote(q, 'query')}.")
         note, rounded = self._rounding()
         self.beat(said + rounded,
                   FadeIn(working.rule, working.sum_line), fly_into(working.total, *working.terms), *note,

@@ -154,8 +154,8 @@ class RawDotProducts(ExplainerScene):
         axes = Axes(x_range=[0, 1.2, 0.5], y_range=[0, 2.0, 0.5], x_length=1.2 * unit, y_length=2.0 * unit,
                     tips=False, axis_config={"color": MUTED, "stroke_width": 2})
         axes.shift(RIGHT * (3.3 - axes.c2p(0, 0)[0]) + UP * (-2.55 - axes.c2p(0, 0)[1]))
-        axis_names = VGroup(self.label("dim {}", position(0), size=20, color=MUTED), self.label("dim {}", position(1),
-                                                                                              size=20, color=MUTED))
+        axis_names = VGroup(self.label("dim {}", position(0, "d_in"), size=20, color=MUTED),
+                            self.label("dim {}", position(1, "d_in"), size=20, color=MUTED))
         axis_names[0].next_to(axes.x_axis, DOWN, buff=0.15)
         axis_names[1].next_to(axes.y_axis, LEFT, buff=0.15)
         plane = _Plane(axes)
@@ -163,7 +163,7 @@ class RawDotProducts(ExplainerScene):
             plane.arrows[j] = self._arrow(axes, "raw", j, EMBEDDING)
             plane.names[j] = text(self.own.tokens[j], size=22, color=EMBEDDING)
             plane.names[j].next_to(plane.arrows[j].get_end(), RIGHT, buff=0.1)
-        self.beat(f"Drawn in the plane of axes {self.cite(position(0))} and {self.cite(position(1))}, "
+        self.beat(f"Drawn in the plane of axes {self.cite(position(0, 'd_in'))} and {self.cite(position(1, 'd_in'))}, "
                   "'it' sits halfway between 'dog' and 'ball'.",
                   board.animate.shift(LEFT * CENTRED),
                   Create(axes), FadeIn(axis_names), *(GrowArrow(a) for a in plane.arrows.values()),
@@ -190,7 +190,7 @@ class RawDotProducts(ExplainerScene):
             moves += [ReplacementTransform(x_grid.row(j), row), x_grid.row_labels[j].animate.set_color(KEY),
                       ReplacementTransform(plane.arrows[j], new_arrow), ReplacementTransform(plane.names[j], new_name)]
             plane.arrows[j], plane.names[j] = new_arrow, new_name
-        said = f"W_K acts on the keys only, stretching axis {self.cite(position(1))} by "
+        said = f"W_K acts on the keys only, stretching axis {self.cite(position(1, 'd_in'))} by "
         said += f"{self.fmt('projected', 'w_key', 1, 1)}: dog → ("
         said += ", ".join(self.fmt("projected", "keys", DOG, m) for m in range(d_in)) + "), ball → ("
         said += ", ".join(self.fmt("projected", "keys", BALL, m) for m in range(d_in)) + ")."

@@ -270,7 +270,7 @@ class Scores(ExplainerScene):
     def _plane_note(self) -> VMobject:
         """"dimensions 1 and 2 of dₖ = 3 (the bars use all)": on one line where it fits left of the chart, else
         on two."""
-        parts = (position(0), position(1), size("d_k"))
+        parts = (position(0, "d_k"), position(1, "d_k"), size("d_k"))
         note: VMobject = self.label("dimensions {} and {} of dₖ = {} (the bars use all)", *parts, size=20, color=MUTED)
         if note.width > NOTE_RIGHT + 6.6:
             note = VGroup(self.label("dimensions {} and {} of dₖ = {}", *parts, size=20, color=MUTED),

@@ -332,14 +332,14 @@ class ScaleAndSoftmax(ExplainerScene):
                              stroke_color=INK, stroke_width=width, stroke_opacity=opacity).move_to(bar)
             for bar in bars for pad, width, opacity in ((0.08, 3, 0.9), (0.16, 7, 0.25))
         ))
-        tokens, query = self.scenario.tokens, self.scenario.query_token
+        q = self.scenario.query
         if len(ties) == 1:
-            said = f"The longest bar, '{tokens[best]}' ({self.fmt('step', 'weights', best)}): "
-            said += f"'{query}' attends most to it."
+            said = f"The longest bar, {self.quote(best, 'key')} ({self.fmt('step', 'weights', best)}): "
+            said += f"{self.quote(q, 'query')} attends most to it."
         else:
-            names = ", ".join(f"'{tokens[j]}'" for j in ties[:-1]) + f" and '{tokens[ties[-1]]}'"
-            said = (f"The longest bars, {names}, {self.fmt('step', 'weights', best)} each as shown: "
-                    f"'{query}' attends to them about equally.")
+            names = ", ".join(self.quote(j, "key") for j in ties[:-1]) + f" and {self.quote(ties[-1], 'key')}"
+            said = (f"The longest bars, {names}, {self.fmt('step', 'weights', ties[-1])} each as shown: "
+                    f"{self.quote(q, 'query')} attends to them about equally.")
         self.beat(said, FadeIn(glow), *(bar.animate.set_fill(opacity=1.0) for bar in bars), run_time=1.2, wait=1.8)
 
     def _saturation_inset(self) -> VGroup:

@@ -231,7 +231,7 @@ class Spaces(ExplainerScene):
         names of its axes and the labels of its points need. An axis name that finds no clear
         place in any attempt is left out."""
         dims = self._dims(role_name)
-        names = [self.label("dim {}", position(m), size=20, color=AXIS) for m in range(dims)]
+        names = [self.label("dim {}", position(m, ROLES[role_name].size), size=20, color=AXIS) for m in range(dims)]
         shown = len(self.shown)
         tries = [(attempt, names_first) for attempt in ATTEMPTS for names_first in (False, True)]
         fallback = None
@@ -426,7 +426,8 @@ class Spaces(ExplainerScene):
         else:
             lines.append(self.label("{}-d", size("d_in"), size=24 if large else 22, color=MUTED))
         if d > role.most:
-            lines.append(self.label("dims {}–{} drawn", position(0), position(role.most - 1), size=20, color=MUTED))
+            lines.append(self.label("dims {}–{} drawn", position(0, role.size), position(role.most - 1, role.size),
+                                    size=20, color=MUTED))
         elif d == 1:
             lines.append(text("a line, not a plane", size=20, color=MUTED))
         return VGroup(*lines).arrange(DOWN, buff=0.1)
@@ -438,7 +439,7 @@ class Spaces(ExplainerScene):
         self.play(Create(panel.frame), FadeIn(panel.title), run_time=1.0)
         said = f"Each token is a point in the {self.cite(size('d_in'))}-d embedding space"  # cited in the order said
         if self.scenario.d_in > 3:
-            said += f"; dimensions {self.cite(position(0))}–{self.cite(position(2))} are drawn"
+            said += f"; dimensions {self.cite(position(0, 'd_in'))}–{self.cite(position(2, 'd_in'))} are drawn"
         self.beat(said + ".",
                   LaggedStart(*(self._arrive(panel, k) for k in keys), lag_ratio=min(0.3, 2.0 / len(keys))),
                   *([FadeIn(layouts.key)] if layouts.key is not None else []),
@@ -462,7 +463,7 @@ class Spaces(ExplainerScene):
         d_k = self.scenario.d_k
         said = f"W_Q maps each embedding to its query: {self.cite(size('d_in'))}-d → {self.cite(size('d_k'))}-d"
         if d_k > 2:
-            said += f"; dimensions {self.cite(position(0))}–{self.cite(position(1))} are drawn"
+            said += f"; dimensions {self.cite(position(0, 'd_k'))}–{self.cite(position(1, 'd_k'))} are drawn"
         elif d_k == 1:
             said += ", a point on a line"
         self.beat(said + ".", *self._travel(embedding, query), run_time=2.0, wait=1.0)

@@ -380,7 +380,7 @@ class WeightedSum(ExplainerScene):
         parts: tuple[Fact, ...] = (size("d_v"),)
         template = "d_v = {}: a line,|a row per token"
         if self.scenario.d_v > 2:
-            parts, template = (position(0), position(1), size("d_v")), "dimensions {} and {}|of d_v = {}"
+            parts, template = (position(0, "d_v"), position(1, "d_v"), size("d_v")), "dimensions {} and {}|of d_v = {}"
         shown = template.replace("|", " ").format(*(self.text_for(part) for part in parts))
         wide = text(shown, size=SMALLEST_SIZE).width > box[1] - box[0] - 0.2
         note = self.label(template.replace("|", "\n" if wide else " "), *parts, color=MUTED, size=SMALLEST_SIZE)
