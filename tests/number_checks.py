@@ -903,8 +903,9 @@ def tie_problems(caption: str, said: tuple[Shown, ...], named: tuple[Named, ...]
                  tokens: Iterable[str], derived: dict[str, tuple[Any, int]]) -> list[str]:
     """Each number a caption cites against what its clause names: a number of key j said after a quoted token
     named as a key (the last one before it in its clause, between commas, colons and full stops; else the first
-    after it) must be that token's; a number of head h after "head 2", head 2's. What a fact belongs to is derived from the core
-    (:func:`belongs_to`), never from the scene; a clause that names no such thing ties nothing."""
+    after it; in a clause that names none, the same in its sentence) must be that token's; a number of head h
+    after "head 2", head 2's. What a fact belongs to is derived from the core (:func:`belongs_to`), never from the
+    scene."""
     masked = _masked(caption, tokens)
     spans = [(match.start(), match.end()) for match in _NUMBER.finditer(masked)]
     starts = [start for start, _ in spans]
@@ -922,7 +923,8 @@ def tie_problems(caption: str, said: tuple[Shown, ...], named: tuple[Named, ...]
         for kind, index in belongs_to(item.fact, scenario.query, derived):
             if kind not in TIED_KINDS:
                 continue
-            same = [m for m in mentions if m.kind == kind and bisect_right(clauses, m.at) == clause]
+            same = [m for m in mentions if m.kind == kind and bisect_right(clauses, m.at) == clause] or [
+                m for m in mentions if m.kind == kind and bisect_right(ends, m.at) == bisect_right(ends, at)]
             before = [m for m in same if m.at < at]
             tied = before[-1] if before else next((m for m in same if m.at >= end), None)
             if tied is not None and tied.index != index:

@@ -661,6 +661,7 @@ class Probe:
     plays: list[PlayReport] = field(default_factory=list)
     ever_on_screen: dict[int, Mobject] = field(default_factory=dict)  # keeps them alive: ids stay unique
     _belongs: dict[int, tuple[Shown, bool]] = field(default_factory=dict)  # by id(shown): does it belong to a thing?
+    transformed: list[str] = field(default_factory=list)  # the texts Transforms drew mobjects as
     _derived: dict[str, tuple[Any, int]] | None = None
 
     def __call__(self, scene: ExplainerScene) -> None:
@@ -676,6 +677,9 @@ class Probe:
         self.look(scene, len(self.plays) + 1, drawn)
         recorded = {id(shown.mobject) for shown in getattr(scene, "shown", [])}
         self.plays[-1].unrecorded += transformed_numbers(scene.animations or [], recorded)
+        targets = [animation.target_mobject for animation in _transforms(scene.animations or [])
+                   if animation.target_mobject is not None and animation.target_mobject is not animation.mobject]
+        self.transformed += [text_of(mob) for mob in outermost_texts(targets)]
 
     def look(self, scene: ExplainerScene, number: int, drawn: dict[int, Mobject] | None = None) -> None:
         with one_moment():
@@ -753,6 +757,7 @@ class Build:
     relations: list[Relation] = field(default_factory=list)
     plotted: list[Plotted] = field(default_factory=list)
     texts: set[str] = field(default_factory=set)  # every text ever on screen, as written
+    transformed: list[str] = field(default_factory=list)  # the texts Transforms drew mobjects as, play by play
 
 
 class _Reads:
@@ -844,6 +849,7 @@ def build_scene(
             raise
         build.error = "".join(traceback.format_exception(error))
     build.plays = probe.plays
+    build.transformed = probe.transformed
     if scene is not None:
         build.shown = list(getattr(scene, "shown", []))
         build.beats = list(getattr(scene, "beats", []))

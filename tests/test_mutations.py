@@ -91,12 +91,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from manim import Transform
 from scene_helpers import MODEL_SCENARIOS, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
@@ -558,6 +560,117 @@ def _key_in_query_cells(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ExplainerScene, "number", planted)
 
 
+# -- true numbers with another meaning: another quantity's column, a joined row out of order, a position past the
+# last, a caption that ties a number to the other token, digits typed in through a Transform ------------------
+
+
+def _max_and_sum_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OnlineSoftmax lays out its running sums in the max column, and its maxima in the sum column."""
+    cls = importlib.import_module("scenes.flash_attention.online_softmax").OnlineSoftmax
+    place = cls._place
+
+    def planted(self: Any, table: Any) -> None:
+        table.maxima, table.sums = table.sums, table.maxima
+        place(self, table)
+
+    monkeypatch.setattr(cls, "_place", planted)
+
+
+def _columns_swapped(module: str) -> Plant:
+    """A two-column table (``key_column``) of ``module``'s scene fills its columns in the other order, the heads
+    as they were."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        scene_module = importlib.import_module(module)
+        key_column = scene_module.key_column
+
+        def planted(scene: Any, grid: Any, columns: Any, **options: Any) -> Any:
+            return key_column(scene, grid, list(columns)[::-1], **options)
+
+        monkeypatch.setattr(scene_module, "key_column", planted)
+
+    return plant
+
+
+def _joined_in_reverse(source: str) -> Plant:
+    """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        number = ExplainerScene.number
+
+        def planted(self: ExplainerScene, name: str, field: str, *index: int, **options: Any) -> Any:
+            if (name, field) == (source, "concat"):
+                d_v, heads = self.scenario.d_v, self.scenario.n_heads
+                row, c = index
+                index = (row, (heads - 1 - c // d_v) * d_v + c % d_v)
+            return number(self, name, field, *index, **options)
+
+        monkeypatch.setattr(ExplainerScene, "number", planted)
+
+    return plant
+
+
+def _counted_on(module: str, kind: str) -> Plant:
+    """``module``'s scene numbers each thing of ``kind`` one on ("step 2" for the first step): the last is past
+    the end of the sentence, or of the heads."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        scene_module = importlib.import_module(module)
+        position = scene_module.position
+
+        def planted(j: int, of: str = "token") -> Fact:
+            return position(j + 1 if of == kind else j, of)
+
+        monkeypatch.setattr(scene_module, "position", planted)
+
+    return plant
+
+
+def _caption_swapped(source: str, swap: Callable[[ExplainerScene, tuple[int, ...]], tuple[int, ...]]) -> Plant:
+    """A caption says a number of ``source`` at another index (``swap``) than the one its words name: a true number,
+    on screen, tied to the wrong token."""
+    def plant(monkeypatch: pytest.MonkeyPatch) -> None:
+        fmt = ExplainerScene.fmt
+
+        def planted(self: ExplainerScene, name: str, field: str, *index: int, reduce: str | None = None) -> str:
+            if name == source and field in ("rows", "scaled_scores", "weights"):
+                index = swap(self, index)
+            return fmt(self, name, field, *index, reduce=reduce)
+
+        monkeypatch.setattr(ExplainerScene, "fmt", planted)
+
+    return plant
+
+
+def _nouns_swapped(scene: ExplainerScene, index: tuple[int, ...]) -> tuple[int, ...]:
+    dog, ball = scene.run.referents  # type: ignore[attr-defined]
+    step, referrer, key = index
+    return step, referrer, {dog: ball, ball: dog}.get(key, key)
+
+
+def _forward_index(scene: ExplainerScene, index: tuple[int, ...]) -> tuple[int, ...]:
+    n = scene.scenario.n_tokens
+    return tuple(n - 1 - i for i in index)  # the backwards number cited where the forward one stands
+
+
+def _typed_through_transform(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scene's last beat turns a number it drew into typed digits (one unit more in the last decimal) with
+    ``Transform(recorded, typed)``: the recorded mobject keeps its text, the screen shows the typed one."""
+    beat = ExplainerScene.beat
+
+    def planted(self: ExplainerScene, caption: str, *animations: Any, **options: Any) -> None:
+        present = {id(m) for top in self.mobjects for m in top.get_family()}
+        numbers = [s for s in self.shown if id(s.mobject) in present and _NUMERAL.fullmatch(s.text)]
+        if numbers and not getattr(self, "typed_in", False):
+            self.typed_in = True  # type: ignore[attr-defined]
+            target, places = numbers[-1], numbers[-1].precision or 0
+            typed = f"{float(target.text.replace('−', '-')) + 10.0 ** -places:.{places}f}".replace("-", "−")
+            animations = (*animations, Transform(target.mobject, text(typed, size=24).move_to(target.mobject)))
+        beat(self, caption, *animations, **options)
+
+    monkeypatch.setattr(ExplainerScene, "beat", planted)
+
+
+_NUMERAL = re.compile(r"[−-]?\d+(\.\d+)?")
+
+
 FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "wrong source": (("scenes.self_attention.causal_mask", "CausalMask"), _wrong_source),
     "doubled product": (
@@ -632,6 +745,25 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "tiles of three": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _tiles_of_three),
     "blocks of three": (("scenes.flash_attention.memory_routes", "MemoryRoutes"), _blocks_of_three),
     "another head size": (("scenes.flash_attention.tiled_traffic", "TiledTraffic"), _another_head_size),
+    # true numbers with another meaning
+    "max and sum swapped": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _max_and_sum_swapped),
+    "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
+    "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
+                             _columns_swapped("scenes.self_attention.causal_mask")),
+    "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
+    "masked heads joined in reverse": (("scenes.multi_head.causal_heads", "CausalHeads"),
+                                       _joined_in_reverse("multi_causal")),
+    "steps counted on": (("scenes.inference.kv_cache", "KVCacheSteps"),
+                         _counted_on("scenes.inference.kv_cache", "step")),
+    "heads counted on": (("scenes.multi_head.per_head", "PerHead"), _counted_on("scenes.multi_head.per_head", "head")),
+    "tiles counted on": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"),
+                         _counted_on("scenes.flash_attention.online_softmax", "tile")),
+    "nouns' weights swapped": (("scenes.learned.training_steps", "TrainingSteps"),
+                               _caption_swapped("training", _nouns_swapped)),
+    "backwards cited forwards": (("scenes.rope.order_blind", "OrderBlind"),
+                                 _caption_swapped("backwards", _forward_index)),
+    "typed into a score": (("scenes.self_attention.scores", "Scores"), _typed_through_transform),
+    "typed into a cache weight": (("scenes.inference.kv_cache", "KVCacheSteps"), _typed_through_transform),
 }
 
 
@@ -717,6 +849,19 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "tiles of three": ("5-tokens-0-decimals",),
     "blocks of three": ("5-tokens-0-decimals",),
     "another head size": ("2-tokens-3-decimals",),
+    # true numbers with another meaning, in lectures 6 to 11 and the learned one
+    "max and sum swapped": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "dropout under masked": ("masked-dog", "2-tokens-first"),
+    "masked under no mask": ("8-tokens-2-decimals",),
+    "heads joined in reverse": ("two-heads",),
+    "masked heads joined in reverse": ("two-heads",),
+    "steps counted on": ("grouped-dog", "2-tokens-3-decimals"),
+    "heads counted on": ("two-heads",),
+    "tiles counted on": ("5-tokens-0-decimals",),
+    "nouns' weights swapped": ("learned",),
+    "backwards cited forwards": ("rope-dog", "2-tokens-3-decimals"),
+    "typed into a score": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "typed into a cache weight": ("grouped-dog",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
@@ -756,6 +901,7 @@ def _what_it_shows(build: Build) -> tuple[list[str], list[str], list[Fact], list
     """Every text the scene recorded, every caption and what each caption cites, where each number and each
     plotted point (an arrow, a dot) ends."""
     drawn = [item.text for item in build.shown] + [str(getattr(i.mobject, "text", "")) for i in build.shown]
+    drawn += build.transformed  # what a Transform drew a mobject as
     ends = [tuple(np.round(i.mobject.get_center(), 2)) for i in build.shown if i.mobject is not None]
     ends += [tuple(np.round(item.mobject.get_center(), 2)) for item in build.plotted]
     said = [item.fact for beat in build.beats for item in beat.said]

@@ -214,8 +214,9 @@ class TrainingSteps(ExplainerScene):
         if not last:
             return f"{at}: the loss is {loss}; the first {it} gives {self._row_said(step)}."
         return (f"{at}, the last: the loss is {loss}. The first {it} puts {self.fmt('training', 'rows', step, 0, dog)}"
-                f" on {self.quote(dog, 'key', run.tokens)}, the second {self.fmt('training', 'rows', step, 1, ball)} "
-                f"on {self.quote(ball, 'key', run.tokens)}.")
+                f" on {self.quote(dog, 'key', run.tokens)}, the second "
+                f"{self.quote(run.queries[1], 'referrer', run.tokens, index=1)} "
+                f"{self.fmt('training', 'rows', step, 1, ball)} on {self.quote(ball, 'key', run.tokens)}.")
 
     def _summary(self) -> None:
         """The last frame: the whole curve, each "it" on its noun, and what it means."""
