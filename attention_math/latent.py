@@ -276,11 +276,14 @@ def _checked_positions(positions: npt.ArrayLike | None, n: int) -> FloatArray:
     """``positions`` as ``n`` finite float64 numbers; ``0 … n − 1`` when ``None``."""
     if positions is None:
         return np.arange(n, dtype=np.float64)
-    spots = as_array("positions", positions, 1) if np.ndim(positions) == 1 else None
-    if spots is None or spots.shape[0] != n:
-        got = np.shape(positions) if spots is None else spots.shape[0]
+    try:
+        shape: tuple[int, ...] | None = np.shape(positions)
+    except ValueError:  # a ragged list
+        shape = None
+    if shape is None or len(shape) != 1 or shape[0] != n:
+        got = "a ragged list" if shape is None else shape[0] if len(shape) == 1 else f"shape {shape}"
         raise ScenarioError(f"positions: expected {n} numbers (one per token), got {got}")
-    return spots
+    return as_array("positions", positions, 1)
 
 
 def _heads(matrix: FloatArray, h: int) -> FloatArray:
@@ -300,8 +303,8 @@ def _trace(
         q_c, q_r_raw = _heads(c_q @ w["w_uq"], h), _heads(c_q @ w["w_qr"], h)
         k_c, v = _heads(c_kv @ w["w_uk"], h), _heads(c_kv @ w["w_uv"], h)
     _finite("embeddings", c_q, c_kv, k_r_raw, q_c, q_r_raw, k_c, v)
-    q_r = np.stack([rope(q_r_raw[i], spots, base=base) for i in range(h)])
-    k_r = rope(k_r_raw, spots, base=base)
+    q_r = np.stack([_turned(q_r_raw[i], spots, base) for i in range(h)])
+    k_r = _turned(k_r_raw, spots, base)
     with np.errstate(over="ignore", invalid="ignore"):
         content, turned = q_c @ k_c.transpose(0, 2, 1), q_r @ k_r.T
         scores = content + turned
@@ -327,6 +330,16 @@ def _trace(
         latent_context=owned(weights @ c_kv), d_c=d_c, d_c_query=int(c_q.shape[1]), d_h=int(q_c.shape[2]),
         d_rope=d_rope, n_heads=h, base=base, causal=causal,
     )
+
+
+def _turned(matrix: FloatArray, spots: FloatArray, base: float) -> FloatArray:
+    """:func:`~attention_math.rope` of one matrix; an overflow named for the embeddings, not ``rope``'s ``x``."""
+    try:
+        return rope(matrix, spots, base=base)
+    except ScenarioError as error:
+        if not str(error).startswith("x:"):
+            raise
+        raise ScenarioError(f"embeddings: {str(error).removeprefix('x: ')}") from None
 
 
 def _absorbed(q_c: FloatArray, q_r: FloatArray, w_uk: FloatArray, cache: FloatArray, d_c: int) -> dict[str, Any]:

@@ -447,7 +447,11 @@ def with_changed(**changes: Any) -> Callable[[], object]:
         ({"heads": 4}, "w_uq: expected a number of columns the 4 heads divide (heads · d_h), got 6"),
         ({"heads": 3}, "w_qr: expected 4 rows (d_c', the columns of w_dq) and 12 columns (heads · d_R), got 4 × 8"),
         ({"positions": [0.0, 1.0]}, "positions: expected 5 numbers (one per token), got 2"),
-        ({"positions": [[0.0] * 5]}, "positions: expected 5 numbers (one per token), got (1, 5)"),
+        ({"positions": [[0.0] * 5]}, "positions: expected 5 numbers (one per token), got shape (1, 5)"),
+        ({"positions": [[0.0], [1.0, 2.0]]}, "positions: expected 5 numbers (one per token), got a ragged list"),
+        ({"positions": []}, "positions: expected 5 numbers (one per token), got 0"),
+        ({"positions": 3.0}, "positions: expected 5 numbers (one per token), got shape ()"),
+        ({"positions": ["a"] * 5}, "positions: expected numbers"),
         ({"positions": [0.0, 1.0, math.inf, 3.0, 4.0]}, "positions: expected finite numbers"),
         ({"base": 0.0}, "base: expected a positive finite number"),
         ({"base": -1.0}, "base: expected a positive finite number"),
@@ -458,6 +462,13 @@ def with_changed(**changes: Any) -> Callable[[], object]:
 def test_every_error_names_its_argument(changes: dict[str, Any], message: str) -> None:
     got = assert_scenario_error(with_changed(**changes), message.split(":")[0])
     assert message in got, got
+
+
+def test_an_overflow_in_the_turn_names_the_embeddings() -> None:
+    eye = np.eye(2)
+    big = np.array([[0.0, 1.0], [1.7e308, 0.0]])  # token 2's RoPE key (a, −a) turns past float64
+    weights = {name: eye for name in WEIGHTS} | {"w_kr": np.array([[1.0, -1.0], [0.0, 1.0]])}
+    assert_scenario_error(lambda: latent_attention(big, **weights, heads=1), "embeddings", "too large", "turned")
 
 
 def test_overflow_in_the_output_names_w_o() -> None:
