@@ -14,6 +14,8 @@ every step kept:
 - rotary position embeddings (:func:`rope_attention`); attention by tiles, the online softmax of
   one row (:func:`online_softmax_row`) and FlashAttention (:func:`flash_attention`,
   :func:`memory_traffic`);
+- latent attention (DeepSeek-V2's MLA): :func:`latent_attention`, and its cache per token against
+  the others' (:func:`latent_cache_sizes` of :data:`DEEPSEEK_V2`);
 - where ``W_Q`` and ``W_K`` come from: a small training run by gradient descent
   (:func:`train_attention`); a real model's head is :mod:`attention_math.minilm` (the ``model``
   extra), and a scenario of one is :meth:`Scenario.from_model` of a :class:`ModelChoice` (layer and
@@ -53,6 +55,16 @@ from .kv_cache import (
     kv_cache_bytes,
     kv_cache_generation,
 )
+from .latent import (
+    DEEPSEEK_V2,
+    LatentCacheSizes,
+    LatentConfig,
+    LatentExample,
+    LatentTrace,
+    latent_attention,
+    latent_cache_sizes,
+    latent_example,
+)
 from .masking import (
     DropoutTrace,
     RenormalisedWeights,
@@ -80,6 +92,7 @@ from .training import LossGradient, TrainingTrace, gradient, train_attention
 from .walkthrough import format_walkthrough, walkthrough_data
 
 __all__ = [
+    "DEEPSEEK_V2",
     "DEFAULT_PRESET",
     "MINUS",
     "PRESETS",
@@ -94,6 +107,10 @@ __all__ = [
     "FusedHeadsTrace",
     "GroupedQueryTrace",
     "KVCacheTrace",
+    "LatentCacheSizes",
+    "LatentConfig",
+    "LatentExample",
+    "LatentTrace",
     "LossGradient",
     "MemoryTraffic",
     "ModelChoice",
@@ -121,6 +138,9 @@ __all__ = [
     "grouped_query_attention",
     "kv_cache_bytes",
     "kv_cache_generation",
+    "latent_attention",
+    "latent_cache_sizes",
+    "latent_example",
     "load_scenario",
     "masked_scores",
     "memory_traffic",
