@@ -200,6 +200,11 @@ def loop_rms_norm(row: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return np.array([value * scale * g for value, g in zip(values, gain.tolist(), strict=True)])
 
 
+def times(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` by numpy's own loops (a threaded BLAS crawls on a busy two-core machine)."""
+    return np.einsum("oi,i->o", matrix, vector)
+
+
 def loop_turn(vector: list[float], position: int) -> list[float]:
     """RoPE as llama.cpp's GGUF lays it out: dimensions 2i and 2i+1 turn by position·100000^(−2i/64)."""
     turned = [0.0] * 64
@@ -224,7 +229,7 @@ def loop_forward(gguf: smollm.GGUFFile, runs: list[tuple[int, ...]], keep: set[t
             xs[:] = loop_layer(w, xs, layer, keep, run)
     final = gguf.tensor("output_norm.weight")
     for xs, run in zip(states, found, strict=True):
-        run.logits = np.array([embeddings @ loop_rms_norm(x, final) for x in xs])
+        run.logits = np.array([times(embeddings, loop_rms_norm(x, final)) for x in xs])
     return found
 
 
@@ -232,9 +237,9 @@ def loop_layer(w: dict[str, np.ndarray], xs: list[np.ndarray], layer: int, keep:
                run: LoopRun) -> list[np.ndarray]:
     n = len(xs)
     hs = [loop_rms_norm(x, w["attn_norm"]) for x in xs]
-    q_raw = [w["attn_q"] @ h for h in hs]  # 576: nine heads of 64
-    k_raw = [w["attn_k"] @ h for h in hs]  # 192: three heads of 64
-    v = [w["attn_v"] @ h for h in hs]
+    q_raw = [times(w["attn_q"], h) for h in hs]  # 576: nine heads of 64
+    k_raw = [times(w["attn_k"], h) for h in hs]  # 192: three heads of 64
+    v = [times(w["attn_v"], h) for h in hs]
     joined = [[0.0] * 576 for _ in range(n)]
     for head in range(9):
         group = head // 3  # the key/value head this query head reads
@@ -261,13 +266,13 @@ def loop_layer(w: dict[str, np.ndarray], xs: list[np.ndarray], layer: int, keep:
                     ("embeddings", hs), ("unrotated_queries", qs), ("unrotated_keys", ks), ("queries", q_turned),
                     ("keys", k_turned), ("values", vs), ("scores", scores), ("weights", weights), ("context", context))
             }
-    xs = [x + w["attn_output"] @ np.array(z) for x, z in zip(xs, joined, strict=True)]
+    xs = [x + times(w["attn_output"], np.array(z)) for x, z in zip(xs, joined, strict=True)]
     hs = [loop_rms_norm(x, w["ffn_norm"]) for x in xs]
     out = []
     for x, h in zip(xs, hs, strict=True):
-        gate, up = w["ffn_gate"] @ h, w["ffn_up"] @ h
+        gate, up = times(w["ffn_gate"], h), times(w["ffn_up"], h)
         hidden = np.array([g / (1.0 + math.exp(-g)) * u for g, u in zip(gate.tolist(), up.tolist(), strict=True)])
-        out.append(x + w["ffn_down"] @ hidden)
+        out.append(x + times(w["ffn_down"], hidden))
     return out
 
 
@@ -318,8 +323,9 @@ def test_the_trace_is_the_projects_rope_attention_and_read_only() -> None:
     trace = found.trace
     again = rope_attention(trace.embeddings, trace.w_query, trace.w_key, trace.w_value, base=100000.0,
                            layout="pairs", causal=True)
-    assert np.array_equal(again.rotated_queries, trace.queries) and np.array_equal(again.rotated_keys, trace.keys)
-    np.testing.assert_allclose(again.weights, trace.weights, rtol=0, atol=1e-15)
+    for mine, theirs in ((trace.queries, again.rotated_queries), (trace.keys, again.rotated_keys),
+                         (trace.weights, again.weights), (trace.context, again.context)):
+        np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12)  # X W by einsum here, by BLAS there
     np.testing.assert_allclose(trace.unrotated_queries, trace.embeddings @ trace.w_query, rtol=0, atol=1e-12)
     assert trace.positions.tolist() == list(range(len(found.tokens)))
     np.testing.assert_allclose(trace.angles, np.outer(trace.positions, trace.frequencies), rtol=1e-15)
