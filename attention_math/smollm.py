@@ -978,7 +978,7 @@ def head(sentence: str, *, layer: int, head: int) -> SmolHead:
     c = config()
     layer = _checked_index("layer", layer, c.n_layers)
     head = _checked_index("head", head, c.n_heads)
-    return _head(_checked_sentence(sentence), layer, head)
+    return _head(_checked_text("sentence", sentence), layer, head)
 
 
 @functools.lru_cache(maxsize=64)
@@ -1060,7 +1060,7 @@ def generate(prompt: str, *, max_new_tokens: int = 8) -> Generation:
     >>> found.prompt_tokens
     ('The', ' capital', ' of', ' France', ' is')
     """
-    checked = _checked_sentence(prompt, "prompt")
+    checked = _checked_text("prompt", prompt)
     count = _checked_index("max_new_tokens", max_new_tokens, MAX_NEW_TOKENS + 1, low=1)
     prompt_ids = _sentence_ids(checked, "prompt")
     new_ids = _generated(prompt_ids, count)
@@ -1097,10 +1097,6 @@ def _checked_text(name: str, text: object) -> str:
     if not isinstance(text, str):
         raise ScenarioError(f"{name}: expected a string, got {type(text).__name__}")
     return text
-
-
-def _checked_sentence(sentence: object, name: str = "sentence") -> str:
-    return _checked_text(name, sentence)
 
 
 def _sentence_ids(sentence: str, name: str = "sentence") -> tuple[int, ...]:

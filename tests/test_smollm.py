@@ -202,7 +202,8 @@ def loop_rms_norm(row: np.ndarray, gain: np.ndarray) -> np.ndarray:
 
 def times(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """``matrix @ vector`` by numpy's own loops (a threaded BLAS crawls on a busy two-core machine)."""
-    return np.einsum("oi,i->o", matrix, vector)
+    product: np.ndarray = np.einsum("oi,i->o", matrix, vector)
+    return product
 
 
 def loop_turn(vector: list[float], position: int) -> list[float]:
@@ -383,13 +384,15 @@ SEVENTEEN = "a b c d e f g h i j k l m n o p q"
     [
         (lambda: smollm.head("", layer=0, head=0), "sentence: expected some text to tokenize, got ''"),
         (lambda: smollm.head(SEVENTEEN, layer=0, head=0), "sentence: expected at most 16 tokens, got 17; shorten it"),
-        (lambda: smollm.head(3, layer=0, head=0), "sentence: expected a string, got int"),
+        (lambda: smollm.head(3, layer=0, head=0),  # type: ignore[arg-type]
+         "sentence: expected a string, got int"),
         (lambda: smollm.head(CAT, layer=30, head=0), "layer: expected a whole number from 0 to 29 (0-based), got 30"),
         (lambda: smollm.head(CAT, layer=-1, head=0), "layer: expected a whole number from 0 to 29 (0-based), got -1"),
         (lambda: smollm.head(CAT, layer=True, head=0),
          "layer: expected a whole number from 0 to 29 (0-based), got True"),
         (lambda: smollm.head(CAT, layer=0, head=9), "head: expected a whole number from 0 to 8 (0-based), got 9"),
-        (lambda: smollm.head(CAT, layer=0, head=1.0), "head: expected a whole number from 0 to 8 (0-based), got 1.0"),
+        (lambda: smollm.head(CAT, layer=0, head=1.0),  # type: ignore[arg-type]
+         "head: expected a whole number from 0 to 8 (0-based), got 1.0"),
         (lambda: smollm.generate(""), "prompt: expected some text to tokenize, got ''"),
         (lambda: smollm.generate(SEVENTEEN), "prompt: expected at most 16 tokens, got 17; shorten it"),
         (lambda: smollm.generate(CAT, max_new_tokens=0),
