@@ -375,6 +375,18 @@ def test_the_kv_cache_gives_the_recomputed_tokens(prompt: str, count: int) -> No
     assert found.text.startswith(" four") if prompt.startswith("One") else True
 
 
+def test_the_instruct_model_answers_in_its_chat_format() -> None:
+    """Its own format, ``<|im_start|>`` (1) and ``<|im_end|>`` (2) put in by id (the module reads a
+    special token's text as text). Turning (i, i + 32) instead of adjacent pairs, it answers
+    "The answer is 20202000" (tried by hand): the pairs are the model's."""
+    prompt = [1, *smollm.token_ids("user\nWhat is 2+2?"), 2, *smollm.token_ids("\n"), 1,
+              *smollm.token_ids("assistant\n")]
+    answer = [*smollm.token_ids("The answer is 4."), 2]
+    # greedy decoding gives the answer iff each answer token is the argmax after the tokens before it
+    chosen = smollm.logits(prompt + answer[:-1])[len(prompt) - 1 :].argmax(axis=1)
+    assert smollm.decode(chosen.tolist()) == "The answer is 4.<|im_end|>"
+
+
 # -- (g) errors, and the module kept apart -------------------------------------------------------------
 SEVENTEEN = "a b c d e f g h i j k l m n o p q"
 
