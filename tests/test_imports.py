@@ -5,7 +5,8 @@ function or under ``if TYPE_CHECKING`` alike (a lazy import is still a dependenc
 
 * no import cycles: no module reaches itself through the modules it imports;
 * ``attention_math`` imports numpy, the standard library and itself, nothing else (its optional
-  model module, ``attention_math.minilm``, may import the model's own libraries);
+  model module, ``attention_math.minilm``, may import the model's own libraries; the other,
+  ``attention_math.smollm``, reads its GGUF file with numpy and the standard library alone);
 * ``scenes`` never imports ``attention_explainer``;
 * nothing outside ``attention_explainer.accel`` reaches into it: its modules are the runner's
   alone, and its entry (``attention_explainer.accel`` itself) is the runner's, the command
