@@ -68,7 +68,29 @@ factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the 
 tiles of three         OnlineSoftmax walks the row in tiles of 3 keys while the lecture's are FLASH_BLOCKS'
 blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the lecture's are FLASH_BLOCKS'
 another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
+max and sum swapped    OnlineSoftmax lays its running sums out in the max column and its maxima in the sum column
+dropout under masked   AttentionDropout's row table fills its "masked" column with the dropout weights, and back
+masked under no mask   CausalMask's row table fills its "no mask" column with the masked weights, and back
+heads joined in        MultiHead joins the heads' z last head first (concat's slot c shows the other end's head)
+reverse
+masked heads joined    CausalHeads joins the masked heads' z last head first
+in reverse
+steps counted on       KVCacheSteps numbers its steps from 2 ("step 6" for the last of five tokens)
+heads counted on       PerHead numbers its heads from 2 ("head 3" of two heads)
+tiles counted on       OnlineSoftmax's captions number the tiles from 2
+nouns' weights         TrainingSteps says the first "it"'s weight of 'dog' beside 'ball', and back (true numbers,
+swapped                on screen: the caption ties them to the other noun)
+backwards cited        OrderBlind's captions cite the backwards number at the forward index (a true number of the
+forwards               backwards map, on screen, of another pair of tokens than the caption names)
+typed into a score     Scores' last beat turns a number it drew into typed digits, Transform(recorded, typed)
+typed into a cache     KVCacheSteps' last beat does the same to a number of its cache
+weight
 =====================  =========================================================================
+
+The last eleven are true numbers with another meaning: in another quantity's column (the table's heads as
+the scene registered them, ``scene.fields``), a joined row in another order (``scenes.kit.composite``), a
+position past the last (``position(j, of=kind)`` checked to exist), a caption's number of another token than
+its clause names (``scene.quote``), digits a Transform put on screen (``transformed_numbers``).
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
 down", "head 2 read as head 1", "stale head 1 scores", "blocks swapped", "the other it's row" and "learned
