@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     FlashTrace,
     OnlineRowTrace,
-    ScenarioError,
     a100_traffic,
     flash_attention,
     memory_traffic,
@@ -421,18 +421,6 @@ def test_inputs_are_not_mutated_and_the_traces_are_frozen() -> None:
 
 
 # -- errors --------------------------------------------------------------------------------------
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
 
 
 Q = [[1.0, 0.0], [0.0, 1.0]]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,8 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scenario_errors import assert_scenario_error
 
-from attention_math import FusedHeadsTrace, ScenarioError, fused_multi_head, multi_head_attention
+from attention_math import FusedHeadsTrace, fused_multi_head, multi_head_attention
 
 FAST = settings(max_examples=80, deadline=None)
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -220,20 +220,6 @@ def test_large_but_safe_numbers_work_without_warnings() -> None:
 
 
 # -- errors -------------------------------------------------------------------------------------
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> str:
-    """``call`` raises a one-line ScenarioError that starts with ``field:``, and no warning."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 X, WQ, WK, WV, WO = (a.tolist() for a in random_problem(3, 3, 2, 2, 3, 2, seed=1))

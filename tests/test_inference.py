@@ -9,13 +9,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import warnings
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     PUBLISHED_CONFIGS,
@@ -23,7 +22,6 @@ from attention_math import (
     KVCacheTrace,
     MultiHeadTrace,
     Scenario,
-    ScenarioError,
     cache_memory,
     grouped_query_attention,
     kv_cache_bytes,
@@ -36,20 +34,6 @@ from attention_math import (
 
 FAST = settings(max_examples=80, deadline=None)
 NUMBER = st.floats(-3, 3, allow_nan=False).map(lambda v: round(v, 2))
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> str:
-    """``call`` raises a one-line ScenarioError that starts with ``field``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 def draw_array(draw: st.DrawFn, *shape: int) -> list:  # type: ignore[type-arg]

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     DEEPSEEK_V2,
     LatentCacheSizes,
     LatentTrace,
-    ScenarioError,
     latent_attention,
     latent_cache_sizes,
     latent_example,
@@ -393,20 +392,6 @@ def test_the_example_is_small_one_decimal_and_repeatable() -> None:
 
 
 # -- errors -------------------------------------------------------------------------------------
-
-
-def assert_scenario_error(action: Callable[[], object], field: str, *words: str) -> str:
-    """``action`` raises a one-line ScenarioError that starts with ``field``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            action()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 BASE = problem(SHAPES["two heads, causal"], 0)  # T 5, d_model 6, d_c' 4, d_c 3, 2 heads, d_h 3, d_R 4

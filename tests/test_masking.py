@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     DropoutTrace,
     RenormalisedWeights,
-    ScenarioError,
     attention_dropout,
     causal_mask,
     masked_scores,
@@ -33,20 +33,6 @@ from attention_math import (
 
 FAST = settings(max_examples=80, deadline=None)
 Matrix = list[list[float]]
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> str:
-    """``call`` raises a one-line ScenarioError that starts with ``field:``, and no warning."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 # -- plain Python from the lecture's formulas ---------------------------------------------------

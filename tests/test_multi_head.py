@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,11 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     MultiHeadTrace,
     Scenario,
-    ScenarioError,
     format_walkthrough,
     load_scenario,
     multi_head_attention,
@@ -102,20 +101,6 @@ def test_the_trace_is_frozen_and_the_inputs_untouched() -> None:
         assert not array.flags.writeable
         assert not any(np.shares_memory(array, given) for given in arrays)
     assert isinstance(trace, MultiHeadTrace)
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> str:
-    """``call`` raises a one-line ScenarioError that starts with ``field``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
-    return message
 
 
 @pytest.mark.parametrize(

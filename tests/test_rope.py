@@ -15,7 +15,6 @@ from __future__ import annotations
 import cmath
 import dataclasses
 import math
-import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -23,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     ROPE_LAYOUTS,
     RopeTrace,
-    ScenarioError,
     rope,
     rope_angles,
     rope_attention,
@@ -338,19 +337,6 @@ def test_inputs_are_not_mutated_and_the_trace_is_frozen() -> None:
 
 
 # -- errors --------------------------------------------------------------------------------------
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> None:
-    """``call`` raises a one-line ScenarioError that starts with ``field``, and no warning."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, (word, message)
 
 
 X3 = [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]

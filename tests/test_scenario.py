@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scenario_errors import assert_scenario_error
 
 from attention_math import (
     Scenario,
-    ScenarioError,
     load_scenario,
     preset,
     resolve_query,
@@ -39,21 +37,6 @@ def make(**changes: object) -> Scenario:
     }
     arguments.update(changes)
     return Scenario(**arguments)  # type: ignore[arg-type]
-
-
-def assert_scenario_error(call: Callable[[], object], field: str, *words: str) -> str:
-    """``call`` raises a one-line ScenarioError (a ValueError) that starts with ``field``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(ScenarioError) as info:
-            call()
-    assert isinstance(info.value, ValueError)
-    message = str(info.value)
-    assert message.startswith(f"{field}:"), message
-    assert "\n" not in message
-    for word in words:
-        assert word in message, f"{word!r} not in {message!r}"
-    return message
 
 
 def write(tmp_path: Path, text: str, name: str = "scenario.toml") -> Path:
