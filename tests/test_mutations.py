@@ -68,6 +68,8 @@ factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the 
 tiles of three         OnlineSoftmax walks the row in tiles of 3 keys while the lecture's are FLASH_BLOCKS'
 blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the lecture's are FLASH_BLOCKS'
 another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
+weights under exp      ScaleAndSoftmax lays out its weights under exp(· − m), and its exps under "weight"
+terms as values        WeightedSum lays out each row's terms w_j·v_j where its value goes, and back
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -591,6 +593,31 @@ def _columns_swapped(module: str) -> Plant:
     return plant
 
 
+def _softmax_columns_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ScaleAndSoftmax lays out its weights in the exp(· − m) column, and its exps in the weight column."""
+    cls = importlib.import_module("scenes.self_attention.softmax").ScaleAndSoftmax
+    place = cls._place
+
+    def planted(self: Any, labels: Any, columns: dict[str, Any], *rest: Any) -> Any:
+        columns = {**columns, "exps": columns["weights"], "weights": columns["exps"]}
+        return place(self, labels, columns, *rest)
+
+    monkeypatch.setattr(cls, "_place", planted)
+
+
+def _terms_as_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """WeightedSum lays out each row's terms w_j·v_j where its value v_j goes, and the value where the terms go."""
+    cls = importlib.import_module("scenes.self_attention.weighted_sum").WeightedSum
+    lay_out = cls._lay_out
+
+    def planted(self: Any, table: Any) -> None:
+        for row in table.rows:
+            row.submobjects[3], row.submobjects[5] = row.submobjects[5], row.submobjects[3]
+        lay_out(self, table)
+
+    monkeypatch.setattr(cls, "_lay_out", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -748,6 +775,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     # true numbers with another meaning
     "max and sum swapped": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _max_and_sum_swapped),
     "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
+    "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
+    "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -852,6 +881,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # true numbers with another meaning, in lectures 6 to 11 and the learned one
     "max and sum swapped": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "dropout under masked": ("masked-dog", "2-tokens-first"),
+    "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
+    "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),
