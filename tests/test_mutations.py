@@ -70,6 +70,7 @@ blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the 
 another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
 weights under exp      ScaleAndSoftmax lays out its weights under exp(· − m), and its exps under "weight"
 terms as values        WeightedSum lays out each row's terms w_j·v_j where its value goes, and back
+scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -618,6 +619,19 @@ def _terms_as_values(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "_lay_out", planted)
 
 
+def _scaled_after_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"."""
+    cls = importlib.import_module("scenes.multi_head.per_head").PerHead
+    column = cls._column
+
+    def planted(self: Any, source: str, field: str, layout: Any) -> Any:
+        rights = layout.columns
+        swapped = {**rights, "scaled_scores": rights["weights"], "weights": rights["scaled_scores"]}
+        return column(self, source, field, dataclasses.replace(layout, columns=swapped))
+
+    monkeypatch.setattr(cls, "_column", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -777,6 +791,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
     "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
     "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
+    "scaled after softmax": (("scenes.multi_head.per_head", "PerHead"), _scaled_after_softmax),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -883,6 +898,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "dropout under masked": ("masked-dog", "2-tokens-first"),
     "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "scaled after softmax": ("two-heads", "2-tokens-two-heads"),
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),
