@@ -71,6 +71,7 @@ another head size      TiledTraffic counts the paper's traffic for a head of 128
 weights under exp      ScaleAndSoftmax lays out its weights under exp(· − m), and its exps under "weight"
 terms as values        WeightedSum lays out each row's terms w_j·v_j where its value goes, and back
 scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"
+KiB by the GiB bar     CacheMemory writes each model's KiB a token at the end of its GiB bar, and back
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -632,6 +633,22 @@ def _scaled_after_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "_column", planted)
 
 
+def _kib_by_the_gib_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CacheMemory writes each model's KiB a token at the end of its GiB bar, and its GiB at the end of its KiB bar."""
+    cls = importlib.import_module("scenes.inference.cache_memory").CacheMemory
+    rows = cls._rows
+
+    def planted(self: Any) -> Any:
+        made = rows(self)
+        for kib, gib in zip(*made.numbers, strict=True):
+            there = gib.get_center()
+            gib.move_to(kib.get_center())
+            kib.move_to(there)
+        return made
+
+    monkeypatch.setattr(cls, "_rows", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -792,6 +809,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
     "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
     "scaled after softmax": (("scenes.multi_head.per_head", "PerHead"), _scaled_after_softmax),
+    "KiB by the GiB bar": (("scenes.inference.cache_memory", "CacheMemory"), _kib_by_the_gib_bar),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -899,6 +917,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "scaled after softmax": ("two-heads", "2-tokens-two-heads"),
+    "KiB by the GiB bar": ("grouped-dog",),
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),
