@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Mobject, Rectangle, VGroup
 
 from attention_math import PUBLISHED_CONFIGS, cache_memory
 from scenes.base import READING_PACE, ExplainerScene
@@ -130,7 +130,7 @@ class CacheMemory(ExplainerScene):
         names, its KiB a token by the first chart, its GiB for the long context by the second."""
         marks = [Rectangle(width=right - left, height=0.1, stroke_width=0, fill_opacity=0).move_to(
             ((left + right) / 2, TOP - TITLE_ROOM / 2, 0)) for left, right in spans]
-        anchors = {}
+        anchors: dict[str, Mobject] = {}
         for k in range(len(PUBLISHED_CONFIGS)):
             anchors |= {f"memory{k + 1}.{field}": marks[0] for field in FACTORS}
             anchors |= {f"memory{k + 1}.kib_per_token": marks[1], f"memory{k + 1}_gib.gib_context": marks[2]}
