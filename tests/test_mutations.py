@@ -72,6 +72,7 @@ weights under exp      ScaleAndSoftmax lays out its weights under exp(· − m),
 terms as values        WeightedSum lays out each row's terms w_j·v_j where its value goes, and back
 scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"
 KiB by the GiB bar     CacheMemory writes each model's KiB a token at the end of its GiB bar, and back
+K and V caches swapped KVCacheSteps fills its K cache with the values and its V cache with the keys
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -649,6 +650,17 @@ def _kib_by_the_gib_bar(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "_rows", planted)
 
 
+def _caches_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KVCacheSteps fills its K cache with the values and its V cache with the keys (d_k = d_v: the same shapes)."""
+    cls = importlib.import_module("scenes.inference.kv_cache").KVCacheSteps
+    row = cls._row
+
+    def planted(self: Any, t: int, field: str, width: int, color: str) -> Any:
+        return row(self, t, {"keys": "values", "values": "keys"}.get(field, field), width, color)
+
+    monkeypatch.setattr(cls, "_row", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -810,6 +822,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
     "scaled after softmax": (("scenes.multi_head.per_head", "PerHead"), _scaled_after_softmax),
     "KiB by the GiB bar": (("scenes.inference.cache_memory", "CacheMemory"), _kib_by_the_gib_bar),
+    "K and V caches swapped": (("scenes.inference.kv_cache", "KVCacheSteps"), _caches_swapped),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -918,6 +931,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "scaled after softmax": ("two-heads", "2-tokens-two-heads"),
     "KiB by the GiB bar": ("grouped-dog",),
+    "K and V caches swapped": ("grouped-dog", "8-tokens-2-decimals"),  # d_k = d_v
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),
