@@ -73,6 +73,7 @@ terms as values        WeightedSum lays out each row's terms w_j·v_j where its 
 scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"
 KiB by the GiB bar     CacheMemory writes each model's KiB a token at the end of its GiB bar, and back
 K and V caches swapped KVCacheSteps fills its K cache with the values and its V cache with the keys
+scaled scores first    LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -661,6 +662,17 @@ def _caches_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "_row", planted)
 
 
+def _scaled_scores_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"."""
+    cls = importlib.import_module("scenes.learned.learned_pipeline").LearnedPipeline
+    column = cls._column
+
+    def planted(self: Any, field: str, head: Any, left: float, color: str) -> Any:
+        return column(self, {"scores": "scaled_scores", "scaled_scores": "scores"}.get(field, field), head, left, color)
+
+    monkeypatch.setattr(cls, "_column", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -823,6 +835,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "scaled after softmax": (("scenes.multi_head.per_head", "PerHead"), _scaled_after_softmax),
     "KiB by the GiB bar": (("scenes.inference.cache_memory", "CacheMemory"), _kib_by_the_gib_bar),
     "K and V caches swapped": (("scenes.inference.kv_cache", "KVCacheSteps"), _caches_swapped),
+    "scaled scores first": (("scenes.learned.learned_pipeline", "LearnedPipeline"), _scaled_scores_first),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -932,6 +945,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "scaled after softmax": ("two-heads", "2-tokens-two-heads"),
     "KiB by the GiB bar": ("grouped-dog",),
     "K and V caches swapped": ("grouped-dog", "8-tokens-2-decimals"),  # d_k = d_v
+    "scaled scores first": ("learned", "2-tokens-3-decimals"),
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),
