@@ -74,6 +74,7 @@ scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", a
 KiB by the GiB bar     CacheMemory writes each model's KiB a token at the end of its GiB bar, and back
 K and V caches swapped KVCacheSteps fills its K cache with the values and its V cache with the keys
 scaled scores first    LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"
+θ in the angle row     RopePairs writes each pair's θ_i in the row of the angles m·θ_i, and back
 =====================  =========================================================================
 
 "Swapped scores", "θ of the other pair", "weights one row down", "exps one key down", "triangle one row
@@ -673,6 +674,17 @@ def _scaled_scores_first(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "_column", planted)
 
 
+def _theta_in_the_angle_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RopePairs writes each pair's θ_i in the row of the angles m·θ_i, and the angles in θ_i's row."""
+    cls = importlib.import_module("scenes.rope.rope_pairs").RopePairs
+    row = cls._row
+
+    def planted(self: Any, name: str, numbers: Any, xs: Any) -> Any:
+        return row(self, {"theta": "angle", "angle": "theta"}.get(name, name), numbers, xs)
+
+    monkeypatch.setattr(cls, "_row", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -836,6 +848,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "KiB by the GiB bar": (("scenes.inference.cache_memory", "CacheMemory"), _kib_by_the_gib_bar),
     "K and V caches swapped": (("scenes.inference.kv_cache", "KVCacheSteps"), _caches_swapped),
     "scaled scores first": (("scenes.learned.learned_pipeline", "LearnedPipeline"), _scaled_scores_first),
+    "θ in the angle row": (("scenes.rope.rope_pairs", "RopePairs"), _theta_in_the_angle_row),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -946,6 +959,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "KiB by the GiB bar": ("grouped-dog",),
     "K and V caches swapped": ("grouped-dog", "8-tokens-2-decimals"),  # d_k = d_v
     "scaled scores first": ("learned", "2-tokens-3-decimals"),
+    "θ in the angle row": ("rope-dog", "2-tokens-3-decimals"),
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),
