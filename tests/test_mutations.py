@@ -68,6 +68,13 @@ factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the 
 tiles of three         OnlineSoftmax walks the row in tiles of 3 keys while the lecture's are FLASH_BLOCKS'
 blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the lecture's are FLASH_BLOCKS'
 another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
+weights under exp      ScaleAndSoftmax lays out its weights under exp(· − m), and its exps under "weight"
+terms as values        WeightedSum lays out each row's terms w_j·v_j where its value goes, and back
+scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"
+KiB by the GiB bar     CacheMemory writes each model's KiB a token at the end of its GiB bar, and back
+K and V caches swapped KVCacheSteps fills its K cache with the values and its V cache with the keys
+scaled scores first    LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"
+θ in the angle row     RopePairs writes each pair's θ_i in the row of the angles m·θ_i, and back
 max and sum swapped    OnlineSoftmax lays its running sums out in the max column and its maxima in the sum column
 dropout under masked   AttentionDropout's row table fills its "masked" column with the dropout weights, and back
 masked under no mask   CausalMask's row table fills its "no mask" column with the masked weights, and back
@@ -87,7 +94,7 @@ typed into a cache     KVCacheSteps' last beat does the same to a number of its 
 weight
 =====================  =========================================================================
 
-The last eleven are true numbers with another meaning: in another quantity's column (the table's heads as
+The last eighteen are true numbers with another meaning: in another quantity's column (the table's heads as
 the scene registered them, ``scene.fields``), a joined row in another order (``scenes.kit.composite``), a
 position past the last (``position(j, of=kind)`` checked to exist), a caption's number of another token than
 its clause names (``scene.quote``), digits a Transform put on screen (``transformed_numbers``).
@@ -613,6 +620,93 @@ def _columns_swapped(module: str) -> Plant:
     return plant
 
 
+def _softmax_columns_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ScaleAndSoftmax lays out its weights in the exp(· − m) column, and its exps in the weight column."""
+    cls = importlib.import_module("scenes.self_attention.softmax").ScaleAndSoftmax
+    place = cls._place
+
+    def planted(self: Any, labels: Any, columns: dict[str, Any], *rest: Any) -> Any:
+        columns = {**columns, "exps": columns["weights"], "weights": columns["exps"]}
+        return place(self, labels, columns, *rest)
+
+    monkeypatch.setattr(cls, "_place", planted)
+
+
+def _terms_as_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """WeightedSum lays out each row's terms w_j·v_j where its value v_j goes, and the value where the terms go."""
+    cls = importlib.import_module("scenes.self_attention.weighted_sum").WeightedSum
+    lay_out = cls._lay_out
+
+    def planted(self: Any, table: Any) -> None:
+        for row in table.rows:
+            row.submobjects[3], row.submobjects[5] = row.submobjects[5], row.submobjects[3]
+        lay_out(self, table)
+
+    monkeypatch.setattr(cls, "_lay_out", planted)
+
+
+def _scaled_after_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"."""
+    cls = importlib.import_module("scenes.multi_head.per_head").PerHead
+    column = cls._column
+
+    def planted(self: Any, source: str, field: str, layout: Any) -> Any:
+        rights = layout.columns
+        swapped = {**rights, "scaled_scores": rights["weights"], "weights": rights["scaled_scores"]}
+        return column(self, source, field, dataclasses.replace(layout, columns=swapped))
+
+    monkeypatch.setattr(cls, "_column", planted)
+
+
+def _kib_by_the_gib_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CacheMemory writes each model's KiB a token at the end of its GiB bar, and its GiB at the end of its KiB bar."""
+    cls = importlib.import_module("scenes.inference.cache_memory").CacheMemory
+    rows = cls._rows
+
+    def planted(self: Any) -> Any:
+        made = rows(self)
+        for kib, gib in zip(*made.numbers, strict=True):
+            there = gib.get_center()
+            gib.move_to(kib.get_center())
+            kib.move_to(there)
+        return made
+
+    monkeypatch.setattr(cls, "_rows", planted)
+
+
+def _caches_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KVCacheSteps fills its K cache with the values and its V cache with the keys (d_k = d_v: the same shapes)."""
+    cls = importlib.import_module("scenes.inference.kv_cache").KVCacheSteps
+    row = cls._row
+
+    def planted(self: Any, t: int, field: str, width: int, color: str) -> Any:
+        return row(self, t, {"keys": "values", "values": "keys"}.get(field, field), width, color)
+
+    monkeypatch.setattr(cls, "_row", planted)
+
+
+def _scaled_scores_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"."""
+    cls = importlib.import_module("scenes.learned.learned_pipeline").LearnedPipeline
+    column = cls._column
+
+    def planted(self: Any, field: str, head: Any, left: float, color: str) -> Any:
+        return column(self, {"scores": "scaled_scores", "scaled_scores": "scores"}.get(field, field), head, left, color)
+
+    monkeypatch.setattr(cls, "_column", planted)
+
+
+def _theta_in_the_angle_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RopePairs writes each pair's θ_i in the row of the angles m·θ_i, and the angles in θ_i's row."""
+    cls = importlib.import_module("scenes.rope.rope_pairs").RopePairs
+    row = cls._row
+
+    def planted(self: Any, name: str, numbers: Any, xs: Any) -> Any:
+        return row(self, {"theta": "angle", "angle": "theta"}.get(name, name), numbers, xs)
+
+    monkeypatch.setattr(cls, "_row", planted)
+
+
 def _joined_in_reverse(source: str) -> Plant:
     """The heads' z joined last head first: slot c of concat shows the column of the head at the other end."""
     def plant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -770,6 +864,13 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     # true numbers with another meaning
     "max and sum swapped": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _max_and_sum_swapped),
     "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
+    "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
+    "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
+    "scaled after softmax": (("scenes.multi_head.per_head", "PerHead"), _scaled_after_softmax),
+    "KiB by the GiB bar": (("scenes.inference.cache_memory", "CacheMemory"), _kib_by_the_gib_bar),
+    "K and V caches swapped": (("scenes.inference.kv_cache", "KVCacheSteps"), _caches_swapped),
+    "scaled scores first": (("scenes.learned.learned_pipeline", "LearnedPipeline"), _scaled_scores_first),
+    "θ in the angle row": (("scenes.rope.rope_pairs", "RopePairs"), _theta_in_the_angle_row),
     "masked under no mask": (("scenes.self_attention.causal_mask", "CausalMask"),
                              _columns_swapped("scenes.self_attention.causal_mask")),
     "heads joined in reverse": (("scenes.multi_head.multi_head", "MultiHead"), _joined_in_reverse("multi")),
@@ -874,6 +975,13 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     # true numbers with another meaning, in lectures 6 to 11 and the learned one
     "max and sum swapped": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "dropout under masked": ("masked-dog", "2-tokens-first"),
+    "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
+    "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "scaled after softmax": ("two-heads", "2-tokens-two-heads"),
+    "KiB by the GiB bar": ("grouped-dog",),
+    "K and V caches swapped": ("grouped-dog", "8-tokens-2-decimals"),  # d_k = d_v
+    "scaled scores first": ("learned", "2-tokens-3-decimals"),
+    "θ in the angle row": ("rope-dog", "2-tokens-3-decimals"),
     "masked under no mask": ("8-tokens-2-decimals",),
     "heads joined in reverse": ("two-heads",),
     "masked heads joined in reverse": ("two-heads",),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from manim import LEFT, UP, FadeIn, LaggedStart, Rectangle, VGroup, VMobject
+from manim import LEFT, UP, FadeIn, LaggedStart, Mobject, Rectangle, VGroup, VMobject
 
 from attention_math import a100_traffic, memory_traffic
 from scenes.base import READING_PACE, ExplainerScene
@@ -166,13 +166,36 @@ class TiledTraffic(ExplainerScene):
             y -= ROW_STEP * 1.6
             placed.add(section)
             self.sections.append(section)
-        table = VGroup(VGroup(*heads), *self.sections)
+        marks = self._marks(widths)
+        table = VGroup(VGroup(*heads), *self.sections, marks)
         room = 2 * HALF_WIDTH - GRID_LEAST - GAP
         if table.width > room:
             table.scale(max(room / table.width, SMALLEST_SIZE / SIZE))
         table.move_to((HALF_WIDTH - table.width / 2, (TOP + BOTTOM) / 2 + 0.1, 0))
         self.heading_lines = [VGroup(*heads)]
+        self._register_fields(marks, [rows for _, rows, _ in sections])
         return table
+
+    @staticmethod
+    def _marks(widths: list[float]) -> VGroup:
+        """The columns of numbers as :meth:`_put` lays them out (marks that draw nothing): reads, writes, in all, the
+        paper's bound."""
+        marks, x = VGroup(), widths[0] + COLUMN_GAP
+        for width in widths[1:]:
+            marks.add(Rectangle(width=width, height=0.1, stroke_width=0, fill_opacity=0).move_to((x + width / 2, 0, 0)))
+            x += width + COLUMN_GAP
+        return marks
+
+    def _register_fields(self, marks: VGroup, sections: list[list[list[VMobject]]]) -> None:
+        """Each count under its own column, a set per section (its two rows: the titles and ratios across the table
+        between them are no column's)."""
+        for source, rows in zip(("traffic", "a100"), sections, strict=True):
+            anchors: dict[str, Mobject] = {}
+            for prefix in ("standard", "flash"):
+                formula = f"{source}_exact.flash_formula" if prefix == "flash" else f"{source}.standard_formula"
+                names = (*(f"{source}.{prefix}_{count}" for count in ("reads", "writes", "accesses")), formula)
+                anchors |= dict(zip(names, marks, strict=True))
+            self.fields("column", anchors, *(cell for row in rows for cell in row[1:]))
 
     @staticmethod
     def _put(row: Sequence[VMobject], widths: list[float], y: float) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Mobject, Rectangle, VGroup
 
 from attention_math import PUBLISHED_CONFIGS, cache_memory
 from scenes.base import READING_PACE, ExplainerScene
@@ -29,6 +29,8 @@ __all__ = ["CacheMemory"]
 NAMES_RIGHT = -0.9  # the models' names and factors: left of this; the charts right of it
 CHART_GAP = 0.45
 NUMBER_ROOM = 1.5  # beyond a chart's longest bar: its number and unit
+FACTORS = ("key_and_value", "layers", "kv_heads", "d_head", "bytes_per_number")
+"""The factors of a model's cache per token, as its row writes them (``2 × layers × K/V heads × d_head × bytes``)."""
 TITLE_ROOM = 0.95  # over the rows: the charts' titles and where the figures come from
 NOTE_ROOM = 0.55  # under the rows: the formula
 
@@ -76,8 +78,8 @@ class CacheMemory(ExplainerScene):
         config = PUBLISHED_CONFIGS[k]
         name = self.label("{}", TokenPart(config.name.split("/")[-1], 20), size=24, color=INK)
         kind = text(config.attention, size=22, color=MUTED)
-        factors = self.label("{} × {} × {} × {} × {} bytes", *(value(f"memory{k + 1}", field) for field in (
-            "key_and_value", "layers", "kv_heads", "d_head", "bytes_per_number")), size=22, color=KEY)
+        factors = self.label("{} × {} × {} × {} × {} bytes", *(value(f"memory{k + 1}", field) for field in FACTORS),
+                             size=22, color=KEY)
         return VGroup(VGroup(name, kind).arrange(RIGHT, buff=0.25, aligned_edge=DOWN), factors)
 
     def _rows(self) -> _Rows:
@@ -93,6 +95,7 @@ class CacheMemory(ExplainerScene):
             label.move_to((-HALF_WIDTH + label.width / 2, first - k * pitch, 0))
         room = (HALF_WIDTH - NAMES_RIGHT - 2 * NUMBER_ROOM - 2 * CHART_GAP) / 2
         charts, numbers, left = [], [], NAMES_RIGHT + CHART_GAP
+        spans = [(-HALF_WIDTH, NAMES_RIGHT)]  # the columns as laid out: the factors, then each chart and its numbers
         for field, unit, color in (("kib_per_token", "{} KiB", KEY), ("gib_context", "{} GiB", VALUE)):
             chart = BarRows(None, self._values(field), width=room, pitch=pitch, color=color, thickness=0.45)
             chart.shift(RIGHT * (left - chart.zero_line.get_x()) + UP * (first - chart.row_y(0)))
@@ -107,7 +110,9 @@ class CacheMemory(ExplainerScene):
                       names, factors, chart, chart.placed)
             charts.append(chart)
             numbers.append(column)
+            spans.append((left, left + room + NUMBER_ROOM))
             left += room + NUMBER_ROOM + CHART_GAP
+        self._register_fields(spans, names, factors, charts)
         titles = VGroup(
             text("per token", size=26, color=KEY),
             self.label("for {} tokens", value("memory1", "context_tokens"), size=26, color=VALUE),
@@ -118,6 +123,18 @@ class CacheMemory(ExplainerScene):
             title.next_to((chart.zero_line.get_x(), TOP - 0.25, 0), RIGHT, buff=0)
         titles[2].move_to((0, BOTTOM + 0.25, 0))  # under the rows, across the frame
         return _Rows(names, factors, charts[0], charts[1], numbers, titles)
+
+    def _register_fields(self, spans: list[tuple[float, float]], names: VGroup, factors: VGroup,
+                         charts: list[BarRows]) -> None:
+        """Each model's numbers in their own column, as laid out (marks that draw nothing): the factors under the
+        names, its KiB a token by the first chart, its GiB for the long context by the second."""
+        marks = [Rectangle(width=right - left, height=0.1, stroke_width=0, fill_opacity=0).move_to(
+            ((left + right) / 2, TOP - TITLE_ROOM / 2, 0)) for left, right in spans]
+        anchors: dict[str, Mobject] = {}
+        for k in range(len(PUBLISHED_CONFIGS)):
+            anchors |= {f"memory{k + 1}.{field}": marks[0] for field in FACTORS}
+            anchors |= {f"memory{k + 1}.kib_per_token": marks[1], f"memory{k + 1}_gib.gib_context": marks[2]}
+        self.fields("column", anchors, names, factors, *charts, *(chart.placed for chart in charts))
 
     # -- the beats ------------------------------------------------------------------------------------------
     def _row(self, k: int, *, context: bool = False) -> list[Any]:

@@ -29,6 +29,7 @@ TITLE_ROOM = 0.7  # over the charts: their titles
 FOOT = 1.1  # under the charts: the totals and the formula
 LABEL_ROOM = 1.9  # the tokens' column, at most
 GAP = 0.5
+FIELDS = ("multiplies_with_cache", "multiplies_without_cache")  # the charts' quantities, left to right
 
 
 @dataclass
@@ -86,7 +87,7 @@ class CacheSavings(ExplainerScene):
         unit = room / (largest + max(self._counts("multiplies_with_cache")))
         charts = []
         left = labels.get_right()[0] + GAP
-        for field, color in (("multiplies_with_cache", KEY), ("multiplies_without_cache", HIGHLIGHT)):
+        for field, color in zip(FIELDS, (KEY, HIGHLIGHT), strict=True):
             counts = self._counts(field)
             chart = BarRows(None, counts, width=max(counts) * unit, pitch=pitch, color=color,
                             thickness=min(0.62, 0.4 / pitch))
@@ -94,9 +95,8 @@ class CacheSavings(ExplainerScene):
             charts.append(chart)
             left += max(counts) * unit + number + 0.3 + GAP
         numbers = [[self.number(f"cost{t + 1}", field, size=size, color=INK) for t in range(s.n_tokens)]
-                   for field in ("multiplies_with_cache", "multiplies_without_cache")]
-        for chart, row, field in zip(charts, numbers, ("multiplies_with_cache", "multiplies_without_cache"),
-                                     strict=True):
+                   for field in FIELDS]
+        for chart, row, field in zip(charts, numbers, FIELDS, strict=True):
             for t, mob in enumerate(row):
                 chart.number_spot(t, mob)
                 self.plot(chart.bars[t], chart.axis(t), value(f"cost{t + 1}", field), anchor="right")
@@ -104,6 +104,10 @@ class CacheSavings(ExplainerScene):
         # each count stands by its own chart: with the cache (0) or without one (1)
         self.columns("route", {k: VGroup(chart.zero_line, chart.bars) for k, chart in enumerate(charts)},
                      *charts, *(chart.placed for chart in charts))
+        # and is a count of its own chart's quantity (no other quantity's number stands among them)
+        self.fields("column", {f"cost{t + 1}.{field}": VGroup(chart.zero_line, chart.bars) for t in range(s.n_tokens)
+                               for chart, field in zip(charts, FIELDS, strict=True)},
+                    *charts, *(chart.placed for chart in charts))
         titles = VGroup(text("with the cache", size=26, color=KEY), text("without a cache", size=26, color=HIGHLIGHT))
         for title, chart in zip(titles, charts, strict=True):
             title.next_to((chart.zero_line.get_x(), TOP, 0), RIGHT, buff=0).shift(DOWN * 0.2)

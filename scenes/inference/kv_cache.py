@@ -128,6 +128,10 @@ class KVCacheSteps(ExplainerScene):
         self.rows("key", dict(enumerate(keys.row_labels)), keys, values, anchors)
         self.columns("d_k", dict(enumerate(VGroup(*(keys.cells[0][d] for d in range(s.d_k))))), keys)
         self.columns("d_v", dict(enumerate(VGroup(*(values.cells[0][d] for d in range(s.d_v))))), values)
+        # each number in its own quantity's column: the K cache's brackets, the weights' header, the V cache's brackets
+        self.fields("column", {f"generation{t + 1}.{name}": anchor for t in range(s.n_tokens) for name, anchor in
+                               (("keys", keys.brackets), ("weights", titles[1]), ("values", values.brackets))},
+                    keys, values, anchors)
         for mob in (*keys.row_labels, *(c for grid in (keys, values) for row in grid.cells for c in row)):
             mob.set_opacity(0)  # each row shows at its step
         return _Board(keys, values, titles, anchors, scale)

@@ -11,7 +11,7 @@ floor's.
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Group, LaggedStart, SurroundingRectangle, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Group, LaggedStart, Rectangle, SurroundingRectangle, VGroup, VMobject
 
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, query_number, size, value
@@ -41,6 +41,7 @@ class LearnedPipeline(ExplainerScene):
     def construct(self) -> None:
         self.header("The learned weights, through the pipeline", "query", "key", "scale", "softmax")
         self._made_labels = {}
+        self.spans: list[tuple[float, float]] = []  # the columns' extents, left to right, as laid out
         n = self.scenario.n_tokens
         self.side = n >= SIDE_FROM
         self.table_top = TOP - 0.1 if self.side else TOP - 0.75  # under the query's line, or level with it
@@ -95,6 +96,7 @@ class LearnedPipeline(ExplainerScene):
         for j, number in enumerate(numbers):
             number.move_to((0, self._row_y(j), 0)).align_to((left + width, 0, 0), RIGHT)
         head.move_to((0, self.table_top - 0.25, 0)).align_to((left + width, 0, 0), RIGHT)
+        self.spans.append((left, left + width))
         return VGroup(head, VGroup(*numbers))
 
     # -- the beats -----------------------------------------------------------------------------------------
@@ -118,6 +120,8 @@ class LearnedPipeline(ExplainerScene):
         self.columns_made = [scores, scaled]
         self.table = VGroup(self.keys, scores, scaled)
         self.rows("key", dict(enumerate(self.keys)), self.table)
+        self.spans.append((scaled.get_right()[0] + COLUMN_GAP, self.left + self._width()))  # the bars, their weights
+        self._register_fields()
         top = self.top_key
         self.beat(f"The query's score with every key, q·k: {self.quote(top, 'key')} scores "
                   f"{self.fmt('step', 'scores', top)}.", FadeIn(scores, shift=LEFT * 0.1), run_time=1.2, wait=1.5)
@@ -145,6 +149,14 @@ class LearnedPipeline(ExplainerScene):
         self.beat(f"Softmax turns the scaled scores into weights: {self.quote(top, 'key')} gets "
                   f"{self.fmt('step', 'weights', top)} of the attention.", FadeIn(head, chart),
                   LaggedStart(*(FadeIn(number) for number in numbers), lag_ratio=0.1), run_time=1.5, wait=1.5)
+
+    def _register_fields(self) -> None:
+        """Each number under its own quantity's column, as laid out (marks that draw nothing): the scores, the
+        scaled scores, the weights by their bars."""
+        marks = [Rectangle(width=right - left, height=0.1, stroke_width=0, fill_opacity=0).move_to(
+            ((left + right) / 2, self.table_top - 0.25, 0)) for left, right in self.spans]
+        self.fields("column", dict(zip(("trace.scores", "trace.scaled_scores", "trace.weights"), marks, strict=True)),
+                    self.table)  # the keys' rows: the weights by their bars stand in them too
 
     def _summary(self) -> None:
         """The last frame: the top key's row outlined, what the lecture showed."""

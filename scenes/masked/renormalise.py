@@ -21,6 +21,8 @@ from manim import (
     GrowFromEdge,
     LaggedStart,
     MathTex,
+    Mobject,
+    Rectangle,
     ReplacementTransform,
     VGroup,
     VMobject,
@@ -140,8 +142,20 @@ class Renormalise(ExplainerScene):
                 self.plot(bar, chart.axis(j), value("renormalised", stage, r, j), anchor="right")
             self.rows("key", chart)  # each number in its key's row
         equals_x = charts["full"].zero_line.get_x() + bars_w + GAP + number_w + GAP
+        self._register_fields(charts, (charts["full"].zero_line.get_x(), equals_x - GAP),
+                              (equals_x, equals_x + text_width("=", size) + GAP + number_w))
         bottom = top - (n - 1) * pitch
         return _Chart(charts, texts, size, pitch, bottom - below, top + above, equals_x)
+
+    def _register_fields(self, charts: dict[str, BarRows], route: tuple[float, float],
+                         masked: tuple[float, float]) -> None:
+        """Each number in its own column, as laid out (marks that draw nothing): the route's (the bars' numbers, a
+        stage at a time, and the Σ under them), then the masked softmax's after the "="."""
+        marks = [Rectangle(width=right - left, height=0.1, stroke_width=0, fill_opacity=0).move_to(
+            ((left + right) / 2, 0, 0)) for left, right in (route, masked)]
+        anchors: dict[str, Mobject] = {f"renormalised.{name}": marks[0] for name in (*STAGES, "row_sums")}
+        self.fields("column", {**anchors, "causal.weights": marks[1]}, *charts.values(),
+                    *(chart.placed for chart in charts.values()))
 
     def _head(self, chart: _Chart, mob: VMobject) -> VMobject:
         return mob.move_to((0, chart.heads_y, 0)).align_to(chart.charts["full"].zero_line, LEFT)

@@ -537,8 +537,22 @@ class PerHead(StillFirst, ExplainerScene):
         self.rows("token", dict(enumerate(board.labels)), board.x_grid)
         self.rows("key", dict(enumerate(board.labels)), board.rows)
         self.columns("head", {h.head: h.panel for h in drawn}, *(h.panel for h in drawn))
+        self._register_fields(board, drawn)
         boxes = self.rows if drawn[0].z.get_y() != drawn[-1].z.get_y() else self.columns  # one above another, or not
         boxes("head", {h.head: h.z[0] for h in drawn}, *(h.z[0] for h in drawn))
+
+    def _register_fields(self, board: _Board, drawn: list[_Head]) -> None:
+        """Each number of the table under the header of its own quantity (the headers every head shares, placed by
+        the columns' places): X, K and V (q under either) in the vectors' slot, then the scores, the scaled scores
+        and the weights. A header counts while it is on screen: the matrices, where the columns will stand, are no
+        column's."""
+        headers = board.headers
+        anchors: dict[str, VMobject] = {"trace.embeddings": headers["X"]}
+        for head in drawn:
+            anchors |= {f"{head.source}.keys": headers["K"], f"{head.source}.values": headers["V"],
+                        f"{head.source}.queries": VGroup(headers["K"], headers["V"]),
+                        **{f"{head.source}.{f}": headers[f] for f in FIELDS}}
+        self.fields("column", anchors, board.rows, *(head.query for head in drawn))
 
     # -- the beats ---------------------------------------------------------------------------------
     def _looks(self, head: _Head) -> str:

@@ -30,6 +30,8 @@ PAIR_GAP = 0.45  # between two pairs
 ROW = 0.7  # between the table's rows
 LABELS = 3.0  # the row labels' column
 ROWS = ("query", "theta", "angle", "turned")
+QUANTITIES = {"query": "queries", "theta": "frequencies", "angle": "angles", "turned": "rotated_queries"}
+"""The field of ``rope`` each row holds."""
 
 
 class RopePairs(ExplainerScene):
@@ -89,6 +91,10 @@ class RopePairs(ExplainerScene):
         row = extent(0, 13.0, self.rows_y["angle"], ROW * 0.9)
         self.add(row)
         self.rows("token", {q: row}, row)
+        # each row holds its own quantity: the query, θ_i, the angles (and m, in their label), the turned query
+        marks = {name: extent(0, width, y, ROW * 0.9) for name, y in self.rows_y.items()}
+        self.fields("row", {**{f"rope.{field}": marks[name] for name, field in QUANTITIES.items()},
+                            "rope_whole.positions": marks["angle"]}, *region)
 
     def _row(self, name: str, numbers: Sequence[VMobject], xs: Sequence[float]) -> VGroup:
         for number, x in zip(numbers, xs, strict=True):

@@ -38,6 +38,11 @@ from scenes.kit.text import SMALLEST_SIZE, baseline, stand, text
 __all__ = ["ScaleAndSoftmax"]
 
 FIELDS = ("scores", "scaled_scores", "exps", "weights", "running_weights")
+QUANTITIES = {"scores": ("trace.scores",), "scaled_scores": ("trace.scaled_scores",),
+              "exps": ("step.exps", "step.exp_sum"), "weights": ("trace.weights",),
+              "running_weights": ("step.running_weights",)}
+"""The quantities under each column's header (:func:`scenes.facts.quantity`, as the tests name them): the Σ under
+the exps is theirs."""
 MEASURED_AT = 26  # every text is made at this size, measured, then scaled to its size
 LARGEST, HEAD_LARGEST = 30, 26  # type sizes of the rows and of the headers, at most
 GAP, GAP_MOST = 0.4, 0.62  # between columns: at least (at type size 26), and what spare room widens it to
@@ -145,6 +150,10 @@ class ScaleAndSoftmax(ExplainerScene):
                 line.scale(sizes.head / MEASURED_AT)
         table = self._place(labels, columns, headers, total, sizes)
         self.rows("key", dict(enumerate(labels)), labels, *columns.values())  # each column's numbers in their key's row
+        # each number under the header of its own quantity (the header placed by the column's place, whatever the
+        # column's cells hold); a header counts once it is on screen, so the aside where later columns will stand
+        # is no column's
+        self.fields("column", {name: headers[f] for f in FIELDS for name in QUANTITIES[f]}, *columns.values(), total)
         return table
 
     @staticmethod

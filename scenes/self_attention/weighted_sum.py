@@ -36,6 +36,7 @@ from manim import (
     Line,
     MathTex,
     Mobject,
+    Rectangle,
     ReplacementTransform,
     RoundedRectangle,
     Text,
@@ -173,6 +174,7 @@ class _Table:
     total: VGroup  # [formula, sign, sums]
     rule: Line = field(default_factory=Line)
     heads: VGroup = field(default_factory=VGroup)
+    marks: VGroup = field(default_factory=VGroup)  # the columns' extents as laid out: weight, values, terms (and z)
     pitch: float = 0.4
 
     @property
@@ -236,13 +238,16 @@ class WeightedSum(ExplainerScene):
         table.pitch = float(np.clip((TOP - BOTTOM - 1.4) / len(rows), 0.3, 0.5))
         self._lay_out(table)
         self.rows("key", {j: row[0] for j, row in enumerate(rows)}, *rows)  # each weight and term in its token's row
+        # each number under its own quantity's column (the column as laid out, whatever its cells hold); z is the terms'
+        marks = dict(zip(("trace.weights", "trace.values", "step.weighted_values"), table.marks, strict=True))
+        self.fields("column", {**marks, "trace.context": marks["step.weighted_values"]}, *rows, table.total)
         return table
 
     def _arrange(self, table: _Table) -> Box:
         """The table right of value space, or above it when the plane is much larger that way (few tokens, a
         flat picture); the table's text as large as fits without costing the plane more than a fifth, and not
         below the floor (but where the numbers are too wide for the frame even there). Returns value space's box."""
-        whole = VGroup(*table.rows, table.heads, table.rule, table.total)
+        whole = VGroup(*table.rows, table.heads, table.rule, table.total, table.marks)
         width, height = whole.width, whole.height
 
         def beside(grow: float) -> Box:
@@ -286,11 +291,18 @@ class WeightedSum(ExplainerScene):
         x = max(row[0].width for row in rows)
         _right_at((row[0] for row in rows), x)
         x += 0.2 + max(row[1].width for row in rows)
+        spans = [(x - max(row[1].width for row in rows), x)]  # the columns' extents, as laid out
         _right_at((row[1] for row in rows), x)
         _left_at((row[2] for row in rows), x + 0.12)
-        x = _columns([row[3] for row in rows], x + 0.26 + rows[0][2].width, 0.22) + 0.2
+        start = x + 0.26 + rows[0][2].width
+        x = _columns([row[3] for row in rows], start, 0.22)
+        spans.append((start, x))
+        x += 0.2
         _left_at([*(row[4] for row in rows), table.total[1]], x)
-        x = _columns([*(row[5] for row in rows), table.total[2]], x + max(row[4].width for row in rows) + 0.2, 0.22)
+        x += max(row[4].width for row in rows) + 0.2
+        spans.append((x, _columns([*(row[5] for row in rows), table.total[2]], x, 0.22)))
+        table.marks = VGroup(*(Rectangle(width=right - left, height=0.1, stroke_width=0, fill_opacity=0).move_to(
+            ((left + right) / 2, 0, 0)) for left, right in spans))
         for j, row in enumerate(rows):
             _seat(row, -j * pitch, digit)
         last = -(len(rows) - 1) * pitch
@@ -462,7 +474,7 @@ class WeightedSum(ExplainerScene):
         self.beat("Closer in: each small arrow is one token's weight times its value.",
                   space.panel.zoom(view, space.view), *(ReplacementTransform(a, b) for a, b in
                                                              zip(space.arrows, arrows, strict=True)),
-                  *_relabel(space.labels, labels), FadeOut(space.ghosts), table.words.animate.set_opacity(0), *moves,
+                  *_relabel(space.labels, labels), FadeOut(space.ghosts), FadeOut(table.words), *moves,
                   run_time=1.8, wait=0.6)
         space.panel.draw(view)
         space.box, space.view, space.arrows, space.labels, space.note = box, view, arrows, labels, note or space.note
@@ -557,7 +569,7 @@ class WeightedSum(ExplainerScene):
         self.beat(said, space.panel.zoom(view, space.view),
                   *(ReplacementTransform(a, b) for a, b in zip(space.arrows, chain, strict=True)),
                   ReplacementTransform(space.dot, dot), *_relabel(space.labels, labels), *moves,
-                  table.words.animate.set_opacity(1), Create(table.rule), FadeIn(table.total[1]),
+                  FadeIn(table.words), Create(table.rule), FadeIn(table.total[1]),
                   ReplacementTransform(readout[2], table.total[2]), FadeOut(readout[:2]), run_time=2.2, wait=1.2)
         space.panel.draw(view)
         space.box, space.view, space.arrows, space.labels, space.dot = box, view, chain, labels, dot
