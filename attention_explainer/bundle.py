@@ -28,7 +28,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ __all__ = [
     "CAPTIONS",
     "FORMATS",
     "MANIFEST",
+    "NOTICE",
     "QUALITIES",
     "SCENES",
     "BundleError",
@@ -84,6 +85,10 @@ FORMATS = ("mp4", "webm", "gif", "mov")
 MANIFEST = "manifest.json"
 PAGE = "index.html"
 _PROGRESS = re.compile(rf"^{PROGRESS} (\d+) (.*)$")
+NOTICE = "attention-explainer: "
+"""The first words of a line a render says to the person rendering, not to the log: the accelerator left
+out (:func:`attention_explainer.accel.enable`) or a runner's hook left out. Each render's are kept in its
+job's ``notices``; the command line shows each line once, however many renders say it."""
 TEXTS, TEXTS_KEPT = "texts", 5000  # the texts the renders share (a few MB a scenario), and how many are kept
 HEADS = "heads"  # a real model's heads, computed once and read back by the renders (a few hundred kB each)
 OLD_WORK, OLD_LOCK = ".work", ".lock"  # what versions before the work folder kept in the bundle
@@ -294,6 +299,7 @@ class _Job:
     plays: int = 0
     started: float = 0.0
     seconds: float = 0.0  # how long its render took
+    notices: list[str] = field(default_factory=list)  # the render's NOTICE lines, each once
 
 
 ProgressCallback = Callable[[list[_Job]], None]
@@ -405,6 +411,11 @@ def _run_process(
         if match:
             job.plays, job.step = int(match.group(1)), match.group(2)
             on_change()
+        elif line.startswith(NOTICE):
+            if line.rstrip() not in job.notices:
+                job.notices.append(line.rstrip())
+                on_change()
+            tail = [*tail[-19:], line.rstrip()]
         elif line.strip():
             tail = [*tail[-19:], line.rstrip()]
     status = process.wait()

@@ -307,6 +307,8 @@ class _ProgressDisplay:
     """Progress of the render: scenes done of total, each scene's current step, elapsed time.
 
     A live table on a terminal; one plain line per change of a scene's state otherwise (logs, CI).
+    A line a render says to the person rendering (``bundle.NOTICE``: the accelerator left out, say)
+    is printed once, however many renders say it.
     """
 
     def __init__(self, console: Any, total: int, started: float) -> None:
@@ -314,6 +316,7 @@ class _ProgressDisplay:
         self.total = total
         self.started = started
         self.seen: dict[str, str] = {}
+        self.said: set[str] = set()  # the renders' notices printed
         self.live = None
         if console.is_terminal:
             from rich.live import Live
@@ -334,7 +337,16 @@ class _ProgressDisplay:
     def _elapsed(self) -> float:
         return time.monotonic() - self.started
 
+    def _say_notices(self, jobs: Sequence[Any]) -> None:
+        for job in jobs:
+            for line in job.notices:
+                if line not in self.said:
+                    self.said.add(line)
+                    # above the live table, if any; as it is (it may hold brackets rich would read as markup)
+                    self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
     def update(self, jobs: Sequence[Any]) -> None:
+        self._say_notices(jobs)
         if self.live is not None:
             self.live.update(self._table(jobs))
             return

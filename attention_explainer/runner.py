@@ -78,6 +78,7 @@ from typing import Any
 
 from attention_explainer import accel
 from attention_explainer.accel.patching import Patch, PatchError, PatchGroup, Step
+from attention_explainer.accel.versions import write_frame_parameters
 
 __all__ = [
     "PROGRESS",
@@ -232,34 +233,53 @@ def _pad_audio_to_video() -> Patch:
     return Patch("manim.renderer.cairo_renderer:CairoRenderer", "scene_finished", padded, ("self", "scene"))
 
 
+def _frame_writer(around: Callable[[Callable[[Any, Any, int], None], Any, Any, int], None]) -> Patch:
+    """``SceneFileWriter.write_frame`` replaced by ``around(write, writer, frame, times)``, where
+    ``write(writer, frame, times)`` calls what was there. manim 0.21's takes ``(frame_or_renderer,
+    num_frames)``, 0.22's ``(pixels, *, repeat)`` (:mod:`attention_explainer.accel.versions`): the
+    replacement takes the installed manim's parameters, and passes the count on by its name."""
+    parameters = write_frame_parameters()
+    count = parameters[2]
+
+    def wrap(write: Callable[..., None]) -> Callable[..., None]:
+        def call(writer: Any, frame: Any, times: int) -> None:
+            write(writer, frame, **{count: times})
+
+        @functools.wraps(write)  # a later hook checks the parameters of what it wraps
+        def write_frame(self: Any, frame: Any, *args: Any, **kwargs: Any) -> None:
+            times = args[0] if args else kwargs.get(count, 1)
+            around(call, self, frame, times)
+
+        return write_frame
+
+    return Patch(_WRITER, "write_frame", wrap, parameters)
+
+
 def _burn_captions(narration: _Narration) -> Patch:
     """Draw the narrated caption into each frame as it goes to the encoder."""
-    return Patch(_WRITER, "write_frame", lambda write: _captions_burnt(narration, write),
-                 ("self", "frame_or_renderer", "num_frames"))
+    return _frame_writer(lambda write, writer, frame, times: _caption_burnt(narration, write, writer, frame, times))
 
 
-def _captions_burnt(narration: _Narration, write: Callable[..., None]) -> Callable[..., None]:
+def _caption_burnt(narration: _Narration, write: Callable[[Any, Any, int], None], writer: Any, frame: Any,
+                   num_frames: int) -> None:
+    """``frame``, shown ``num_frames`` times, written by ``write`` with the caption shown at each of those times."""
     from .outputs.captions import burn
 
-    @functools.wraps(write)  # a later hook checks the parameters of what it wraps
-    def write_frame(self: Any, frame: Any, num_frames: int = 1) -> None:
-        scene = narration.scene
-        if scene is None or not hasattr(frame, "shape"):
-            write(self, frame, num_frames)
-            return
-        dt = 1 / scene.camera.frame_rate
-        first = scene.renderer.time - num_frames * dt  # the renderer counts the frames before writing
-        runs: list[tuple[str | None, int]] = []
-        for n in range(num_frames):
-            shown = narration.shown_at(first + n * dt)
-            if runs and runs[-1][0] == shown:
-                runs[-1] = (shown, runs[-1][1] + 1)
-            else:
-                runs.append((shown, 1))
-        for shown, count in runs:
-            write(self, frame if shown is None else burn(frame, shown), count)
-
-    return write_frame
+    scene = narration.scene
+    if scene is None or not hasattr(frame, "shape"):
+        write(writer, frame, num_frames)
+        return
+    dt = 1 / scene.camera.frame_rate
+    first = scene.renderer.time - num_frames * dt  # the renderer counts the frames before writing
+    runs: list[tuple[str | None, int]] = []
+    for n in range(num_frames):
+        shown = narration.shown_at(first + n * dt)
+        if runs and runs[-1][0] == shown:
+            runs[-1] = (shown, runs[-1][1] + 1)
+        else:
+            runs.append((shown, 1))
+    for shown, count in runs:
+        write(writer, frame if shown is None else burn(frame, shown), count)
 
 
 def install_forward_slides() -> None:
@@ -304,14 +324,10 @@ def install_last_still() -> None:
     nothing is drawn any more.
     """
 
-    def kept_frames(write: Callable[..., None]) -> Callable[..., None]:
-        @functools.wraps(write)  # a later hook checks the parameters of what it wraps
-        def write_frame(self: Any, frame: Any, num_frames: int = 1) -> None:
-            write(self, frame, num_frames)
-            if getattr(frame, "ndim", 0) == 3 and num_frames > 0:
-                self.__dict__[_LAST_FRAME] = frame
-
-        return write_frame
+    def kept(write: Callable[[Any, Any, int], None], writer: Any, frame: Any, num_frames: int) -> None:
+        write(writer, frame, num_frames)
+        if getattr(frame, "ndim", 0) == 3 and num_frames > 0:
+            writer.__dict__[_LAST_FRAME] = frame
 
     def saved_stills(finish: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(finish)  # a later hook checks the parameters of what it wraps
@@ -325,7 +341,7 @@ def install_last_still() -> None:
         return finished
 
     _install("last still", lambda: [
-        Patch(_WRITER, "write_frame", kept_frames, ("self", "frame_or_renderer", "num_frames")),
+        _frame_writer(kept),
         Patch(_WRITER, "finish", saved_stills, ("self",)),
     ])
 

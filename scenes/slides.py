@@ -20,8 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from manim import config
-from manim_slides.slide import Slide
+from manim_slides.slide import Slide as ManimSlide
 
+from scenes.kit.slide import Slide  # manim-slides' Slide, made on manim 0.22 too
 from scenes.lecture import LECTURES, lecture_scenes
 
 __all__ = [name for scenes in LECTURES.values() for _, name in scenes]
@@ -34,8 +35,8 @@ def _without_movie() -> bool:
 
 def _init(self: Slide, *args: Any, **kwargs: Any) -> None:
     if _without_movie():
-        # past Slide's own __init__, which turns the movie on (it would render every frame)
-        super(Slide, self).__init__(*args, **kwargs)
+        # past Slide's own __init__ (and manim-slides'), which turns the movie on (it would render every frame)
+        super(ManimSlide, self).__init__(*args, **kwargs)
     else:
         Slide.__init__(self, *args, **kwargs)
 
@@ -43,7 +44,7 @@ def _init(self: Slide, *args: Any, **kwargs: Any) -> None:
 def _render(self: Slide, *args: Any, **kwargs: Any) -> Any:
     """Slides when manim writes a movie; otherwise the plain scene's render, without slides."""
     if _without_movie():
-        return super(Slide, self).render(*args, **kwargs)
+        return super(ManimSlide, self).render(*args, **kwargs)
     return Slide.render(self, *args, **kwargs)
 
 

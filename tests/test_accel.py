@@ -16,7 +16,7 @@ from typing import Any
 import av
 import numpy as np
 import pytest
-from encoded_frames import frames_encoded
+from encoded_frames import SEGMENTS, frames_encoded
 from manim import (
     DL,
     DOWN,
@@ -262,7 +262,20 @@ def _given(path: Path, shown: list[tuple[np.ndarray, int]]) -> list[list[np.ndar
     -ql's size (x264's bytes are not compared: even on one thread they vary between runs here)."""
     container, stream = _stream(path)
     recorded = _Recorded(stream)
-    job = scene_file_writer._PartialMovieEncodeJob(path, 0, container, recorded, 0)  # type: ignore[arg-type]
+    if SEGMENTS:  # manim 0.22: the job's segment encoder encodes, into the stream recorded
+        from fractions import Fraction
+
+        from manim.scene.video_segment_encoder import VideoEncoderSpec  # (its own import of it)
+
+        spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 854, 480, Fraction(15), (("crf", "23"),))
+        container.close()
+        encoder = scene_file_writer.VideoSegmentEncoder(target=path, spec=spec)
+        encoder._stream.codec_context.thread_count = 1
+        encoder._stream = _Recorded(encoder._stream)  # type: ignore[assignment]
+        recorded = encoder._stream  # type: ignore[assignment]
+        job = scene_file_writer._PartialMovieEncodeJob(animation_index=0, encoder=encoder, frame_queue_size=8)
+    else:
+        job = scene_file_writer._PartialMovieEncodeJob(path, 0, container, recorded, 0)  # type: ignore[arg-type,call-arg]
     for frame, times in shown:
         job.put(times, frame)
     job.seal()

@@ -20,6 +20,7 @@ from typing import Any
 
 import manim
 import pytest
+from encoded_frames import SEGMENTS
 from scene_helpers import REPO, clean_environment, x264_options
 
 from attention_explainer import accel, bundle, cli
@@ -160,11 +161,11 @@ def test_an_untested_manim_version_gets_nothing_installed(
     stock: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _replaced()
-    monkeypatch.setattr(manim, "__version__", "0.22.0")
+    monkeypatch.setattr(manim, "__version__", "0.23.0")
     assert accel.enable() is False
     assert accel.enable() is False  # said once
     assert not accel.is_enabled() and _replaced() == before and background_rows._FOLLOWING == []
-    _said_once(capsys, "manim 0.22.0 is installed", "tested on 0.21.0")
+    _said_once(capsys, "manim 0.23.0 is installed", "tested on 0.21.0, 0.22.0")
 
 
 def _display_of_another_manim(self: Any, vmobject: Any, ctx: Any, clip: bool = False) -> Any:
@@ -177,6 +178,10 @@ def _display_of_another_manim(self: Any, vmobject: Any, ctx: Any, clip: bool = F
         ("manim.camera.camera:Camera", "display_vectorized", _display_of_another_manim,
          "drawing: manim.camera.camera.Camera.display_vectorized takes (self, vmobject, ctx, clip), "
          "expected (self, vmobject, ctx)"),
+        # the class that encodes a partial movie's frames: manim 0.22's segment encoder, 0.21's encode job
+        ("manim.scene.video_segment_encoder", "VideoSegmentEncoder", None,
+         "encoding: manim.scene.video_segment_encoder.VideoSegmentEncoder is missing")
+        if SEGMENTS else
         ("manim.scene.scene_file_writer", "_PartialMovieEncodeJob", None,
          "encoding: manim.scene.scene_file_writer._PartialMovieEncodeJob is missing"),
         ("manim.mobject.mobject:Mobject", "get_family", None,
@@ -245,6 +250,27 @@ def test_a_stock_manim_switch_of_another_value_is_refused_in_one_line(tmp_path: 
     ]
 
 
+def test_a_renders_notice_is_printed_once_however_many_renders_say_it() -> None:
+    """The accelerator's refusal is said by every render's process (each a fork): the command prints it once."""
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    display = cli._ProgressDisplay(Console(file=out, width=80), 2, 0.0)
+    refusal = "attention-explainer: rendering with manim as it is (slower, the same frames): manim 0.99.0 [x]"
+    first, second = bundle._Job(bundle.SCENES[0]), bundle._Job(bundle.SCENES[1])
+    first.status = second.status = "rendering"
+    display.update([first, second])
+    first.notices.append(refusal)
+    display.update([first, second])
+    second.notices.append(refusal)
+    display.update([first, second])
+    display.update([first, second])
+    lines = out.getvalue().splitlines()
+    assert [line for line in lines if line.startswith(bundle.NOTICE)] == [refusal], lines
+
+
 @pytest.mark.render
 def test_a_bundle_renders_on_a_manim_the_accelerator_was_not_tested_on(tmp_path: Path) -> None:
     """The renders' manim says it is 0.99.0 (its distribution's metadata first on the path): the
@@ -260,6 +286,9 @@ def test_a_bundle_renders_on_a_manim_the_accelerator_was_not_tested_on(tmp_path:
          "--out", str(out)], cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
     )
     assert result.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines() if line.startswith(bundle.NOTICE)]
+    assert said == ["attention-explainer: rendering with manim as it is (slower, the same frames): "
+                    f"manim 0.99.0 is installed, the accelerator was tested on {', '.join(accel.TESTED_MANIM)}"]
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["rendered"] == ["ScaleAndSoftmax"]
     clip = out / "05-scale-and-softmax.mp4"

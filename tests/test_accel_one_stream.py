@@ -18,6 +18,7 @@ from typing import Any
 
 import av
 import pytest
+from encoded_frames import ENCODE, ENCODER, Encode, encoding_through
 from manim import RIGHT, UP, Circle, FadeIn, Scene, Square, Text, tempconfig
 
 from attention_explainer import accel
@@ -104,13 +105,12 @@ def test_the_encoder_is_given_each_frame_whole_across_plays(
     """Converted only where it changed since the frame before, across the plays' boundaries
     too (a new still frame, a wait, a fade): each picture is the whole frame's conversion."""
     import numpy as np
-    from manim.scene import scene_file_writer
 
     shown: list[tuple[np.ndarray, int]] = []
     pictures: list[list[np.ndarray]] = []
-    encode, convert = scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame, encoding._Converter.convert
+    convert = encoding._Converter.convert
 
-    def seen(job: Any, frame: np.ndarray, num_frames: int) -> None:
+    def seen(encode: Encode, job: Any, frame: np.ndarray, num_frames: int) -> None:
         shown.append((np.array(frame, copy=True), num_frames))
         encode(job, frame, num_frames)
 
@@ -120,7 +120,7 @@ def test_the_encoder_is_given_each_frame_whole_across_plays(
                          for p in picture.planes])
         return picture
 
-    monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "_encode_and_write_frame", seen)
+    monkeypatch.setattr(ENCODER, ENCODE, encoding_through(seen))
     monkeypatch.setattr(encoding._Converter, "convert", recorded)
     _render(_Plays, tmp_path)
     assert len(pictures) == len(shown) > 20
@@ -170,8 +170,6 @@ def test_drawing_waits_for_an_encoder_still_at_a_long_wait(
     drawing waits while the encoder works through a wait longer than the patience."""
     import time
 
-    from manim.scene import scene_file_writer
-
     pools: list[frame_pool._Frames] = []
     made = frame_pool._Frames.__init__
 
@@ -179,15 +177,13 @@ def test_drawing_waits_for_an_encoder_still_at_a_long_wait(
         made(frames)
         pools.append(frames)
 
-    encode = scene_file_writer._PartialMovieEncodeJob._encode_and_write_frame
-
-    def slowly(job: Any, frame: Any, num_frames: int) -> None:
+    def slowly(encode: Encode, job: Any, frame: Any, num_frames: int) -> None:
         for _ in range(num_frames):  # the wait's 15 frames take 3 s, longer than the patience (2 s)
             time.sleep(0.2)
             encode(job, frame, 1)
 
     monkeypatch.setattr(frame_pool._Frames, "__init__", kept)
-    monkeypatch.setattr(scene_file_writer._PartialMovieEncodeJob, "_encode_and_write_frame", slowly)
+    monkeypatch.setattr(ENCODER, ENCODE, encoding_through(slowly))
     scene = _render(_WaitThenMove, tmp_path)
     assert _frames_and_keyframes(_clip(scene))[0] == 30
     assert len(pools) == 1 and pools[0].patient and len(pools[0].arrays) <= frame_pool._Frames.FEW
@@ -199,7 +195,7 @@ def test_manims_cache_keeps_a_partial_movie_per_play(fast: None, tmp_path: Path)
 
 
 def test_slides_keep_a_partial_movie_per_play(fast: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from manim_slides import Slide
+    from scenes.kit.slide import Slide  # manim-slides' own, made on manim 0.22 too
 
     monkeypatch.chdir(tmp_path)  # manim-slides writes its slides into ./slides
 

@@ -69,6 +69,34 @@ def test_the_runner_reports_progress_shares_tex_and_holds_after_play_n(tmp_path:
     assert sorted(path.name for path in (media / "Tex").glob("*.svg")) == shared
 
 
+@pytest.mark.render
+def test_the_last_still_is_the_frame_drawn_with_captions_burnt_on_this_manim(tmp_path: Path) -> None:
+    """``--last-still`` with ``--burn-captions`` on the manim installed (0.21's ``write_frame(frame_or_renderer,
+    num_frames)``, 0.22's ``write_frame(pixels, *, repeat)``): both hooks in place, nothing said, and the
+    still beside the clip is the clip's last frame as drawn (the clip's own decodes close to it)."""
+    import numpy as np
+    from PIL import Image
+
+    from attention_explainer.media import last_frame
+
+    media = tmp_path / "media"
+    command = [*RUNNER, "--last-still", "--burn-captions", "--", *MANIM_ARGS, "--frame_rate", "5",
+               "--disable_caching", "--media_dir", str(media), *SCENE]
+    result = subprocess.run(command, cwd=tmp_path, env=clean_environment(), capture_output=True, text=True,
+                            timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert [line for line in result.stderr.splitlines() if line.startswith("attention-explainer")] == []
+    (clip,) = media.glob("videos/scores/*/Scores.mp4")
+    still = runner.still_path(clip)
+    assert still.is_file()
+    decoded = tmp_path / "decoded.png"
+    last_frame(clip, decoded)
+    drawn = np.asarray(Image.open(still).convert("RGB"), dtype=float)
+    theirs = np.asarray(Image.open(decoded).convert("RGB"), dtype=float)
+    assert drawn.shape == theirs.shape
+    assert float(np.mean(np.abs(drawn - theirs))) < 3  # x264's loss only
+
+
 def test_without_flags_the_runner_installs_no_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     from manim.mobject.text import tex_mobject
 

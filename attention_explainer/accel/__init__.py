@@ -32,9 +32,12 @@ values bit for bit, the pictures given to the encoder):
 
 They replace private parts of manim, so :func:`enable` first checks the manim it finds: its
 version must be one of :data:`TESTED_MANIM`, and every attribute replaced must be there with
-the parameters it had there (:mod:`.patching`). On any mismatch nothing is replaced, one line
-says why on stderr (once per process), and the render runs on manim as it is: slower, the same
-frames.
+the parameters it had there (:mod:`.patching`). Manim 0.22 rebuilt the file writer: the encoding
+and the one stream patch its segment encoder and its new signatures there, 0.21's encode job
+here (:mod:`.versions` tells which); the frames compared are the same on both. On any
+mismatch nothing is replaced, one line says why on stderr (once per process; ``attention-explainer
+render`` shows it once for all its scenes), and the render runs on manim as it is: slower, the
+same frames.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ from .patching import PatchGroup
 
 __all__ = ["TESTED_MANIM", "disable", "enable", "is_enabled"]
 
-TESTED_MANIM = ("0.21.0",)
+TESTED_MANIM = ("0.21.0", "0.22.0")
 """The manim versions the accelerator was tested on (its frames compared with manim's own)."""
 
 _ENABLED: list[PatchGroup] = []  # applied, in the order applied

@@ -38,6 +38,7 @@ import numpy as np
 
 from . import background_rows
 from .patching import Patch
+from .versions import segment_encoder
 
 __all__ = ["changed_runs", "frames_encoded", "patches"]
 
@@ -49,13 +50,17 @@ def _quick_encoding(original: Callable[..., Any]) -> Callable[..., Any]:
         result = original(self, *args, **kwargs)
         job = getattr(self, "_current_encode_job", None)
         if job is not None and job.stream.codec_context.name == "libx264":
-            context = job.stream.codec_context
-            context.thread_count = 1
-            # diamond motion search, one subpixel refinement: flat shapes moving, a quarter quicker
-            context.options = {**context.options, "preset": "veryfast", "x264-params": "me=dia:subme=1"}
+            _set_quick(job.stream.codec_context)
         return result
 
     return open_stream
+
+
+def _set_quick(context: Any) -> None:
+    """x264 in one thread, ``veryfast``, diamond motion search, one subpixel refinement: flat
+    shapes moving, a quarter quicker."""
+    context.thread_count = 1
+    context.options = {**context.options, "preset": "veryfast", "x264-params": "me=dia:subme=1"}
 
 
 _BAND = 16  # rows compared at a time: a macroblock's height (even, as 4:2:0 needs)
@@ -203,29 +208,36 @@ def _columns(drawn: tuple[int, int] | None, width: int) -> tuple[int, int, int, 
     return left, right, start, stop
 
 
+def _given(context: Any, frame: Any, num_frames: int, kept: dict[str, Any]) -> Any:
+    """What the encoder of ``context`` is given for ``frame``, shown ``num_frames`` times: converted
+    to 4:2:0 by the clip's :class:`_Converter` (kept in ``kept``, the encoder's ``__dict__``), or
+    the frame's own memory, reformatted once."""
+    import av
+
+    size = (context.width, context.height)
+    if (context.pix_fmt == "yuv420p" and context.name == "libx264" and frame.shape[:2] == size[::-1]
+            and frame.shape[0] % 2 == 0 and frame.shape[2] == 4):
+        converter = kept.get("_accel_converter")
+        if converter is None:
+            converter = kept["_accel_converter"] = _Converter(*size)
+        return converter.convert(frame)
+    # the frame's own memory, not a copy of it (the encoder reads it before this returns)
+    given = av.VideoFrame.from_numpy_buffer(frame, format="rgba")
+    if context.pix_fmt == "yuv420p":  # each 2 × 2 block's colour averaged: a third quicker, closer
+        given = given.reformat(*size, "yuv420p", interpolation="AREA", threads=context.thread_count)
+    elif num_frames > 1:  # the reformat the encoder would make of each copy (av.video.codeccontext), once
+        given = given.reformat(*size, context.pix_fmt, threads=context.thread_count)
+    return given
+
+
 def _frames_given_without_copies(original: Callable[..., Any]) -> Callable[..., Any]:
     def encode_and_write(self: Any, frame: Any, num_frames: int) -> None:
-        import av
-
         context = self.stream.codec_context
         if context.pix_fmt is None or not frame.flags.c_contiguous:
             original(self, frame, num_frames)
             _ENCODED[0] += num_frames
             return
-        size = (context.width, context.height)
-        if (context.pix_fmt == "yuv420p" and context.name == "libx264" and frame.shape[:2] == size[::-1]
-                and frame.shape[0] % 2 == 0 and frame.shape[2] == 4):
-            converter = self.__dict__.get("_accel_converter")
-            if converter is None:
-                converter = self.__dict__["_accel_converter"] = _Converter(*size)
-            given = converter.convert(frame)
-        else:
-            # the frame's own memory, not a copy of it (the encoder reads it before this returns)
-            given = av.VideoFrame.from_numpy_buffer(frame, format="rgba")
-            if context.pix_fmt == "yuv420p":  # each 2 × 2 block's colour averaged: a third quicker, closer
-                given = given.reformat(*size, "yuv420p", interpolation="AREA", threads=context.thread_count)
-            elif num_frames > 1:  # the reformat the encoder would make of each copy (av.video.codeccontext), once
-                given = given.reformat(*size, context.pix_fmt, threads=context.thread_count)
+        given = _given(context, frame, num_frames, self.__dict__)
         for _ in range(num_frames):
             given.pts = None  # numbered by the encoder, as each fresh copy was
             for packet in self.stream.encode(given):
@@ -258,11 +270,63 @@ def _convert_audio_as_it_is(input_path: Any, output_path: Any, codec_name: str) 
             target.mux(packet)
 
 
+def _quick_segments(original: Callable[..., Any]) -> Callable[..., Any]:
+    """manim 0.22's ``SceneFileWriter._create_segment_encoder``: the segment's x264 set as
+    :func:`_quick_encoding` sets it (the stream is opened at its first frame, after this)."""
+
+    def create_segment_encoder(self: Any, target: Any) -> Any:
+        encoder = original(self, target)
+        stream = getattr(encoder, "_stream", None)
+        if stream is not None and stream.codec_context.name == "libx264":
+            _set_quick(stream.codec_context)
+        return encoder
+
+    return create_segment_encoder
+
+
+def _segments_given_without_copies(original: Callable[..., Any]) -> Callable[..., Any]:
+    """manim 0.22's ``VideoSegmentEncoder.write_frame``: the frames given as :func:`_frames_given_without_copies`
+    gives them, numbered as manim numbers them (consecutive pts in the segment's frame time)."""
+    from fractions import Fraction
+
+    def write_frame(self: Any, pixels: Any, *, repeat: int = 1) -> None:
+        self._validate_frame(pixels, repeat)  # manim's checks first: a C-contiguous uint8 RGBA frame of its size
+        rate = self.spec.frame_rate
+        time_base = Fraction(rate.denominator, rate.numerator)
+        context = self._stream.codec_context
+        if context.pix_fmt is None:
+            original(self, pixels, repeat=repeat)
+            _ENCODED[0] += repeat
+            return
+        try:
+            given = _given(context, pixels, repeat, self.__dict__)
+            for _ in range(repeat):
+                given.pts, given.time_base = self._next_pts, time_base
+                self._next_pts += 1
+                for packet in self._stream.encode(given):
+                    self._container.mux(packet)
+                _ENCODED[0] += 1
+        except BaseException as error:
+            raise self._operation_error("encode", error) from error
+
+    return write_frame
+
+
 def patches() -> list[Patch]:
-    """x264's settings, frames converted from their own memory, the sound at its own rate."""
+    """x264's settings, frames converted from their own memory, the sound at its own rate (manim 0.21's
+    encode job or 0.22's segment encoder, as installed: :mod:`.versions`)."""
+    audio = Patch(_WRITER, "convert_audio", lambda _: _convert_audio_as_it_is,
+                  ("input_path", "output_path", "codec_name"))
+    if segment_encoder():
+        return [
+            Patch(f"{_WRITER}:SceneFileWriter", "_create_segment_encoder", _quick_segments, ("self", "target")),
+            Patch("manim.scene.video_segment_encoder:VideoSegmentEncoder", "write_frame",
+                  _segments_given_without_copies, ("self", "pixels", "repeat")),
+            audio,
+        ]
     return [
         Patch(f"{_WRITER}:SceneFileWriter", "open_partial_movie_stream", _quick_encoding, ("self", "file_path")),
         Patch(f"{_WRITER}:_PartialMovieEncodeJob", "_encode_and_write_frame", _frames_given_without_copies,
               ("self", "frame", "num_frames")),
-        Patch(_WRITER, "convert_audio", lambda _: _convert_audio_as_it_is, ("input_path", "output_path", "codec_name")),
+        audio,
     ]

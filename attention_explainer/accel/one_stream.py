@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .patching import Patch
+from .versions import segment_encoder
 
 __all__ = ["patches"]
 
@@ -37,8 +38,8 @@ def _makes_slides(scene: Any) -> bool:
 
 
 def _init_scene(original: Callable[..., Any]) -> Callable[..., Any]:
-    def init_scene(self: Any, scene: Any) -> None:
-        original(self, scene)
+    def init_scene(self: Any, scene: Any, *args: Any, **kwargs: Any) -> None:  # 0.22 passes the writer's settings
+        original(self, scene, *args, **kwargs)
         self.file_writer.__dict__[_ALLOWED] = not _makes_slides(scene)
 
     return init_scene
@@ -56,13 +57,18 @@ def _add_partial_movie_file(original: Callable[..., Any]) -> Callable[..., Any]:
     return add_partial_movie_file
 
 
+def _allowed(writer: Any, file_path: Any) -> bool:
+    from manim import config
+
+    # manim's cache is partial movies: a cached play writes none, so one stream needs it off
+    output = getattr(writer, "output_spec", None)  # manim 0.22's; 0.21 reads its config
+    sections = config.save_sections if output is None else output.save_sections
+    return bool(writer.__dict__.get(_ALLOWED, False) and file_path is None and config.disable_caching and not sections)
+
+
 def _open(original: Callable[..., Any]) -> Callable[..., Any]:
     def open_partial_movie_stream(self: Any, file_path: Any = None) -> None:
-        from manim import config
-
-        # manim's cache is partial movies: a cached play writes none, so one stream needs it off
-        allowed = (self.__dict__.get(_ALLOWED, False) and file_path is None and config.disable_caching
-                   and not config.save_sections)
+        allowed = _allowed(self, file_path)
         job = _kept(self)
         if job is None or not allowed:
             original(self, file_path)
@@ -71,6 +77,22 @@ def _open(original: Callable[..., Any]) -> Callable[..., Any]:
             return
         self._current_encode_job = job  # the frames of this play follow the last play's
         self.partial_movie_file_path = job.path
+
+    return open_partial_movie_stream
+
+
+def _open_by_index(original: Callable[..., Any]) -> Callable[..., Any]:
+    """manim 0.22's ``open_partial_movie_stream(*, animation_index, file_path=None)``, as :func:`_open`."""
+
+    def open_partial_movie_stream(self: Any, *, animation_index: int, file_path: Any = None) -> None:
+        allowed = _allowed(self, file_path)
+        job = _kept(self)
+        if job is None or not allowed:
+            original(self, animation_index=animation_index, file_path=file_path)
+            if allowed:
+                self.__dict__[_KEPT] = self._current_encode_job
+            return
+        self._current_encode_job = job  # the frames of this play follow the last play's
 
     return open_partial_movie_stream
 
@@ -104,7 +126,7 @@ def _discard(writer: Any) -> None:
     job = _kept(writer)
     if job is None:
         return
-    job.seal()
+    getattr(job, "abort", job.seal)()  # manim 0.22's job discards its segment when aborted; 0.21's is sealed
     del writer.__dict__[_KEPT]
     job.thread.join()
     Path(job.path).unlink(missing_ok=True)
@@ -143,11 +165,18 @@ def patches() -> list[Patch]:
     """One stream per scene; after anything else that wraps ``SceneFileWriter.open_partial_movie_stream``
     (:mod:`.encoding`), which it calls for the first play."""
     writer = "manim.scene.scene_file_writer:SceneFileWriter"
+    init: tuple[str, ...]
+    if segment_encoder():  # manim 0.22 (.versions)
+        init = ("self", "scene", "session_spec", "file_writer_settings")
+        opening = Patch(writer, "open_partial_movie_stream", _open_by_index, ("self", "animation_index", "file_path"))
+    else:
+        init = ("self", "scene")
+        opening = Patch(writer, "open_partial_movie_stream", _open, ("self", "file_path"))
     return [
-        Patch("manim.renderer.cairo_renderer:CairoRenderer", "init_scene", _init_scene, ("self", "scene")),
+        Patch("manim.renderer.cairo_renderer:CairoRenderer", "init_scene", _init_scene, init),
         Patch("manim.scene.scene:Scene", "render", _render, ("self", "preview")),
         Patch(writer, "add_partial_movie_file", _add_partial_movie_file, ("self", "hash_animation")),
-        Patch(writer, "open_partial_movie_stream", _open, ("self", "file_path")),
+        opening,
         Patch(writer, "close_partial_movie_stream", _close, ("self",)),
         Patch(writer, "finish", _finish, ("self",)),
         Patch(writer, "abort_encode_jobs", _abort, ("self", "reraise_encoder_failures")),
