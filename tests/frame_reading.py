@@ -451,7 +451,7 @@ def whitelisted(box: NumberBox) -> bool:
 def normalised(pixels: np.ndarray, box: tuple[float, float, float, float], turns: int = 0,
                enlarge: float = ENLARGE, border: int = BORDER) -> np.ndarray:
     """The box (left, top, right, bottom, in pixels) of an RGB frame, with a margin, as black ink on white: each
-    pixel's distance from the crop's background colour (the median of its edge), the ink outside the box taken out,
+    pixel's distance from the background colour (the median of the box's edge), the ink outside the box taken out,
     stretched so the crop's strongest ink is black; scaled ``enlarge`` times (at least to :data:`LEAST_HEIGHT`),
     turned upright by ``turns`` quarter turns, on a white border."""
     from PIL import Image
@@ -461,10 +461,13 @@ def normalised(pixels: np.ndarray, box: tuple[float, float, float, float], turns
     rows = slice(max(int(top - pad), 0), min(int(np.ceil(bottom + pad)), pixels.shape[0]))
     columns = slice(max(int(left - pad), 0), min(int(np.ceil(right + pad)), pixels.shape[1]))
     crop = pixels[rows, columns].astype(float)
-    edge = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
-    ink = np.linalg.norm(crop - np.median(edge, axis=0), axis=2)
-    y, x = np.mgrid[rows, columns]  # the box's own pixels only: a neighbour's ink in the margin is no part of it
-    ink[(x < left - KEEP) | (x > right + KEEP) | (y < top - KEEP) | (y > bottom + KEEP)] = 0.0
+    y, x = np.mgrid[rows, columns]
+    inside = (x >= left - KEEP) & (x <= right + KEEP) & (y >= top - KEEP) & (y <= bottom + KEEP)
+    # the colour behind the number: the box's own edge (its glyphs touch it at their extremes only), not the margin's
+    # (a heat map's cell ends close around its number)
+    edge = inside & ~((x > left + 1) & (x < right - 1) & (y > top + 1) & (y < bottom - 1))
+    ink = np.linalg.norm(crop - np.median(crop[edge], axis=0), axis=2)
+    ink[~inside] = 0.0  # the box's own pixels only: a neighbour's ink in the margin is no part of it
     strongest = float(ink.max())
     grey = 255 * (1 - np.clip(ink / strongest, 0, 1)) if strongest > 8 else np.full(ink.shape, 255.0)
     picture = Image.fromarray(grey.astype(np.uint8))
