@@ -5,13 +5,14 @@ number-rich scene of every lecture of ``scenes.plan.LECTURES`` (and lecture 6's 
 WeightedSum) is rendered by manim at 1600 × 900, in processes of their own, two at a time
 (``frame_reading.render_frames``). The render process also writes where each recorded number stands at the
 end: every ``scene.shown`` entry whose mobject is on screen (in the family of the scene's mobjects, drawing
-something) gives its fact, the text drawn and its box in pixels; a Pango label's numbers ("k3", "head 2",
-"≈ : rounded to 2 decimals", "÷ √2", "= 1.4") are boxed each by its own glyphs.
+something) gives its fact, the text drawn and its box in pixels; a label's numbers ("k3", "head 2",
+"≈ : rounded to 2 decimals", "÷ √2", "= 1.4", TeX's "z₂") are boxed each by its own glyphs.
 
-Each box is cropped with a small margin, the ink outside it taken out, made black on white from the crop's own
-background colour (so dimmed and coloured numbers read alike) and read by Tesseract, an OCR engine that owes
-nothing to the project, as one line (``--psm 7``) of digits, ``-`` and ``.`` (``frame_reading.read_frame``); a
-TeX label, or a ``−∞``, is read without the whitelist and its numbers taken in order. Every number read must be
+Each box is cropped with a small margin, the ink outside it taken out, made black on white from the colour behind
+it (so dimmed and coloured numbers, and numbers on a heat map's cells, read alike) and read by Tesseract, an OCR
+engine that owes nothing to the project, as one line (``--psm 7``) of digits, ``-`` and ``.``
+(``frame_reading.read_frame``); a lone digit, a ``−∞`` and a label whose glyphs do not match its text are read
+without the whitelist (a label's numbers taken in order). Every number read must be
 exactly what ``number_checks.expected_for`` derives for its fact from the scenario and ``attention_math`` alone:
 the scene's record says where to look and which fact stands there, never what the number is. Every recorded
 number on screen in the last frame is read, none left out; a read must agree the first time (no second reading,
