@@ -29,7 +29,7 @@ REVEAL_VERSION := 6.0.1
 REVEAL_SHA512 := f5e69c02b34882a3b61c658e2bef77809367fa0bdd18355b4aafa2daedc96bd923887a6cd1734ba606136536232911fdd6e5f2ddc9468a67868b0e2e9871bfb6
 REVEAL := .cache/reveal.js-$(REVEAL_VERSION)
 
-.PHONY: setup system-packages reveal render stills numbers test test-all test-manim22 fuzz bench bench-quick lint math-alone clean
+.PHONY: setup system-packages reveal render stills numbers test test-all test-manim22 readback fuzz bench bench-quick lint math-alone clean
 
 setup: $(STAMP) $(REVEAL)/dist/reveal.js
 
@@ -116,6 +116,13 @@ test-manim22: $(STAMP22) $(REVEAL)/dist/reveal.js
 	$(VENV22)/bin/python -m pytest -n 0 tests/test_manim22.py tests/test_accel_gate.py \
 		tests/test_accel.py tests/test_accel_one_stream.py tests/test_accel_lecture.py tests/test_runner.py \
 		tests/test_slides_shim.py
+
+# The read-back sweep (tools/readback.py, docs/readback.md): fresh random scenarios over the last frame of every
+# scene of every lecture, every number read back by Tesseract in its own box against the core; prints the frames,
+# the numbers read and every misread (seed, scene, fact, crop). READBACK_SEEDS seeds, two renders at a time.
+READBACK_SEEDS ?= 200
+readback: setup
+	nice -n 10 $(PYTHON) tools/readback.py --seeds $(READBACK_SEEDS)
 
 # The fuzz test of tests/test_fuzz.py on many cases (the suite runs 80): random scenario
 # files, sentences and tokens through load, trace and a scene; prints how each case ended.

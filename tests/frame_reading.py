@@ -1,21 +1,30 @@
-"""Read the numbers back from rendered frames: a fresh scenario, a still, Tesseract, the core's numbers.
+"""Read the numbers back from rendered frames, each number in its own box.
 
-Nothing here asks a scene what it drew. A scenario nobody has seen is drawn from a seed
-(:func:`fresh_scenario`), each scene's last frame is rendered for it by manim in a process of its
-own (:func:`render_still`), and Tesseract, an OCR engine that owes nothing to the project, reads
-the frame (:func:`numbers_read`): the whole frame, then each word that looks like a number but did
-not read as one again, alone, enlarged and restricted to digits, minus signs and dots.
-The words are grouped into lines by their own boxes (:func:`lines_of`), and the numbers of each
-line compared with what :func:`attention_math.self_attention` computes for the scenario, rounded
-here to the scenario's precision (:func:`shown`).
+A scene records every number it draws (``scene.shown``: the fact, the text, the mobject). Run as a
+script, this module is the render process (:func:`main`): it renders one scene's last frame for a
+scenario and writes, beside the PNG, every recorded number whose mobject is on screen at the end (in
+the family of the scene's mobjects, drawing something: not faded out): its facts, the text the scene
+drew and its box in pixels (:func:`boxes_on_screen`, measured at the end, so a number moved or scaled
+after it was recorded stands where it is drawn).
 
-Run as a script, this module is the render process: ``python tests/frame_reading.py [--plant
-FIELD:SHIFT] -- <manim render arguments>``. ``--plant`` adds SHIFT to every number of FIELD the
-scene draws (a planted wrong number), to prove the read-back can fail.
+The reader (:func:`read_frame`) crops each box with a small margin, makes the crop black ink on white
+(:func:`normalised`: each pixel's distance from the crop's own background colour, stretched within the
+crop, so dimmed or coloured numbers read alike), enlarges it and hands it to Tesseract, an OCR engine
+that owes nothing to the project, as one line (``--psm 7``): a number alone with a whitelist of digits,
+``-`` and ``.``; a label holding numbers among other text without one, its numbers taken in order
+(``number_checks.numbers_in``, its tokens taken out). What is read is compared with the CORE:
+``number_checks.expected_for`` of each fact, derived from the scenario and ``attention_math`` alone. The
+scene's record only says where to look and which fact stands there.
+
+``python tests/frame_reading.py [--plant FIELD:SHIFT] --scene NAME --scenario FILE.toml --out FOLDER``
+renders; ``--plant`` adds SHIFT to every number of FIELD the scene draws (a planted wrong number), to
+prove the read-back can fail.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import shutil
@@ -23,51 +32,59 @@ import string
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from attention_math import AttentionTrace, Scenario, ScenarioError, scenario_to_toml, self_attention
+from attention_math import Scenario, ScenarioError, scenario_to_toml
 
 __all__ = [
-    "IN_ORDER",
-    "LAST_FRAMES",
-    "READINGS",
-    "SEED_VARIABLE",
-    "Word",
-    "draw_seed",
+    "SCENES",
+    "STILL_SIZE",
+    "TESSERACT",
+    "Frame",
+    "NumberBox",
+    "Reading",
+    "boxes_on_screen",
     "fresh_scenario",
-    "fresh_scenarios",
+    "fresh_scenario_for",
     "fresh_seed",
-    "ink",
-    "kv_cache_numbers",
-    "lines_of",
-    "numbers_read",
-    "online_softmax_numbers",
-    "read_back",
-    "read_back_problems",
-    "read_line_by_line",
-    "render_still",
-    "render_stills",
-    "reread_numbers",
-    "scores_numbers",
-    "shown",
-    "softmax_numbers",
-    "still_of",
-    "tesseract_words",
-    "trace_of",
-    "weighted_sum_numbers",
+    "normalised",
+    "read_frame",
+    "render_frame",
+    "render_frames",
+    "scene_class",
+    "tesseract_lines",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED_VARIABLE = "ATTENTION_READ_BACK_SEED"
-"""Set it to replay a run: the seed every failure message and the test's output name."""
-
 TOKEN_LETTERS = string.ascii_lowercase
-"""Tokens are made of letters only: a digit in a token would be a number on screen of no trace."""
+"""Fresh tokens are made of letters only (a token's digits are taken out of a label before its numbers are read)."""
+STILL_SIZE = (1600, 900)
+"""The frames' size in pixels: the smallest numbers (at the font floor) about 24 pixels high."""
+
+
+def _scenes() -> dict[str, str]:
+    from scenes.plan import LECTURES
+
+    return {name: module for lecture in LECTURES.values() for module, name in lecture}
+
+
+SCENES: dict[str, str] = _scenes()
+"""Every scene of every lecture (``scenes.plan.LECTURES``), by name: its module."""
+
+
+def scene_class(name: str) -> Any:
+    """The scene class ``name`` of the lectures."""
+    import importlib
+
+    return getattr(importlib.import_module(SCENES[name]), name)
+
+
+# -- fresh scenarios (the sweep, tools/readback.py) ----------------------------------------------------
 
 
 def fresh_seed() -> int:
@@ -75,18 +92,13 @@ def fresh_seed() -> int:
     return int.from_bytes(os.urandom(4), "little")
 
 
-def draw_seed() -> int:
-    """The seed of this run: :data:`SEED_VARIABLE` when set (to replay a run), else a fresh one."""
-    given = os.environ.get(SEED_VARIABLE, "").strip()
-    return int(given) if given else fresh_seed()
-
-
-def fresh_scenario(seed: int, max_tokens: int = 6, accepts: Callable[[Scenario], object] | None = None) -> Scenario:
+def fresh_scenario(seed: int, max_tokens: int = 6, accepts: Callable[[Scenario], object] | None = None,
+                   precisions: tuple[int, int] = (1, 3)) -> Scenario:
     """A scenario drawn from ``seed``, within what the scenes accept (redrawn until it is), and what ``accepts``
     (a scene's ``check_scenario``) does not refuse.
 
-    2 to ``max_tokens`` tokens of 2 to 7 letters, d_in 2–6, d_k and d_v 1–4, any query, 1 to 3
-    decimals, scaled; embeddings and weights normal, their spread drawn too.
+    2 to ``max_tokens`` tokens of 2 to 7 letters, d_in 2–6, d_k and d_v 1–4, any query, ``precisions`` decimals
+    (from, to), scaled; embeddings and weights normal, their spread drawn too.
     """
     from scenes.base import check_scene_limits  # the scenes' own limits; manim is imported here only
 
@@ -99,7 +111,7 @@ def fresh_scenario(seed: int, max_tokens: int = 6, accepts: Callable[[Scenario],
         scenario = Scenario(
             f"read-back {seed}", tokens, rng.normal(0, spread, (n, d_in)), rng.normal(0, spread, (d_in, d_k)),
             rng.normal(0, spread, (d_in, d_k)), rng.normal(0, spread, (d_in, d_v)),
-            query=int(rng.integers(0, n)), precision=int(rng.integers(1, 4)))
+            query=int(rng.integers(0, n)), precision=int(rng.integers(precisions[0], precisions[1] + 1)))
         try:
             check_scene_limits(scenario)
             if accepts is not None:
@@ -109,419 +121,457 @@ def fresh_scenario(seed: int, max_tokens: int = 6, accepts: Callable[[Scenario],
             continue
 
 
-def trace_of(scenario: Scenario) -> AttentionTrace:
-    """The scenario's trace, computed by the core from its inputs (not by the scenario, not by a scene)."""
-    return self_attention(scenario.embeddings, scenario.w_query, scenario.w_key, scenario.w_value,
-                          scaled=scenario.scaled)
+MODEL_WORDS = ("the cat dog bird sat ran sang on under near a mat tree river small old red quick lazy "
+               "house river music people often read books water light").split()
+"""Words the sweep's sentences for a real model's head are drawn from."""
 
 
-def shown(value: float, precision: int) -> str:
-    """``value`` rounded as a reader sees it: fixed decimals, half to even, ASCII minus, no "-0.00"."""
-    rounded = Decimal(float(value)).quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_EVEN)
-    return f"{rounded:f}".replace("-", "") if rounded == 0 else f"{rounded:f}"
+def _model_scenario(seed: int) -> Scenario:
+    """A sentence of 2 to 8 of :data:`MODEL_WORDS`, a layer and a head of all-MiniLM-L6-v2, a query, from ``seed``."""
+    from attention_math.scenario import ModelChoice
+
+    rng = np.random.default_rng(seed)
+    words = [str(w) for w in rng.choice(MODEL_WORDS, int(rng.integers(2, 9)))]
+    choice = ModelChoice("minilm", " ".join(words).capitalize() + ".", layer=int(rng.integers(1, 7)),
+                         head=int(rng.integers(1, 13)))
+    scenario = Scenario.from_model(choice)
+    return scenario.with_query(int(rng.integers(1, scenario.n_tokens + 1)))
 
 
-# -- rendering ---------------------------------------------------------------------------------------
+def _heads_scenario(seed: int, accepts: Callable[[Scenario], object]) -> Scenario:
+    """A sentence of 2 to 8 words of letters with 2 to 4 heads (their keys and values maybe shared by groups)."""
+    from dataclasses import replace
 
-STILL_SIZE = (1600, 900)
-"""The stills' size in pixels: the smallest numbers (WeightedSum's at the font floor) about 28 pixels high."""
+    from scenes.base import check_scene_limits
+
+    rng = np.random.default_rng(seed)
+    while True:
+        n, heads = int(rng.integers(2, 9)), int(rng.integers(2, 5))
+        words = " ".join("".join(rng.choice(list(TOKEN_LETTERS), int(rng.integers(2, 8)))) for _ in range(n))
+        scenario = Scenario.from_sentence(
+            words, seed=int(rng.integers(0, 2**31)), d_model=int(rng.integers(2, 7)), d_k=int(rng.integers(1, 5)),
+            d_v=int(rng.integers(1, 5)), heads=heads, query=int(rng.integers(1, n + 1)),
+            precision=int(rng.integers(1, 4)))
+        groups = [g for g in range(1, heads + 1) if heads % g == 0]
+        size = heads // groups[int(rng.integers(0, len(groups)))]
+        first = [i - i % size for i in range(heads)]  # each group's heads share its first head's W_K and W_V
+        scenario = replace(scenario, w_key=scenario.w_key[first], w_value=scenario.w_value[first])
+        try:
+            accepts(check_scene_limits(scenario))
+            return scenario
+        except ScenarioError:
+            continue
 
 
-def render_still(module: str, scene: str, scenario: Scenario, folder: Path, size: tuple[int, int] = STILL_SIZE,
-                 plant: str | None = None) -> subprocess.Popen[bytes]:
-    """Start rendering ``scene``'s last frame for ``scenario`` into ``folder``/still.png (wait on the process).
+def fresh_scenario_for(seed: int, scene: str) -> Scenario:
+    """The scenario scene ``scene`` is read with for ``seed``: a real model's head for the real-head lecture, several
+    heads for the scenes that draw every head, else :func:`fresh_scenario` (0 to 4 decimals) that the scene accepts."""
+    from scenes.plan import ALL_HEADS, MODEL_LECTURE, lecture_of
 
-    The render is ``manim render -s`` at ``size`` with the project's ``manim.cfg``, in a process of its
-    own that reads the scenario from a TOML file, as the bundle's renders do; ``plant`` (``FIELD:SHIFT``)
-    plants a wrong number.
-    """
+    cls = scene_class(scene)
+    if lecture_of(scene) == MODEL_LECTURE:
+        return _model_scenario(seed)
+    if scene in ALL_HEADS:
+        return _heads_scenario(seed, cls.check_scenario)
+    return fresh_scenario(seed, accepts=cls.check_scenario, precisions=(0, 4))
+
+
+# -- rendering -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumberBox:
+    """One mobject on screen at the end holding recorded numbers: its facts (in the order of its text), the texts the
+    scene drew for them, the whole text of the mobject, its tokens, and its box in pixels (left, top, right, bottom)."""
+
+    facts: tuple[Any, ...]
+    drawn: tuple[str, ...]
+    text: str
+    tokens: tuple[str, ...]
+    box: tuple[float, float, float, float]
+    alone: bool
+    """Does the box hold its one number's glyphs and nothing else (a number, or one number of a label)?"""
+    turns: int = 0
+    """Quarter turns (anticlockwise) its text is drawn turned by (an axis's title along it)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A rendered last frame: the scene, its scenario, the PNG, and the numbers on it (:class:`NumberBox`)."""
+
+    scene: str
+    scenario: Scenario
+    png: Path
+    boxes: tuple[NumberBox, ...]
+
+
+NUMBER = re.compile(r"[−-]?\d+(?:\.\d+)?|[−-]?∞")
+"""A number in a label's text, as ``number_checks.numbers_in`` finds them (its k-th is the label's k-th fact)."""
+
+
+def boxes_on_screen(scene: Any) -> list[dict[str, Any]]:
+    """Every recorded number of ``scene`` on screen now: its facts, the texts drawn, the mobject's text and tokens,
+    and its box in pixels (manim's frame, ``frame_width`` × ``frame_height`` about its centre, y up, to the camera's
+    pixels). A Pango label is split into its numbers, each boxed by its own glyphs (:func:`glyph_boxes`); another
+    label (TeX) is one box of all its facts."""
+    from scene_helpers import family_box, on_screen
+
+    present = {id(mob) for mob in on_screen(scene)}
+    recorded: dict[int, tuple[Any, list[Any]]] = {}
+    for item in scene.shown:
+        mob = item.mobject
+        if mob is not None and id(mob) in present and family_box(mob) is not None:
+            recorded.setdefault(id(mob), (mob, []))[1].append(item)
+    camera = scene.camera
+    scale = camera.pixel_width / camera.frame_width
+    left_edge = camera.frame_center[0] - camera.frame_width / 2
+    top_edge = camera.frame_center[1] + camera.frame_height / 2
+
+    def pixels(box: tuple[float, float, float, float]) -> list[float]:
+        left, right, bottom, top = box
+        return [(left - left_edge) * scale, (top_edge - top) * scale, (right - left_edge) * scale,
+                (top_edge - bottom) * scale]
+
+    entries = []
+    for mob, items in recorded.values():
+        for shown, box, alone in glyph_boxes(mob, items):
+            facts = [[item.fact.source, item.fact.field, list(item.fact.index), item.fact.reduce] for item in shown]
+            entries.append({**describe_mobject(mob), "facts": facts, "drawn": [item.text for item in shown],
+                            "box": pixels(box), "alone": alone})
+    return entries
+
+
+def describe_mobject(mob: Any) -> dict[str, Any]:
+    from number_checks import token_texts
+    from scene_helpers import text_of
+
+    return {"text": text_of(mob), "tokens": token_texts(mob), "turns": quarter_turns(mob)}
+
+
+def glyph_boxes(mob: Any, items: list[Any]) -> list[tuple[list[Any], tuple[float, float, float, float], bool]]:
+    """The recorded items of one mobject and where each stands (left, right, bottom, top in frame units): one number
+    alone, its box; a label whose glyphs map onto its text (:func:`glyph_places`), each number's own glyphs; else
+    (a ligature, TeX this does not follow) all of them in the whole box; and whether the box holds one number alone."""
+    from number_checks import token_texts
+    from scene_helpers import family_box, text_of
+
+    whole = family_box(mob)
+    content = text_of(mob)
+    if len(items) == 1 and content.strip() == items[0].text:
+        return [(items, whole, True)]
+    places = glyph_places(mob, content)
+    masked = content
+    for token in sorted(set(token_texts(mob)), key=len, reverse=True):
+        masked = masked.replace(token, " " * len(token)) if token else masked
+    spans = [match.span() for match in NUMBER.finditer(masked)]
+    if places is None or len(spans) != len(items):
+        return [(items, whole, False)]
+    found = []
+    for item, (start, end) in zip(items, spans, strict=True):
+        boxes = [box for glyph, k in places if start <= k < end and (box := family_box(glyph)) is not None]
+        if boxes:
+            array = np.array(boxes)
+            found.append(([item], (array[:, 0].min(), array[:, 1].max(), array[:, 2].min(), array[:, 3].max()),
+                          True))
+    return found
+
+
+def glyph_places(mob: Any, content: str) -> list[tuple[Any, int]] | None:
+    """Each glyph of a label and the place in its text of the letter it draws: a Pango text draws every letter but
+    spaces, one glyph each; TeX one glyph a letter or command, none for ``_ ^ { }`` and spacing (:func:`tex_places`).
+    ``None`` where the glyphs do not match the text one to one (a ligature)."""
+    if hasattr(mob, "original_text"):
+        glyphs, places = list(mob.submobjects), [k for k, c in enumerate(content) if not c.isspace()]
+    else:
+        glyphs = [part for part in mob.get_family() if len(part.points)]
+        places = tex_places(content) or []
+    return list(zip(glyphs, places, strict=True)) if places and len(glyphs) == len(places) else None
+
+
+TEX_SPACING = ("\\textstyle", "\\displaystyle", "\\,", "\\;", "\\!", "\\ ", "\\quad")
+TEX_NOT_ONE_GLYPH = frozenset({"text", "frac", "sqrt", "mathrm", "operatorname", "left", "right", "begin", "end"})
+
+
+def tex_places(content: str) -> list[int] | None:
+    """The place in a TeX formula of what each glyph draws, in order: a letter, a digit, a symbol or a command
+    (``\\sum``) one glyph; ``_``, ``^``, braces, spaces and spacing commands none. ``None`` for a command that draws
+    other than one glyph (``\\frac``, ``\\sqrt``, ``\\text``)."""
+    places, k = [], 0
+    while k < len(content):
+        spacing = next((s for s in TEX_SPACING if content.startswith(s, k)), None)
+        if spacing is not None:
+            k += len(spacing)
+        elif content[k] == "\\":
+            name = re.match(r"[A-Za-z]+", content[k + 1:])
+            if name is None or name.group() in TEX_NOT_ONE_GLYPH:
+                return None
+            places.append(k)
+            k += 1 + len(name.group())
+        else:
+            if content[k] not in "_^{} \t\n":
+                places.append(k)
+            k += 1
+    return places
+
+
+def quarter_turns(mob: Any) -> int:
+    """How many quarter turns (anticlockwise) the mobject's text is drawn turned by: from its first glyph's centre
+    to its last's (0 for a text of one glyph)."""
+    glyphs = [part for part in mob.get_family() if len(part.points)]
+    if len(glyphs) < 2:
+        return 0
+    dx, dy = (glyphs[-1].get_center() - glyphs[0].get_center())[:2]
+    angle = float(np.degrees(np.arctan2(dy, dx)))
+    return round(angle / 90) % 4 if abs(angle) > 60 else 0
+
+
+def render_last_frame(name: str, scenario: Scenario, folder: Path, size: tuple[int, int]) -> None:
+    """Render scene ``name``'s last frame for ``scenario`` into ``folder``: ``frame.png`` and ``boxes.json``."""
+    from manim import tempconfig
+
+    cls = scene_class(name)
+    showing = type(name, (cls,), {"scenario_override": scenario, "__module__": cls.__module__})
+    options = {"pixel_width": size[0], "pixel_height": size[1], "save_last_frame": True, "write_to_movie": False,
+               "disable_caching": True, "media_dir": str(folder / "media"), "verbosity": "ERROR",
+               "progress_bar": "none", "output_file": "still"}
+    with tempconfig(options):
+        scene = showing()
+        scene.render()
+        scene.camera.get_image().save(folder / "frame.png")
+        boxes = boxes_on_screen(scene)
+    (folder / "boxes.json").write_text(json.dumps({"scene": name, "boxes": boxes}, ensure_ascii=False, indent=1),
+                                       encoding="utf-8")
+
+
+def render_frame(scene: str, scenario: Scenario, folder: Path, plant: str | None = None,
+                 size: tuple[int, int] = STILL_SIZE) -> subprocess.Popen[bytes]:
+    """Start rendering ``scene``'s last frame for ``scenario`` into ``folder`` in a process of its own (manim's
+    config is global); wait on the process, then :func:`frame_of`. ``plant`` (``FIELD:SHIFT``) plants a wrong number."""
     folder.mkdir(parents=True, exist_ok=True)
     toml = folder / "scenario.toml"
     toml.write_text(scenario_to_toml(scenario), encoding="utf-8")
-    source = ROOT / (module.replace(".", "/") + ".py")
-    media = folder / "media"
-    manim_args = ["render", "--config_file", str(ROOT / "manim.cfg"), "-s", "-r", f"{size[0]},{size[1]}",
-                  "--disable_caching", "--media_dir", str(media), "-o", "still", "-v", "ERROR", str(source), scene]
-    command = [sys.executable, str(Path(__file__).resolve()), *(["--plant", plant] if plant else []), "--",
-               *manim_args]
-    env = {**os.environ, "ATTENTION_SCENARIO": str(toml), "PYTHONPATH": str(ROOT)}
-    env.pop("ATTENTION_QUERY", None)
-    # in the folder: manim writes the captions (.srt) beside the output's name, in the working folder
+    command = [sys.executable, str(Path(__file__).resolve()), "--scene", scene, "--scenario", str(toml),
+               "--out", str(folder), "--size", f"{size[0]},{size[1]}", *(["--plant", plant] if plant else [])]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ATTENTION_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
+    # in the folder: manim writes what it writes beside the output's name, in the working folder
     return subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def still_of(folder: Path) -> Path:
-    """The PNG a finished :func:`render_still` wrote."""
-    made = sorted((folder / "media").rglob("still*.png"))
-    if not made:
-        raise FileNotFoundError(f"no still was rendered under {folder / 'media'}")
-    return made[-1]
+def frame_of(scene: str, scenario: Scenario, folder: Path) -> Frame:
+    """The frame a finished :func:`render_frame` wrote into ``folder``."""
+    from scenes.facts import Fact
+
+    dumped = json.loads((folder / "boxes.json").read_text(encoding="utf-8"))
+    boxes = tuple(NumberBox(tuple(Fact(s, f, tuple(i), r) for s, f, i, r in entry["facts"]), tuple(entry["drawn"]),
+                            entry["text"], tuple(entry["tokens"]), tuple(entry["box"]), entry["alone"],
+                            entry["turns"])
+                  for entry in dumped["boxes"])
+    return Frame(scene, scenario, folder / "frame.png", boxes)
+
+
+def render_frames(jobs: Mapping[str, tuple[str, Scenario]], folder: Path, plant: str | None = None,
+                  processes: int = 2) -> Iterator[tuple[str, Frame]]:
+    """Render each job (key → scene, scenario) into ``folder``/key, ``processes`` at a time; yield each frame as its
+    render ends (a failed render raises, with the end of its errors)."""
+    pending, running = list(jobs.items()), []
+    while pending or running:
+        while pending and len(running) < processes:
+            key, (scene, scenario) = pending.pop(0)
+            running.append((key, render_frame(scene, scenario, folder / key, plant)))
+        key, process = running.pop(0)
+        _, errors = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"rendering {key} failed ({process.returncode}): {errors.decode()[-3000:]}")
+        scene, scenario = jobs[key]
+        yield key, frame_of(scene, scenario, folder / key)
 
 
 def _plant(field_and_shift: str) -> None:
     """Make every number of one field the scenes draw wrong by SHIFT (in the render process only)."""
     from scenes.base import ExplainerScene
 
-    field, shift = field_and_shift.split(":")
+    field_name, shift = field_and_shift.split(":")
     value_of = ExplainerScene.value_of
 
-    def planted(self: ExplainerScene, fact: object) -> float:
-        number = value_of(self, fact)  # type: ignore[arg-type]
-        return number + float(shift) if getattr(fact, "field", None) == field else number
+    def planted(self: ExplainerScene, fact: Any) -> float:
+        number = value_of(self, fact)
+        return number + float(shift) if getattr(fact, "field", None) == field_name else number
 
     ExplainerScene.value_of = planted  # type: ignore[method-assign]
 
 
-# -- reading ------------------------------------------------------------------------------------------
+# -- reading -------------------------------------------------------------------------------------------
 
 TESSERACT = shutil.which("tesseract")
-DASHES = "\u2212\u2013\u2014\u2012-_~"
-"""What Tesseract makes of a minus sign (U+2212 on screen) without a whitelist."""
-NUMBER = re.compile(r"-?\d+\.\d+")
-"""A number with decimals; anything else around it (a vector's parenthesis, its comma) separates."""
-NUMERIC_LOOKING = re.compile(r"\d.*[.,]|[.,].*\d")
-"""A word worth reading again as a number: a digit and a point (the first reading may have made a 0 an O)."""
-LOOKALIKE = re.compile(r"[OoIlSBZ|][\d.]|[\d.][OoIlSBZ|]")
-"""A letter that looks like a digit, touching a digit or the point: the word is read again as a number."""
+DASHES = "\u2212\u2013\u2014\u2012_~"
+"""What Tesseract makes of a minus sign (U+2212 on screen) without a whitelist: read as ``-``."""
+INFINITY = re.compile(r"(?<![0-9A-Za-z])(?:co|oo|OO|Co|CO|00|o|∞)(?![0-9A-Za-z])")
+"""What Tesseract makes of ∞ (its English data has no such letter): read as ∞ where it stands alone, in a box that
+holds a ∞."""
 DIGITS = "0123456789.-"
-"""What the second reading of a number may hold: digits, the minus sign, the point."""
+"""What a number alone may be read as: digits, the minus sign, the point."""
+MARGIN, ENLARGE, KEEP, BORDER, LEAST_HEIGHT = 0.25, 0.8, 1.5, 10, 16.0
+"""A crop's margin around its box (a share of the box's height), its scale, how far outside its box (pixels) ink is
+kept (antialiasing), the white border around it (pixels), and the least height of a box read (a subscript's). Tesseract
+reads these digits best a little smaller than drawn at 1600 × 900: of 773 numbers of 35 frames, 3 misread at × 0.8 and
+× 0.75, 9 at × 1, 116 at × 2, 94 at × 3 (single digits and leading zeros lost)."""
 
 
 @dataclass(frozen=True)
-class Word:
-    """One word Tesseract read, its text and box in the frame's pixels."""
+class Reading:
+    """One box read: the frame's scene, the facts, what the core says they are, what Tesseract read, and the numbers
+    found in it (the number alone, or a label's numbers in order)."""
 
-    text: str
-    left: int
-    top: int
-    width: int
-    height: int
-
-    @property
-    def middle(self) -> float:
-        return self.top + self.height / 2
+    scene: str
+    box: NumberBox
+    expected: tuple[str, ...]
+    read: str
+    found: tuple[str, ...]
+    crop: np.ndarray = field(compare=False, repr=False)
 
     @property
-    def numbers(self) -> list[str]:
-        """The numbers with decimals the word holds, as written with an ASCII minus."""
-        plain = re.sub("-+", "-", "".join("-" if c in DASHES else c for c in self.text))
-        return NUMBER.findall(plain)
+    def agrees(self) -> bool:
+        return self.found == self.expected
 
 
-def ink(png: Path) -> np.ndarray:
-    """The frame as black ink on white (uint8): brightest channel (the scenes' text is light on dark), thresholded."""
+def alone(box: NumberBox) -> bool:
+    """Is the box one number and nothing else (read with the digits' whitelist)? A number alone, or one of a label's
+    numbers boxed by its own glyphs; not ∞, which no whitelist of digits holds."""
+    return box.alone and "∞" not in box.drawn[0]
+
+
+def whitelisted(box: NumberBox) -> bool:
+    """Is the box read with the whitelist of digits, ``-`` and ``.``? A number alone of two characters or more: with
+    the whitelist a lone digit was often read as nothing (16 of 2,997 lone digits of 235 fresh frames, mostly 4s),
+    without it none was misread."""
+    return alone(box) and len(box.drawn[0]) > 1
+
+
+def normalised(pixels: np.ndarray, box: tuple[float, float, float, float], turns: int = 0,
+               enlarge: float = ENLARGE, border: int = BORDER) -> np.ndarray:
+    """The box (left, top, right, bottom, in pixels) of an RGB frame, with a margin, as black ink on white: each
+    pixel's distance from the background colour (the median of the box's edge), the ink outside the box taken out,
+    stretched so the crop's strongest ink is black; scaled ``enlarge`` times (at least to :data:`LEAST_HEIGHT`),
+    turned upright by ``turns`` quarter turns, on a white border."""
     from PIL import Image
 
-    drawn = np.asarray(Image.open(png).convert("RGB"), dtype=np.uint8).max(axis=2) > 110
-    # bars, rules and tall brackets are no text: left in, they make Tesseract drop the numbers beside them
-    drawn &= ~_long_runs(drawn, LONG_RUN) & ~_long_runs(drawn.T, TALL_RUN).T
-    return np.where(drawn, 0, 255).astype(np.uint8)
+    left, top, right, bottom = box
+    pad = max(3.0, MARGIN * (bottom - top))
+    rows = slice(max(int(top - pad), 0), min(int(np.ceil(bottom + pad)), pixels.shape[0]))
+    columns = slice(max(int(left - pad), 0), min(int(np.ceil(right + pad)), pixels.shape[1]))
+    crop = pixels[rows, columns].astype(float)
+    y, x = np.mgrid[rows, columns]
+    inside = (x >= left - KEEP) & (x <= right + KEEP) & (y >= top - KEEP) & (y <= bottom + KEEP)
+    # the colour behind the number: the box's own edge (its glyphs touch it at their extremes only), not the margin's
+    # (a heat map's cell ends close around its number)
+    edge = inside & ~((x > left + 1) & (x < right - 1) & (y > top + 1) & (y < bottom - 1))
+    ink = np.linalg.norm(crop - np.median(crop[edge], axis=0), axis=2)
+    ink[~inside] = 0.0  # the box's own pixels only: a neighbour's ink in the margin is no part of it
+    strongest = float(ink.max())
+    grey = 255 * (1 - np.clip(ink / strongest, 0, 1)) if strongest > 8 else np.full(ink.shape, 255.0)
+    picture = Image.fromarray(grey.astype(np.uint8))
+    scale = max(enlarge, LEAST_HEIGHT / max(bottom - top, 1.0))
+    if scale != 1:
+        picture = picture.resize((round(picture.width * scale), round(picture.height * scale)),
+                                 Image.Resampling.LANCZOS)
+    if turns:
+        picture = picture.rotate(-90 * turns, expand=True, fillcolor=255)
+    sheet = np.full((picture.height + 2 * border, picture.width + 2 * border), 255, np.uint8)
+    sheet[border:border + picture.height, border:border + picture.width] = np.asarray(picture)
+    return sheet
 
 
-LONG_RUN, TALL_RUN = 64, 40
-"""Ink runs at least this long across (this tall) are no glyph at 1600 × 900 (digits are about 24 pixels high)."""
-
-
-def _long_runs(drawn: np.ndarray, length: int) -> np.ndarray:
-    """The pixels of each row that lie in a run of at least ``length`` drawn pixels."""
-    sums = np.cumsum(np.pad(drawn.astype(np.int32), ((0, 0), (1, 0))), axis=1)
-    full = (sums[:, length:] - sums[:, :-length]) == length  # the run of ``length`` starting here is all drawn
-    starts = np.cumsum(np.pad(full.astype(np.int32), ((0, 0), (length, length - 1))), axis=1)
-    width = drawn.shape[1]
-    covered: np.ndarray = (starts[:, length:length + width] - starts[:, :width]) > 0  # a full run covers it
-    return covered
-
-
-def tesseract_words(page: np.ndarray, psm: int, whitelist: str | None = None) -> list[Word]:
-    """Tesseract's words on a black-on-white page, with their boxes (its TSV output)."""
+def tesseract_lines(pictures: Sequence[np.ndarray], whitelist: str | None = None) -> list[str]:
+    """What Tesseract reads in each picture (black on white) as one line of text (``--psm 7``), in one run."""
     from PIL import Image
 
     if TESSERACT is None:
         raise FileNotFoundError("tesseract is not installed (Debian: tesseract-ocr tesseract-ocr-eng)")
+    if not pictures:
+        return []
     with tempfile.TemporaryDirectory(prefix="read-back-") as scratch:
-        path = Path(scratch) / "page.png"
-        Image.fromarray(page).save(path)
-        command = [TESSERACT, str(path), "stdout", "--psm", str(psm), "-l", "eng"]
+        paths = []
+        for k, picture in enumerate(pictures):
+            paths.append(Path(scratch) / f"{k:04d}.png")
+            Image.fromarray(picture).save(paths[-1])
+        listing = Path(scratch) / "pictures.txt"
+        listing.write_text("".join(f"{path}\n" for path in paths), encoding="utf-8")
+        command = [TESSERACT, str(listing), "stdout", "--psm", "7", "--dpi", "300", "-l", "eng"]
         if whitelist is not None:
             command += ["-c", f"tessedit_char_whitelist={whitelist}"]
-        tsv = subprocess.run([*command, "tsv"], capture_output=True, text=True, check=True,
+        out = subprocess.run(command, capture_output=True, text=True, check=True,
                              env={**os.environ, "OMP_THREAD_LIMIT": "1"}).stdout
-    words = []
-    for row in tsv.splitlines()[1:]:
-        cells = row.split("\t")
-        if len(cells) == 12 and cells[0] == "5" and cells[11].strip():
-            left, top, width, height = (int(cells[k]) for k in (6, 7, 8, 9))
-            words.append(Word(cells[11].strip(), left, top, width, height))
-    return words
+    pages = out.split("\f")
+    if len(pages) < len(pictures):
+        raise RuntimeError(f"tesseract read {len(pages)} pages of {len(pictures)}")
+    return [page.strip() for page in pages[:len(pictures)]]
 
 
-def reread_numbers(page: np.ndarray, words: Sequence[Word], scale: int = 2) -> list[Word]:
-    """The words that look like a number but did not read as one alone (a 0 read as an O) read again, each
-    cut out alone, enlarged, as digits, minus and point only. The first reading of a clean number is
-    kept: read again this way, a minus sign at the cut's edge was lost, and a 7 read as a 1.
+def found_in(box: NumberBox, read: str) -> tuple[str, ...]:
+    """The numbers read: a number alone must be read whole (nothing else); a label's numbers in order, its tokens
+    taken out, with the screen's minus (U+2212)."""
+    from number_checks import numbers_in
 
-    Each cut-out is the word's box with a margin, the other words' boxes in it blanked (Tesseract's
-    boxes may overlap: a highlight's frame joins two words); they are stacked on one white sheet, a
-    line each, enlarged ``scale`` times and read in one pass (``--psm 6``). A word whose line comes
-    back without a number keeps its first reading.
-    """
+    plain = "".join("-" if c in DASHES else c for c in read)
+    if alone(box):
+        whole = re.sub(r"\s+", "", plain)
+        return (whole.replace("-", "−"),)
+    if any("∞" in drawn for drawn in box.drawn):
+        plain = INFINITY.sub("∞", plain)
+    return tuple(numbers_in(plain, box.tokens))
+
+
+def read_frame(frame: Frame) -> list[Reading]:
+    """Every number of the frame read in its own box, with what the core says it is (``number_checks.expected_for``
+    of each fact, for the frame's scenario)."""
+    from number_checks import derive_all, expected_for
     from PIL import Image
 
-    numeric = [w for w in words if NUMERIC_LOOKING.search(w.text) and (not w.numbers or LOOKALIKE.search(w.text))]
-    if not numeric:
-        return list(words)
-    crops = [_alone(page, word, words) for word in numeric]
-    pitch = max(c.shape[0] for c in crops) * 2
-    sheet = np.full((pitch * (len(crops) + 1), max(c.shape[1] for c in crops) + 24), 255, np.uint8)
-    for k, crop in enumerate(crops):
-        sheet[pitch // 2 + k * pitch:pitch // 2 + k * pitch + crop.shape[0], 12:12 + crop.shape[1]] = crop
-    big = np.asarray(Image.fromarray(sheet).resize((sheet.shape[1] * scale, sheet.shape[0] * scale),
-                                                   Image.Resampling.LANCZOS))
-    by_line: dict[int, list[Word]] = {}
-    for word in tesseract_words(big, psm=6, whitelist=DIGITS):
-        by_line.setdefault(int(word.middle / scale) // pitch, []).append(word)
-    reread = {id(w): "".join(x.text for x in sorted(by_line.get(k, []), key=lambda x: x.left))
-              for k, w in enumerate(numeric)}
-    return [Word(reread[id(w)], w.left, w.top, w.width, w.height)
-            if Word(reread.get(id(w), ""), 0, 0, 0, 0).numbers else w for w in words]
-
-
-def _alone(page: np.ndarray, word: Word, words: Sequence[Word], pad: int = 6) -> np.ndarray:
-    """The word's box with a margin, cut out of the page, every other word's box in it blanked."""
-    top, left = max(word.top - pad, 0), max(word.left - pad, 0)
-    crop = page[top:word.top + word.height + pad, left:word.left + word.width + pad].copy()
-    for other in words:
-        if other is not word:
-            rows = slice(max(other.top - top, 0), max(other.top + other.height - top, 0))
-            columns = slice(max(other.left - left, 0), max(other.left + other.width - left, 0))
-            crop[rows, columns] = 255
-    return crop
-
-
-def lines_of(words: Sequence[Word]) -> list[list[Word]]:
-    """The words grouped into lines, top to bottom, each left to right: a word joins a line its middle lies in."""
-    lines: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: w.middle):
-        line = lines[-1] if lines else None
-        if line is not None and abs(word.middle - float(np.mean([w.middle for w in line]))) < 0.5 * word.height:
-            line.append(word)
-        else:
-            lines.append([word])
-    return [sorted(line, key=lambda w: w.left) for line in lines]
-
-
-def numbers_read(png: Path, psm: int, reread: int, enlarge: int = 1) -> list[tuple[float, list[str]]]:
-    """The numbers with decimals Tesseract reads in the frame, line by line: each line's height in the
-    frame (its words' middle, in pixels) and its numbers left to right (lines without one left out).
-
-    ``psm``: Tesseract's page segmentation mode for the whole frame; ``reread``: the enlargement of
-    the numbers read again alone (:func:`reread_numbers`), 0 to keep the first reading; ``enlarge``:
-    the whole frame's (heights are given in the frame's own pixels all the same).
-    """
-    from PIL import Image
-
-    page = ink(png)
-    if enlarge != 1:
-        page = np.asarray(Image.fromarray(page).resize((page.shape[1] * enlarge, page.shape[0] * enlarge),
-                                                       Image.Resampling.LANCZOS))
-    words = tesseract_words(page, psm)
-    if reread:
-        words = reread_numbers(page, words, reread)
-    lines = [(float(np.mean([w.middle for w in line])) / enlarge, [n for w in line for n in w.numbers])
-             for line in lines_of(words)]
-    return [(middle, numbers) for middle, numbers in lines if numbers]
-
-
-READINGS: tuple[tuple[int, int, int], ...] = ((11, 2, 1), (6, 2, 1), (11, 1, 1), (6, 1, 1), (11, 2, 2))
-"""The ways a frame is read, ``(page segmentation mode, enlargement of the numbers read again alone or 0,
-enlargement of the whole frame)``, tried in turn until the expected numbers are read (the frame twice as
-large parts "= 1.4" that it reads as "=14" at its own size)."""
-SAME_LINE = 12.0
-"""Lines of two readings whose middles are this close (pixels; a row of numbers is 25 or more high) are one."""
-
-
-def read_line_by_line(readings: Sequence[Sequence[tuple[float, list[str]]]], expected: Sequence[str]) -> bool:
-    """Is ``expected`` the frame's numbers, each line (top to bottom) as some reading read all of it?
-
-    The lines of every reading are matched by their height in the frame; each line must be read, by
-    at least one reading, as exactly its part of ``expected``, and no line may be left out: a reading
-    that misses a line or slips on a digit is outvoted only by one that reads that line right.
-    """
-    found = sorted((middle, k, numbers) for k, reading in enumerate(readings) for middle, numbers in reading)
-    groups: list[list[tuple[float, int, list[str]]]] = []
-    for line in found:
-        if groups and line[0] - groups[-1][0][0] <= SAME_LINE:
-            groups[-1].append(line)
-        else:
-            groups.append([line])
-    reached = {0}
-    for group in groups:
-        candidates = {k: [n for _, j, numbers in group if j == k for n in numbers] for _, k, _ in group}
-        reached = {i + len(c) for i in reached for c in candidates.values() if list(expected[i:i + len(c)]) == c}
-    return len(expected) in reached
-
-
-def read_back(png: Path, expected: Sequence[str], in_order: bool = False) -> tuple[bool, list[list[list[str]]]]:
-    """Are ``expected`` the numbers read in the frame, in reading order? And every reading tried.
-
-    The frame is read in the ways of :data:`READINGS` in turn until every line of it has been read as
-    its part of ``expected`` (:func:`read_line_by_line`): nothing more, nothing less. With
-    ``in_order``, ``expected`` need only be read in that order among other numbers (a frame showing
-    more than the numbers checked). An OCR slip makes a reading disagree, never a wrong frame agree.
-    """
+    pixels = np.asarray(Image.open(frame.png).convert("RGB"))
+    derived = derive_all(frame.scenario)
+    crops = [normalised(pixels, box.box, box.turns) for box in frame.boxes]
+    numbers = [k for k, box in enumerate(frame.boxes) if whitelisted(box)]
+    labels = [k for k, box in enumerate(frame.boxes) if not whitelisted(box)]
+    read = dict(zip(numbers, tesseract_lines([crops[k] for k in numbers], DIGITS), strict=True))
+    read.update(zip(labels, tesseract_lines([crops[k] for k in labels]), strict=True))
     readings = []
-    for psm, reread, enlarge in READINGS:
-        readings.append(numbers_read(png, psm, reread, enlarge))
-        if in_order:
-            flat = iter(n for _, line in readings[-1] for n in line)
-            if all(number in flat for number in expected):
-                break
-        elif read_line_by_line(readings, expected):
-            break
-    else:
-        return False, [[line for _, line in reading] for reading in readings]
-    return True, [[line for _, line in reading] for reading in readings]
+    for k, box in enumerate(frame.boxes):
+        expected = tuple(expected_for(fact, frame.scenario, derived)[0] for fact in box.facts)
+        readings.append(Reading(frame.scene, box, expected, read[k], found_in(box, read[k]), crops[k]))
+    return readings
 
 
-# -- what each scene's last frame shows, from the core ------------------------------------------------
+def describe(reading: Reading) -> str:
+    """One line for a reading: the facts, what the core says, what was read."""
+    from number_checks import describe_fact
+
+    facts = ", ".join(describe_fact(fact) for fact in reading.box.facts)
+    return (f"{reading.scene}: {facts} in {reading.box.text!r}: the core says {list(reading.expected)}, "
+            f"read {reading.read!r} → {list(reading.found)}")
 
 
-def softmax_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
-    """ScaleAndSoftmax's summary: √d_k and the largest scaled score m in its head; per key its score,
-    score ÷ √d_k, exp(· − m), weight and running total of the weights; the sum of the exps below."""
-    q, p = scenario.query, scenario.precision
-    scaled = np.asarray(trace.scaled_scores[q], dtype=float)
-    exps = np.exp(scaled - scaled.max())
-    weights = np.asarray(trace.weights[q], dtype=float)
-    rows = zip(trace.scores[q], scaled, exps, weights, np.cumsum(weights), strict=True)
-    numbers = [float(np.sqrt(trace.d_k)), float(scaled.max()), *(x for row in rows for x in row), float(exps.sum())]
-    return [shown(x, p) for x in numbers]
-
-
-def scores_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
-    """Scores' bars: each key's score q·k, top to bottom. Checked in order among the frame's other numbers:
-    some scenarios' last frame also works the query's scores out beside the bars (q, K, the products)."""
-    return [shown(x, scenario.precision) for x in trace.scores[scenario.query]]
-
-
-def weighted_sum_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
-    """WeightedSum's table: per key its weight, its value v_j and weight × v_j; then z, the context vector."""
-    q, p = scenario.query, scenario.precision
-    numbers: list[float] = []
-    for weight, values in zip(trace.weights[q], trace.values, strict=True):
-        numbers += [float(weight), *values, *(float(weight) * np.asarray(values))]
-    return [shown(x, p) for x in [*numbers, *trace.context[q]]]
-
-
-def online_softmax_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
-    """OnlineSoftmax's walk (lecture 11), worked here from the inputs in plain numpy, tile by tile: per key its
-    score s and its tile's exp(s − m), m the running maximum after its tile. Checked in order among the
-    frame's other numbers: the tiles' m, rescale, ℓ and o are drawn dimmed once passed (too faint to read),
-    the value columns only while they fit, and the last lines' first numbers (o / ℓ = …, softmax(s)·V = …)
-    stand right after their labels, where Tesseract missed one (seed 3665305220: "V = 1.4")."""
-    from scenes.plan import FLASH_BLOCKS  # the tile size the scene walks with (a setting, not a number it shows)
-
-    q, p, tile = scenario.query, scenario.precision, FLASH_BLOCKS[0]
-    query, keys = scenario.embeddings[q] @ scenario.w_query, scenario.embeddings @ scenario.w_key
-    scores = keys @ query / (np.sqrt(scenario.d_k) if scenario.scaled else 1.0)
-    numbers: list[float] = []
-    running = -np.inf
-    for start in range(0, len(scores), tile):
-        block = scores[start:start + tile]
-        running = max(running, float(block.max()))
-        numbers += [x for pair in zip(block, np.exp(block - running), strict=True) for x in pair]
-    return [shown(x, p) for x in numbers]
-
-
-def kv_cache_numbers(scenario: Scenario, trace: AttentionTrace) -> list[str]:
-    """KVCacheSteps' last step (lecture 9), the last token's, worked here from the inputs in plain numpy: its
-    weights over the cached keys, top to bottom, in order among the frame's other numbers. Not the caches:
-    their earlier rows are drawn dimmed, and a minus sign in the keys' blue or the values' green is too thin
-    to survive the threshold (2 of 20 fresh seeds lost one); nor q_n and z_n, which stand beside the rows at
-    heights that depend on the sizes."""
-    x = scenario.embeddings
-    query, keys = x[-1] @ scenario.w_query, x @ scenario.w_key
-    scores = keys @ query / (np.sqrt(scenario.d_k) if scenario.scaled else 1.0)
-    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
-    return [shown(w, scenario.precision) for w in weights]
-
-
-LAST_FRAMES: dict[str, tuple[str, Callable[[Scenario, AttentionTrace], list[str]]]] = {
-    "ScaleAndSoftmax": ("scenes.self_attention.softmax", softmax_numbers),
-    "Scores": ("scenes.self_attention.scores", scores_numbers),
-    "WeightedSum": ("scenes.self_attention.weighted_sum", weighted_sum_numbers),
-    "OnlineSoftmax": ("scenes.flash_attention.online_softmax", online_softmax_numbers),
-    "KVCacheSteps": ("scenes.inference.kv_cache", kv_cache_numbers),
-}
-"""The scenes whose last frame is read back: module, and the numbers it shows in reading order."""
-IN_ORDER = frozenset({"Scores", "OnlineSoftmax", "KVCacheSteps"})
-"""The scenes whose numbers are checked in order among others (:func:`read_back`), not as all there is."""
-
-
-def fresh_scenarios(seed: int, scenes: Sequence[str]) -> dict[str, Scenario]:
-    """Each scene's scenario from ``seed``: :func:`fresh_scenario`'s, or for a scene with limits of its own (the
-    KV cache's columns beside its panel) the first of the seed's draws that scene accepts."""
-    import importlib
-
-    made: dict[str, Scenario] = {}
-    for name in scenes:
-        cls = getattr(importlib.import_module(LAST_FRAMES[name][0]), name)
-        made[name] = fresh_scenario(seed, accepts=cls.check_scenario)
-    return made
-
-
-def render_stills(scenario: Scenario | Mapping[str, Scenario], folder: Path, scenes: Sequence[str],
-                  plant: str | None = None) -> dict[str, Path]:
-    """Render the last frame of each of ``scenes`` for ``scenario`` (or each its own, by name), two at a time;
-    the PNG of each."""
-    stills: dict[str, Path] = {}
-    pending = list(scenes)
-    while pending:
-        batch, pending = pending[:2], pending[2:]
-        running = [(name, render_still(LAST_FRAMES[name][0], name, _of(scenario, name), folder / name, plant=plant))
-                   for name in batch]
-        for name, process in running:
-            _, errors = process.communicate()
-            if process.returncode != 0:
-                raise RuntimeError(f"rendering {name} failed ({process.returncode}): {errors.decode()[-2000:]}")
-            stills[name] = still_of(folder / name)
-    return stills
-
-
-def _of(scenario: Scenario | Mapping[str, Scenario], name: str) -> Scenario:
-    return scenario[name] if isinstance(scenario, Mapping) else scenario
-
-
-def read_back_problems(seed: int, scenario: Scenario | Mapping[str, Scenario], stills: dict[str, Path]) -> list[str]:
-    """Each still whose numbers no reading finds as the core computes them (for ``scenario``, or each its own by
-    name), with what each reading found."""
-    problems = []
-    for name, png in stills.items():
-        own = _of(scenario, name)
-        expected = LAST_FRAMES[name][1](own, trace_of(own))
-        agrees, tried = read_back(png, expected, in_order=name in IN_ORDER)
-        if not agrees:
-            readings = "\n".join(f"    read {lines}" for lines in tried)
-            problems.append(f"{name} (seed {seed}, replay with {SEED_VARIABLE}={seed}; frame {png}):\n"
-                            f"    core {expected}\n{readings}")
-    return problems
+# -- the render process --------------------------------------------------------------------------------
 
 
 def main(argv: Sequence[str]) -> int:
-    """The render process: plant a fault if asked, then run manim's command line."""
-    args = list(argv)
-    if args[:1] == ["--plant"]:
-        _plant(args[1])
-        args = args[2:]
-    if args[:1] == ["--"]:
-        args = args[1:]
-    from manim.__main__ import main as manim_main
+    """The render process: plant a fault if asked, render the scene's last frame and its boxes."""
+    from attention_math import load_scenario
 
-    sys.argv = ["manim", *args]
-    manim_main()
+    parser = argparse.ArgumentParser(description="Render a scene's last frame and the boxes of its numbers.")
+    parser.add_argument("--scene", required=True)
+    parser.add_argument("--scenario", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--size", default=f"{STILL_SIZE[0]},{STILL_SIZE[1]}")
+    parser.add_argument("--plant", default=None, help="FIELD:SHIFT, a wrong number planted")
+    args = parser.parse_args(argv)
+    if args.plant:
+        _plant(args.plant)
+    width, height = (int(n) for n in args.size.split(","))
+    render_last_frame(args.scene, load_scenario(str(args.scenario)), args.out, (width, height))
     return 0
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     raise SystemExit(main(sys.argv[1:]))
