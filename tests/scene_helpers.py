@@ -84,6 +84,12 @@ def drawn(
                     w_key=draw(d_in, d_k), w_value=draw(d_in, d_v), query=query, precision=precision)
 
 
+def _read_back_scenario(seed: int, scene: str) -> Scenario:
+    from frame_reading import fresh_scenario_for  # the sweep's own draw (seeded): the same scenario every run
+
+    return fresh_scenario_for(seed, scene)
+
+
 def _whole(tokens: str, *, d_in: int, d_k: int, d_v: int, seed: int, query: int | None = None) -> Scenario:
     """Whole-number inputs shown with 0 decimals, as a lecturer picks them for a board."""
     rng = np.random.default_rng(seed)
@@ -118,6 +124,9 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "learned": lambda: preset("learned"),
     "learned-other": lambda: train_attention(5, steps=40, learning_rate=0.5).scenario(query=2),
     "rope-dog": lambda: preset("rope-dog"),  # the rope lecture's: d_k 4, two pairs to turn
+    # the read-back sweep's seed 27 (docs/readback.md): d_k 2 at 4 decimals, a query of −1.8501 and −0.0831, whose
+    # numbers ran into each other in RopePairs' columns of 1.45
+    "rope-wide": lambda: _read_back_scenario(27, "RopePairs"),
 }
 """Scenarios every scene is built with, by test id: 2 to 16 tokens, 0 to 4 decimals (one rounded), d_k/d_v from
 (1, 1) to (4, 2), and (2, 3), with long tokens and whole numbers, and a query hundreds of times longer than its
@@ -196,7 +205,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "LearnedPipeline": ("learned", "learned-other", "two", "five-whole", "twelve"),
     # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
     "OrderBlind": ("rope-dog", "two", "twelve"),
-    "RopePairs": ("rope-dog", "two", "twelve"),  # one pair (d_k 2) and two; its table is the query's alone
+    "RopePairs": ("rope-dog", "two", "twelve", "rope-wide"),  # one pair (d_k 2) and two; its table is the query's alone
     "ClockHands": ("rope-dog", "two", "twelve"),  # one plane (d_k 2) and two; the key before the query (the ninth)
     "RopeScores": ("rope-dog", "two", "twelve"),
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)

@@ -17,6 +17,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, LaggedStart, MathTex, Re
 from attention_math import Scenario, rope_attention
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
+from scenes.kit.heatmap import text_width
 from scenes.kit.layout import BOTTOM, TOP
 from scenes.kit.palette import INK, KEY, MUTED, QUERY
 from scenes.kit.text import text
@@ -25,7 +26,9 @@ from scenes.rope import turnable
 __all__ = ["RopePairs"]
 
 SIZE = 30  # the table's numbers and labels
-COLUMN = 1.45  # the width of a dimension's column
+COLUMN = 1.45  # the width of a dimension's column, while its numbers leave TIGHTEST between them
+TIGHTEST = 0.2
+COLUMN_GAP = 0.4  # between the widest numbers, in the columns made wider for them
 PAIR_GAP = 0.45  # between two pairs
 ROW = 0.7  # between the table's rows
 LABELS = 3.0  # the row labels' column
@@ -65,9 +68,13 @@ class RopePairs(ExplainerScene):
     def _layout(self) -> None:
         """Columns (a gap between pairs), rows; the bands the numbers stand in."""
         d_k, q = self.scenario.d_k, self.scenario.query
-        width = LABELS + d_k * COLUMN + (d_k // 2 - 1) * PAIR_GAP
+        widest = max(text_width(self.text_for(value("rope", field, q, c)), SIZE)
+                     for field in ("queries", "rotated_queries") for c in range(d_k))
+        # 4 decimals of a large query need more than 1.45 (−1.8501 −0.0831 ran into each other)
+        self.column = column = COLUMN if widest + TIGHTEST <= COLUMN else widest + COLUMN_GAP
+        width = LABELS + d_k * column + (d_k // 2 - 1) * PAIR_GAP
         left = -width / 2 + LABELS
-        self.columns_x = [left + (c + 0.5) * COLUMN + (c // 2) * PAIR_GAP for c in range(d_k)]
+        self.columns_x = [left + (c + 0.5) * column + (c // 2) * PAIR_GAP for c in range(d_k)]
         top = TOP - 1.4
         self.rows_y = {name: top - k * ROW for k, name in enumerate(ROWS)}
         height = ROW * len(ROWS)
@@ -76,8 +83,8 @@ class RopePairs(ExplainerScene):
         def extent(x: float, w: float, y: float, h: float) -> Rectangle:
             return Rectangle(width=w, height=h, stroke_width=0, fill_opacity=0).move_to((x, y, 0))
 
-        dims = {c: extent(x, COLUMN, middle, height) for c, x in enumerate(self.columns_x)}
-        pairs = {i: extent((self.columns_x[2 * i] + self.columns_x[2 * i + 1]) / 2, 2 * COLUMN, middle, height)
+        dims = {c: extent(x, column, middle, height) for c, x in enumerate(self.columns_x)}
+        pairs = {i: extent((self.columns_x[2 * i] + self.columns_x[2 * i + 1]) / 2, 2 * column, middle, height)
                  for i in range(d_k // 2)}
         region = [*dims.values()]
         self.add(*region, *pairs.values())  # they draw nothing: the bands' marks, on screen for the checks
@@ -102,7 +109,7 @@ class RopePairs(ExplainerScene):
         return VGroup(*numbers)
 
     def _label(self, content: VMobject, name: str) -> VMobject:
-        return content.move_to((0, self.rows_y[name], 0)).align_to((self.columns_x[0] - COLUMN / 2 - 0.3, 0, 0),
+        return content.move_to((0, self.rows_y[name], 0)).align_to((self.columns_x[0] - self.column / 2 - 0.3, 0, 0),
                                                                      RIGHT)
 
     def _pair_xs(self) -> list[float]:
@@ -115,7 +122,7 @@ class RopePairs(ExplainerScene):
         heads = VGroup(*(self.label("{}", position(c, "d_k"), size=SIZE - 4, color=MUTED).move_to(
             (x, self.rows_y["query"] + 0.55, 0)) for c, x in enumerate(self.columns_x)))
         dimension = text("dimension", size=SIZE - 6, color=MUTED).move_to((0, heads.get_y(), 0)).align_to(
-            (self.columns_x[0] - COLUMN / 2 - 0.3, 0, 0), RIGHT)
+            (self.columns_x[0] - self.column / 2 - 0.3, 0, 0), RIGHT)
         numbers = [self.number("rope", "queries", q, c, size=SIZE, color=QUERY) for c in range(d_k)]
         self.table = {"query": self._row("query", numbers, self.columns_x)}
         braces = VGroup()
