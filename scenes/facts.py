@@ -177,6 +177,7 @@ BAND_KINDS: dict[str, str] = {
     "route": "generation with the cache (0) or without one (1): its chart (what the cache saves)",
     "config": "a published model's configuration (the cache's memory): its row, its bars",
     "tile": "a tile of keys in the online softmax (FlashAttention): its running maximum, rescale, sum and output",
+    "end": "an end of a colour scale (a legend): 0 its low end, left of the bar; 1 its high end, right of it",
     "field": "a quantity (a column of a table, a legend's entry, a panel of one matrix): its numbers, keyed by "
              "``quantity(fact)`` (``\"online.maxima\"``); several quantities may share one band",
 }

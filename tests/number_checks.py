@@ -1100,6 +1100,8 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
 def _indexed_things(source: str, field: str, index: tuple[int, ...],
                     derived: dict[str, tuple[Any, int]]) -> list[tuple[str, Any]]:
     """The token, key, dimension, head, step, tile or pair the index of a derived field names."""
+    if source.endswith("extremes") and len(index) == 1:  # a colour scale's low (0) or high (1) end
+        return [("end", index[0])]
     if source in MEMORY_SOURCES:  # a published model's number belongs to its row (its config's)
         return [("config", MEMORY_SOURCES[source])]
     if source in COST_SOURCES:  # a step's count belongs to its step (the token it generates, that step's query)

@@ -76,6 +76,9 @@ K and V caches swapped KVCacheSteps fills its K cache with the values and its V 
 scaled scores first    LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"
 θ in the angle row     RopePairs writes each pair's θ_i in the row of the angles m·θ_i, and back
 max and sum swapped    OnlineSoftmax lays its running sums out in the max column and its maxima in the sum column
+legend ends swapped    CausalMask's legends put the scale's high end left of the bar, its low end right of it
+rope legend ends       RopeScores' legends do the same (true numbers, each on the other end's side)
+swapped
 dropout under masked   AttentionDropout's row table fills its "masked" column with the dropout weights, and back
 masked under no mask   CausalMask's row table fills its "no mask" column with the masked weights, and back
 heads joined in        MultiHead joins the heads' z last head first (concat's slot c shows the other end's head)
@@ -94,7 +97,7 @@ typed into a cache     KVCacheSteps' last beat does the same to a number of its 
 weight
 =====================  =========================================================================
 
-The last eighteen are true numbers with another meaning: in another quantity's column (the table's heads as
+The last twenty are true numbers with another meaning: in another quantity's column (the table's heads as
 the scene registered them, ``scene.fields``), a joined row in another order (``scenes.kit.composite``), a
 position past the last (``position(j, of=kind)`` checked to exist), a caption's number of another token than
 its clause names (``scene.quote``), digits a Transform put on screen (``transformed_numbers``).
@@ -593,6 +596,18 @@ def _key_in_query_cells(monkeypatch: pytest.MonkeyPatch) -> None:
 # last, a caption that ties a number to the other token, digits typed in through a Transform ------------------
 
 
+def _legend_ends_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every legend puts its high end left of the bar and its low end right of it (true numbers, swapped)."""
+    heatmap = importlib.import_module("scenes.kit.heatmap")
+    ends = heatmap.Legend.ends
+
+    def planted(self: Any, low: Any, high: Any) -> tuple[Any, Any]:
+        high_placed, low_placed = ends(self, high, low)
+        return low_placed, high_placed
+
+    monkeypatch.setattr(heatmap.Legend, "ends", planted)
+
+
 def _max_and_sum_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     """OnlineSoftmax lays out its running sums in the max column, and its maxima in the sum column."""
     cls = importlib.import_module("scenes.flash_attention.online_softmax").OnlineSoftmax
@@ -863,6 +878,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "another head size": (("scenes.flash_attention.tiled_traffic", "TiledTraffic"), _another_head_size),
     # true numbers with another meaning
     "max and sum swapped": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _max_and_sum_swapped),
+    "legend ends swapped": (("scenes.self_attention.causal_mask", "CausalMask"), _legend_ends_swapped),
+    "rope legend ends swapped": (("scenes.rope.rope_scores", "RopeScores"), _legend_ends_swapped),
     "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
     "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
     "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
@@ -974,6 +991,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "another head size": ("2-tokens-3-decimals",),
     # true numbers with another meaning, in lectures 6 to 11 and the learned one
     "max and sum swapped": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
+    "legend ends swapped": ("5-tokens-0-decimals",),
+    "rope legend ends swapped": ("rope-dog",),
     "dropout under masked": ("masked-dog", "2-tokens-first"),
     "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),

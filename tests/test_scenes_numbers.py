@@ -639,7 +639,8 @@ def test_belongs_to_reads_the_thing_from_the_fact_alone() -> None:
     assert belongs_to(query_number(), q, derived) == [("query", q)]
     for unplaced in (size("d_k"), position(0, "layer")):
         assert belongs_to(unplaced, q, derived) == [], unplaced
-    for whole in (value("extremes", "weights", 0), value("step", "exp_sum"), value("saturation", "weights", 0, 1)):
+    assert belongs_to(value("extremes", "weights", 1), q, derived)[1:] == [("end", 1)]  # a legend's high end
+    for whole in (value("step", "exp_sum"), value("saturation", "weights", 0, 1)):
         assert belongs_to(whole, q, derived) == [("field", f"{canonical(whole, q)[0]}.{whole.field}")], whole
 
 

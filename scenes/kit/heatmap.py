@@ -418,6 +418,14 @@ class Legend(VGroup):
         self.add(self.bar, self.frame)
         self.low, self.high = self.ends(low, high)
         self.add(self.low, self.high)
+        # the scale's two sides, marks that draw nothing (within the legend's extent, moving with it): the low end's
+        # number stands left of the bar's middle, the high end's right of it (scene.columns("end", …))
+        middle, y = self.bar.get_center()[0], self.bar.get_center()[1]
+        left = self.bar.get_left()[0] - 0.12 - low.width  # the sides by the bar and the ends' sizes, not by where
+        right = self.bar.get_right()[0] + 0.12 + high.width  # the ends were put
+        self.sides = VGroup(*(Rectangle(width=max(b - a, 0.01), height=height, stroke_width=0, fill_opacity=0)
+                              .move_to(((a + b) / 2, y, 0)) for a, b in ((left, middle), (middle, right))))
+        self.add(self.sides)
 
     def ends(self, low: Text, high: Text) -> tuple[Text, Text]:
         """Place ``low`` left of the bar and ``high`` right of it; returns them."""
@@ -475,7 +483,9 @@ def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALL
     """The colour scale of a grid showing ``field``: its two ends, recorded, around a bar."""
     low = scene.number(ranges, field, 0, size=size, color=MUTED)
     high = scene.number(ranges, field, 1, size=size, color=MUTED)
-    return Legend(low, high, hue, width=0.9, height=0.2)
+    made = Legend(low, high, hue, width=0.9, height=0.2)
+    scene.columns("end", dict(enumerate(made.sides)), *made.sides)  # each end's number on its own side of the bar
+    return made
 
 
 def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int | None, str]], *, left: float,
