@@ -267,14 +267,14 @@ def _refuse(bundle: _Bundle, where: str, why: str, say: Say, status: int) -> Non
 def _scenario(entry: CourseEntry) -> Scenario:
     """The entry's scenario, as render's --preset, --scenario, --sentence, --seed and --query make it."""
     from attention_math import load_scenario, preset
-    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS
+    from scenes.registry import DEFAULT_LECTURE, lecture
 
     if entry.source == "scenario":
         scenario = load_scenario(entry.value or "")
     elif entry.source == "sentence":
         scenario = Scenario.from_sentence(entry.value or "", seed=entry.seed)
     else:
-        scenario = preset(entry.value or LECTURE_PRESETS[entry.lecture or DEFAULT_LECTURE])
+        scenario = preset(entry.value or lecture(entry.lecture or DEFAULT_LECTURE).preset)
     return scenario if entry.query is None else scenario.with_query(entry.query)
 
 

@@ -68,13 +68,13 @@ STILL_SIZE = (1600, 900)
 
 
 def _scenes() -> dict[str, str]:
-    from scenes.plan import LECTURES
+    from scenes.registry import lectures
 
-    return {name: module for lecture in LECTURES.values() for module, name in lecture}
+    return {name: module for lecture in lectures() for module, name in lecture.scenes}
 
 
 SCENES: dict[str, str] = _scenes()
-"""Every scene of every lecture (``scenes.plan.LECTURES``), by name: its module."""
+"""Every scene of every lecture (``scenes.registry.lectures()``), by name: its module."""
 
 
 def scene_class(name: str) -> Any:
@@ -166,12 +166,12 @@ def _heads_scenario(seed: int, accepts: Callable[[Scenario], object]) -> Scenari
 def fresh_scenario_for(seed: int, scene: str) -> Scenario:
     """The scenario scene ``scene`` is read with for ``seed``: a real model's head for the real-head lecture, several
     heads for the scenes that draw every head, else :func:`fresh_scenario` (0 to 4 decimals) that the scene accepts."""
-    from scenes.plan import ALL_HEADS, MODEL_LECTURE, lecture_of
+    from scenes.registry import lecture_of_scene
 
-    cls = scene_class(scene)
-    if lecture_of(scene) == MODEL_LECTURE:
+    cls, lecture = scene_class(scene), lecture_of_scene(scene)
+    if lecture.model:
         return _model_scenario(seed)
-    if scene in ALL_HEADS:
+    if scene in lecture.all_heads:
         return _heads_scenario(seed, cls.check_scenario)
     return fresh_scenario(seed, accepts=cls.check_scenario, precisions=(0, 4))
 

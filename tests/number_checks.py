@@ -46,10 +46,12 @@ from attention_math import (
 )
 from attention_math.alignment import alignment
 from attention_math.masking import attention_dropout
-from scenes import plan
+from scenes import inference, learned
 from scenes.facts import Fact, Named, Plotted, Relation, Shown
+from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.text import shorten_token
-from scenes.plan import FLASH_BLOCKS, LECTURES, MASKED_DROPOUT, lecture_of
+from scenes.masked import MASKED_DROPOUT
+from scenes.registry import lecture_of_scene
 
 __all__ = [
     "BELONGS",
@@ -454,11 +456,11 @@ the Hugging Face Hub, not from attention_math.PUBLISHED_CONFIGS)."""
 class _Memory:
     """The KV cache of published model ``k`` (0-based), counted here from its config.json: a key and a value per
     layer and key/value head, ``hidden_size / num_attention_heads`` numbers each; KiB a token, GiB for the lecture's
-    long context (``plan.CACHE_CONTEXT``)."""
+    long context (``scenes.inference.CACHE_CONTEXT``)."""
 
     def __init__(self, k: int) -> None:
         self.layers, heads, self.kv_heads, hidden, self.bytes_per_number = PUBLISHED_CONFIG_JSON[k]
-        self.key_and_value, self.d_head, self.context_tokens = 2, hidden // heads, plan.CACHE_CONTEXT
+        self.key_and_value, self.d_head, self.context_tokens = 2, hidden // heads, inference.CACHE_CONTEXT
         per_token = 2 * self.layers * self.kv_heads * self.d_head * self.bytes_per_number
         self.kib_per_token = per_token / 1024
         self.gib_context = per_token * self.context_tokens / 1024**3
@@ -478,7 +480,7 @@ def _run(seed: int, steps: int, learning_rate: float) -> TrainingTrace:
 def _training() -> TrainingTrace:
     """The learned lecture's training run, trained here again from its settings (read when derived, as the scenes
     read them when set up: a test may change them); the same for every scenario."""
-    return _run(*plan.LEARNED_TRAINING)
+    return _run(*learned.LEARNED_TRAINING)
 
 
 class _Online:
@@ -658,8 +660,7 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
             raise ValueError(f"the scenario has no size {fact.field!r}")
         return str(int(getattr(scenario, fact.field))), None
     if fact.source == "lecture":
-        names = [name for _, name in LECTURES[lecture_of(fact.field)]]
-        return str(names.index(fact.field) + 1), None
+        return str(lecture_of_scene(fact.field).scene_names.index(fact.field) + 1), None
     if fact.source not in derived:
         raise ValueError(f"unknown source {fact.source!r} (the tests derive {', '.join(sorted(derived))})")
     precision = derived[fact.source][1]

@@ -61,7 +61,7 @@ from attention_math import DEFAULT_PRESET, Scenario, preset, train_attention
 from attention_math.scenario import ModelChoice
 from scenes.base import AFTER_PLAY_HOOKS, Bands, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
 from scenes.kit.layout import BOTTOM
-from scenes.lecture import LECTURES
+from scenes.registry import lectures
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -262,7 +262,7 @@ def scenarios_of(scene: str, chosen: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for s in chosen if s in picked)
 
 
-SCENES: tuple[tuple[str, str], ...] = tuple(scene for lecture in LECTURES.values() for scene in lecture)
+SCENES: tuple[tuple[str, str], ...] = tuple(scene for lecture in lectures() for scene in lecture.scenes)
 """(module, class) of every scene under test, every lecture's in lecture order."""
 
 

@@ -20,7 +20,8 @@ from attention_explainer import cli
 from attention_explainer.bundle import BundleSettings, lecture_specs, scene_key
 from attention_math import Scenario, ScenarioError, load_scenario, minilm, scenario_from_mapping, scenario_to_toml
 from attention_math.scenario import ModelChoice
-from scenes.plan import MODEL_LECTURE, scene_view
+from scenes.plan import scene_view
+from scenes.registry import model_lecture
 
 if minilm.missing_model_parts():
     pytest.skip("the model extra is not installed", allow_module_level=True)
@@ -93,7 +94,7 @@ def test_a_bad_model_table_names_its_field(data: dict[str, object], message: str
 
 
 def test_the_clip_keys_hold_the_model_sentence_layer_and_head() -> None:
-    settings, specs = BundleSettings(), lecture_specs(MODEL_LECTURE)
+    settings, specs = BundleSettings(), lecture_specs(model_lecture())
     base = _model()
     others = [_model(layer=4), _model(head=5), _model(sentence="The dog chased the cat.")]
     for spec in specs:
@@ -132,7 +133,7 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
         (("--model", "minilm", "--sentence", "word " * 600), "sentence: expected at most 512 tokens"),
         (("--model", "minilm", "--sentence", DOG, "--lecture", "self-attention"),
          "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
-        (("--lecture", MODEL_LECTURE), "model: these scenes show a real model's head; give --model minilm"),
+        (("--lecture", model_lecture()), "model: these scenes show a real model's head; give --model minilm"),
         (("--model", "minilm", "--sentence", DOG, "--precision", "3"),
          "precision: the real-head scenes draw 0 to 2 decimals (a model's numbers are rounded either way), "
          "this scenario asks for 3"),
