@@ -523,6 +523,8 @@ def found_in(box: NumberBox, read: str) -> tuple[str, ...]:
     plain = "".join("-" if c in DASHES else c for c in read)
     if alone(box):
         whole = re.sub(r"\s+", "", plain)
+        if not whitelisted(box):  # a lone digit, read without the whitelist: what it would have kept (a neighbour's
+            whole = re.sub(r"[^0-9-]", "", whole)  # dot or comma in the margin read as "4," is no part of it)
         return (whole.replace("-", "−"),)
     if any("∞" in drawn for drawn in box.drawn):
         plain = MINUS_APART.sub("-∞", INFINITY.sub("∞", plain))
