@@ -165,11 +165,15 @@ def _heads_scenario(seed: int, accepts: Callable[[Scenario], object]) -> Scenari
 
 
 def fresh_scenario_for(seed: int, scene: str) -> Scenario:
-    """The scenario scene ``scene`` is read with for ``seed``: a real model's head for the real-head lecture, several
-    heads for the scenes that draw every head, else :func:`fresh_scenario` (0 to 4 decimals) that the scene accepts."""
-    from scenes.plan import ALL_HEADS, MODEL_LECTURE, lecture_of
+    """The scenario scene ``scene`` is read with for ``seed``: its lecture's preset for a scene that shows its own
+    numbers whatever the scenario (``OWN_PRESET``), a real model's head for the real-head lecture, several heads for
+    the scenes that draw every head, else :func:`fresh_scenario` (0 to 4 decimals) that the scene accepts."""
+    from attention_math import preset
+    from scenes.plan import ALL_HEADS, LECTURE_PRESETS, MODEL_LECTURE, OWN_PRESET, lecture_of
 
     cls = scene_class(scene)
+    if scene in OWN_PRESET:  # it draws the same whatever the scenario (its positions count its own matrices)
+        return preset(LECTURE_PRESETS[lecture_of(scene)])
     if lecture_of(scene) == MODEL_LECTURE:
         return _model_scenario(seed)
     if scene in ALL_HEADS:
