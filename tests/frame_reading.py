@@ -535,7 +535,8 @@ def found_in(box: NumberBox, read: str) -> tuple[str, ...]:
     return tuple(numbers_in(plain, box.tokens))
 
 
-def read_boxes(pixels: np.ndarray, boxes: Sequence[NumberBox], enlarge: float = ENLARGE) -> list[tuple[str, np.ndarray]]:
+def read_boxes(pixels: np.ndarray, boxes: Sequence[NumberBox],
+               enlarge: float = ENLARGE) -> list[tuple[str, np.ndarray]]:
     """What Tesseract reads in each box of the frame's ``pixels`` at scale ``enlarge``, and the crop it read: numbers
     alone with the whitelist of digits (in one run), the others without (in another)."""
     crops = [normalised(pixels, box.box, box.turns, enlarge=enlarge) for box in boxes]
