@@ -95,6 +95,18 @@ def expected_text(value: float, precision: int) -> str:
     return "−" + digits if rounded < 0 else digits
 
 
+class _OwnEnds:
+    """A field's own smallest and largest finite entry, as a legend that is not widened writes them."""
+
+    def __init__(self, trace: Any) -> None:
+        self._trace = trace
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        matrix = np.asarray(getattr(self._trace, name), dtype=float)
+        finite = matrix[np.isfinite(matrix)]
+        return np.array([finite.min(), finite.max()])
+
+
 class _Ranges:
     """The ends of each heat map's colour scale, as its legend writes them: the matrix's smallest and
     largest finite entry, widened about their middle to a least span where they are closer: 1 for
@@ -564,6 +576,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # scale at one decimal, its seed whole)
     "causal_query_step": lambda s: (_causal(s).query_step(s.query), s.precision),
     "dropout": lambda s: (attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED), s.precision),
+    # the dropout legend's ends: the smallest and largest finite weight after dropout, by plain numpy
+    "dropout_ends": lambda s: (_OwnEnds(attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED)),
+                               s.precision),
     "dropout_rate": lambda s: (attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED), 1),
     "dropout_seed": lambda s: (attention_dropout(_causal(s).weights, DROPOUT_P, seed=DROPOUT_SEED), 0),
     # scene 1 shows its own preset: raw dot products (X plays every role), then W_K's keys
@@ -1101,7 +1116,7 @@ def belongs_to(fact: Fact, query: int, derived: dict[str, tuple[Any, int]]) -> l
 def _indexed_things(source: str, field: str, index: tuple[int, ...],
                     derived: dict[str, tuple[Any, int]]) -> list[tuple[str, Any]]:
     """The token, key, dimension, head, step, tile or pair the index of a derived field names."""
-    if source.endswith("extremes") and len(index) == 1:  # a colour scale's low (0) or high (1) end
+    if source.endswith(("extremes", "_ends")) and len(index) == 1:  # a colour scale's low (0) or high (1) end
         return [("end", index[0])]
     if source in MEMORY_SOURCES:  # a published model's number belongs to its row (its config's)
         return [("config", MEMORY_SOURCES[source])]

@@ -79,6 +79,10 @@ max and sum swapped    OnlineSoftmax lays its running sums out in the max column
 legend ends swapped    CausalMask's legends put the scale's high end left of the bar, its low end right of it
 rope legend ends       RopeScores' legends do the same (true numbers, each on the other end's side)
 swapped
+real legend ends       RealProjection's three colour scales (W_Q, W_K, W_V) do the same
+swapped
+dropout legend ends    AttentionDropout's legend after dropout draws its largest kept weight at the low end, 0 at
+swapped                the high end
 dropout under masked   AttentionDropout's row table fills its "masked" column with the dropout weights, and back
 masked under no mask   CausalMask's row table fills its "no mask" column with the masked weights, and back
 heads joined in        MultiHead joins the heads' z last head first (concat's slot c shows the other end's head)
@@ -97,7 +101,7 @@ typed into a cache     KVCacheSteps' last beat does the same to a number of its 
 weight
 =====================  =========================================================================
 
-The last twenty are true numbers with another meaning: in another quantity's column (the table's heads as
+The last twenty-three are true numbers with another meaning: in another quantity's column (the table's heads as
 the scene registered them, ``scene.fields``), a joined row in another order (``scenes.kit.composite``), a
 position past the last (``position(j, of=kind)`` checked to exist), a caption's number of another token than
 its clause names (``scene.quote``), digits a Transform put on screen (``transformed_numbers``).
@@ -608,6 +612,18 @@ def _legend_ends_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(heatmap.Legend, "ends", planted)
 
 
+def _dropout_legend_ends_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AttentionDropout's legend after dropout is drawn with its largest kept weight at the low end and 0 at the high
+    end (true numbers, each on the other's side; its first legend, before dropout, is right)."""
+    dropout = importlib.import_module("scenes.masked.dropout")
+    ends_legend = dropout.ends_legend
+
+    def planted(scene: Any, low: Any, high: Any, hue: str, **options: Any) -> Any:
+        return ends_legend(scene, high, low, hue, **options)
+
+    monkeypatch.setattr(dropout, "ends_legend", planted)
+
+
 def _max_and_sum_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     """OnlineSoftmax lays out its running sums in the max column, and its maxima in the sum column."""
     cls = importlib.import_module("scenes.flash_attention.online_softmax").OnlineSoftmax
@@ -880,6 +896,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "max and sum swapped": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _max_and_sum_swapped),
     "legend ends swapped": (("scenes.self_attention.causal_mask", "CausalMask"), _legend_ends_swapped),
     "rope legend ends swapped": (("scenes.rope.rope_scores", "RopeScores"), _legend_ends_swapped),
+    "real legend ends swapped": (("scenes.real_head.projection", "RealProjection"), _legend_ends_swapped),
+    "dropout legend ends swapped": (("scenes.masked.dropout", "AttentionDropout"), _dropout_legend_ends_swapped),
     "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
     "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
     "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
@@ -993,6 +1011,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "max and sum swapped": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "legend ends swapped": ("5-tokens-0-decimals",),
     "rope legend ends swapped": ("rope-dog",),
+    "real legend ends swapped": ("minilm-eight",),
+    "dropout legend ends swapped": ("masked-dog",),
     "dropout under masked": ("masked-dog", "2-tokens-first"),
     "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
