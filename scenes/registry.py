@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -31,7 +31,9 @@ __all__ = [
     "DEFAULT_LECTURE",
     "GROUP",
     "Lecture",
+    "LectureChecks",
     "LectureError",
+    "PlantedFault",
     "check_lectures",
     "lecture",
     "lecture_names",
@@ -94,8 +96,12 @@ class Lecture:
         What its bench bundle needs besides ``--lecture`` (a model, a sentence).
     storyboard, stills
         Its storyboard (``docs/lectures/<name>.md``) and its folder of stills, from the repository's root.
-    checks, mutations
-        ``"module:attribute"`` of its number checks and planted faults, where it declares them.
+    position_kinds, band_kinds
+        Kinds of thing of its own beyond ``scenes.facts.POSITION_KINDS`` and ``BAND_KINDS`` (a latent dimension),
+        each with what it is: its scenes may number them (``position(j, of=kind)``) and register bands of them.
+    checks
+        ``"module:attribute"`` of its :class:`LectureChecks` (its number proof and planted faults), where it
+        declares them; the project's tests read them (``None``: the project's own tests hold its checks).
 
     Examples
     --------
@@ -119,8 +125,9 @@ class Lecture:
     bench_flags: tuple[str, ...] = ()
     storyboard: str | None = None
     stills: str | None = None
+    position_kinds: Mapping[str, str] = field(default_factory=dict)
+    band_kinds: Mapping[str, str] = field(default_factory=dict)
     checks: str | None = None
-    mutations: str | None = None
 
     @property
     def scene_names(self) -> tuple[str, ...]:
@@ -134,6 +141,85 @@ class Lecture:
     def load_steps(self) -> Any:
         """Its handout and notebook, imported now (a ``LectureSteps``)."""
         return load(self.steps)
+
+    def load_checks(self) -> LectureChecks | None:
+        """Its number proof, imported now; ``None`` where it declares none."""
+        if self.checks is None:
+            return None
+        found = load(self.checks)
+        if not isinstance(found, LectureChecks):
+            kind = type(found).__name__
+            raise LectureError(f"lecture {self.name!r}: its checks are a {kind}, not a scenes.registry.LectureChecks")
+        return found
+
+
+@dataclass(frozen=True, eq=False)
+class PlantedFault:
+    """A wrong number planted in one of a lecture's scenes: the number checks must fail where it is planted.
+
+    Attributes
+    ----------
+    name
+        What is wrong, in a few words ("legend ends swapped"); unique across lectures.
+    scene
+        The scene class it is planted in (one of the lecture's).
+    plant
+        Called with pytest's ``monkeypatch`` before the scene is built: changes how the scene gets, formats,
+        places or says a number (never the core).
+    scenarios
+        The test scenarios (names of :attr:`LectureChecks.scenarios`) the fault is tried with.
+    """
+
+    name: str
+    scene: str
+    plant: Callable[[Any], None]
+    scenarios: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class LectureChecks:
+    """A lecture's number proof, declared in its folder beside its scenes (``Lecture.checks``).
+
+    Every number a scene shows is a fact ``(source, field, index)``; the tests derive each source from the
+    scenario alone, through these, and compare.
+
+    Attributes
+    ----------
+    derived
+        Each source the lecture's scenes register → a function of the scenario giving ``(result, decimals)``:
+        the core's result computed here, never taken from the scene.
+    belongs
+        Each source → each field → what each of its indexes names (``("head", "query", "key")``: see
+        ``scenes.facts.BAND_KINDS``): a number must stand in the bands of those.
+    positions
+        Position kinds of its own (``"latent_head"``) → how many the scenario has.
+    scenarios
+        Its test scenarios by name (several sizes, one nobody has seen): every scene is built with each,
+        unless :attr:`scene_scenarios` names fewer.
+    scene_scenarios
+        A scene → the names of :attr:`scenarios` it is built with.
+    faults
+        Its planted faults.
+
+    Examples
+    --------
+    >>> from attention_math import preset
+    >>> checks = LectureChecks(derived={"trace": lambda s: (s.trace(), s.precision)},
+    ...                        scenarios={"dog": lambda: preset("dog-chased-ball")})
+    >>> checks.scenarios_of("Toy")
+    ('dog',)
+    """
+
+    derived: Mapping[str, Callable[[Any], tuple[Any, int]]]
+    belongs: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    positions: Mapping[str, Callable[[Any], int]] = field(default_factory=dict)
+    scenarios: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
+    scene_scenarios: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    faults: tuple[PlantedFault, ...] = ()
+
+    def scenarios_of(self, scene: str) -> tuple[str, ...]:
+        """The test scenarios scene ``scene`` is built with."""
+        return tuple(self.scene_scenarios.get(scene, tuple(self.scenarios)))
 
 
 def load(reference: str) -> Any:

@@ -51,7 +51,7 @@ from scenes.facts import Fact, Named, Plotted, Relation, Shown
 from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.text import shorten_token
 from scenes.masked import MASKED_DROPOUT
-from scenes.registry import lecture_of_scene
+from scenes.registry import LectureChecks, lecture_of_scene, lectures
 
 __all__ = [
     "BELONGS",
@@ -66,6 +66,7 @@ __all__ = [
     "expected_for",
     "expected_text",
     "is_shortened",
+    "lecture_checks",
     "masked_row",
     "numbers_in",
     "place_problems",
@@ -696,6 +697,8 @@ def position_count(kind: str, scenario: Scenario, derived: dict[str, tuple[Any, 
         "tile": lambda: -(-scenario.n_tokens // FLASH_BLOCKS[0]),
         "block": lambda: -(-scenario.n_tokens // min(FLASH_BLOCKS)),
     }
+    for checks in lecture_checks():
+        counts.update({name: (lambda count=count: count(scenario)) for name, count in checks.positions.items()})
     if kind not in counts:
         raise ValueError(f"a position of an unknown kind {kind!r}")
     return counts[kind]()
@@ -740,8 +743,34 @@ def plotted_problems(plotted: Iterable[Plotted], scenario: Scenario, tolerance: 
     return problems
 
 
+@cache
+def lecture_checks() -> tuple[LectureChecks, ...]:
+    """The number proofs the lectures declare in their folders (``Lecture.checks``), a source of each named once:
+    a lecture deriving a source the project's tests (or another lecture) derive is refused."""
+    found, names = [], set(DERIVED)
+    for item in lectures():
+        checks = item.load_checks()
+        if checks is None:
+            continue
+        taken = names & set(checks.derived)
+        if taken:
+            raise ValueError(f"lecture {item.name!r} derives {', '.join(sorted(taken))}, derived already")
+        names |= set(checks.derived)
+        found.append(checks)
+    return tuple(found)
+
+
 def derive_all(scenario: Scenario) -> dict[str, tuple[Any, int]]:
-    return {name: make(scenario) for name, make in DERIVED.items()}
+    sources = {**DERIVED, **{name: make for checks in lecture_checks() for name, make in checks.derived.items()}}
+    return {name: make(scenario) for name, make in sources.items()}
+
+
+def _lecture_belongs(source: str) -> dict[str, tuple[str, ...]] | None:
+    """What each index of each field of ``source`` names, where a lecture's own checks say (else ``None``)."""
+    for checks in lecture_checks():
+        if source in checks.belongs:
+            return dict(checks.belongs[source])
+    return None
 
 
 STEP_TO_TRACE = {"query": "queries", "scores": "scores", "scaled_scores": "scaled_scores", "weights": "weights",
@@ -1143,6 +1172,8 @@ def _indexed_things(source: str, field: str, index: tuple[int, ...],
         kinds = ONLINE_BELONGS.get(field, ())
     elif source.startswith("training"):
         kinds = TRAINING_BELONGS.get(field, ())
+    elif (own := _lecture_belongs(source)) is not None:
+        kinds = own.get(field, ())
     else:
         return []
     things: list[tuple[str, Any]] = []

@@ -200,3 +200,22 @@ def test_the_scan_sees_a_scene_named_in_code(tmp_path: Path, monkeypatch: pytest
     planted.write_text('"""Scores in a docstring is fine."""\n# so is Scores in a comment\n'
                        'COST = {"Scores": 1.0}\nfrom scenes.self_attention.scores import Scores\n', encoding="utf-8")
     assert sorted(named_in_code(planted, {"Scores"})) == ["plan.py:3: Scores", "plan.py:4: Scores"]
+
+
+def test_checks_that_are_no_lecture_checks_are_one_clear_error() -> None:
+    toy = Lecture(name="toy", title="A toy", scenes=(("toy.scenes", "Toy"),), preset="raw-dot-product",
+                  shows={"Toy": frozenset()}, cost={}, steps="toy.handout:STEPS", checks="scenes.registry:GROUP")
+    with pytest.raises(LectureError, match="lecture 'toy': its checks are a str, not a scenes.registry.LectureChecks"):
+        toy.load_checks()
+
+
+def test_a_lecture_declares_kinds_of_its_own_that_its_facts_may_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scenes.facts import position
+
+    toy = Lecture(name="toy", title="A toy", scenes=(("toy.scenes", "Toy"),), preset="raw-dot-product",
+                  shows={"Toy": frozenset()}, cost={}, steps="toy.handout:STEPS",
+                  position_kinds={"expert": "an expert of a mixture"})
+    with pytest.raises(ValueError, match="of: expected one of token, "):
+        position(0, of="expert")
+    monkeypatch.setattr("scenes.facts.lectures", lambda: (*lectures(), toy))
+    assert position(2, of="expert").index == (2,)

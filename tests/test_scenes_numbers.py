@@ -49,7 +49,7 @@ from scene_helpers import (
 from attention_math import Scenario, preset, scaling_spread
 from scenes import flash_attention, learned
 from scenes.base import ExplainerScene, Shown
-from scenes.facts import BAND_KINDS, Fact, position, query_number, size, value
+from scenes.facts import Fact, known_kinds, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import HeatGrid
 from scenes.kit.text import text
@@ -609,7 +609,7 @@ def test_at_its_inputs_precision_the_projection_adds_up_exactly(scene_builds, sc
 
 def test_every_kind_a_field_names_is_one_a_scene_can_register() -> None:
     named = {kind for kinds in (*BELONGS.values(), *SCALING_BELONGS.values()) for kind in kinds} | {"head"}
-    assert named <= set(BAND_KINDS), named - set(BAND_KINDS)
+    assert named <= set(known_kinds("band")), named - set(known_kinds("band"))
 
 
 def test_belongs_to_reads_the_thing_from_the_fact_alone() -> None:
