@@ -38,6 +38,7 @@ from attention_math import Scenario, scenario_to_toml
 
 from .fingerprint import code_version
 from .forkserver import ForkedRender, ForkServer, start_early, start_fork_server
+from .hooks import HOLD_AT, HOLD_FILE, PROGRESS, hold
 from .interrupts import received, stop_meant_by
 from .media import contact_sheet, join_videos, last_frame, probe
 from .outputs.handout import handout_files, handout_names
@@ -48,9 +49,9 @@ from .outputs.pptx import pptx_key, stage_pptx
 from .outputs.slides import deck_key, reveal_package, stage_deck
 from .outputs.subtitles import to_webvtt
 from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec, json_hash, scenes_folder, work_folder
-from .runner import HOLD_AT, HOLD_FILE, PROGRESS, hold, still_path
 from .schedule import start_order
 from .staging import Staging
+from .still_hooks import still_path
 
 __all__ = [
     "CAPTIONS",
