@@ -264,7 +264,9 @@ def test_the_runners_own_usage_errors(tmp_path: Path) -> None:
 @pytest.mark.render
 def test_the_bundle_follows_each_scene_through_the_runner(tmp_path: Path) -> None:
     """The bundle starts the runner, not bare manim, and reads its progress lines (no environment switch)."""
-    from attention_explainer.bundle import BundleSettings, build_bundle, select_scenes
+    from attention_explainer.bundle import build_bundle
+    from attention_explainer.plan import BundleSettings
+    from attention_explainer.selection import select_scenes
     from attention_math import Scenario
 
     seen: list[tuple[str, int, str]] = []
