@@ -48,7 +48,7 @@ def slug(title: str) -> str:
 def default_out_dir(scenario: Scenario, root: Path | None = None, lecture: str | None = None) -> Path:
     """``media/<scenario-slug>/`` under ``root`` (default: the working folder); another lecture than
     the default adds its name, ``media/<scenario-slug>-multi-head/``."""
-    from scenes.plan import DEFAULT_LECTURE
+    from scenes.registry import DEFAULT_LECTURE
 
     suffix = "" if lecture in (None, DEFAULT_LECTURE) else f"-{lecture}"
     return (root or Path.cwd()) / "media" / (slug(scenario.title) + suffix)

@@ -79,6 +79,6 @@ def expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleS
     old = old_scenes.get(spec.name, {})
     if isinstance(old.get("render_s"), (int, float)) and old.get("quality") == settings.quality:
         return float(old["render_s"])
-    from scenes.plan import RENDER_COST
+    from scenes.registry import render_cost
 
-    return RENDER_COST["l" if settings.quality == "l" else "h"].get(spec.name, 1.0)
+    return render_cost(spec.name, settings.quality)

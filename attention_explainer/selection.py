@@ -11,14 +11,16 @@ __all__ = ["SCENES", "lecture_specs", "select_scenes"]
 
 def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
     """The scenes of a lecture (``--lecture``; default self-attention), numbered from 1."""
-    from scenes.plan import DEFAULT_LECTURE, LECTURES, OWN_PRESET
+    from scenes import registry
 
-    name = lecture or DEFAULT_LECTURE
-    if name not in LECTURES:
-        raise BundleError(f"--lecture: unknown lecture {name!r}; expected one of {', '.join(LECTURES)}", 2)
+    name = lecture or registry.DEFAULT_LECTURE
+    if name not in registry.lecture_names():
+        known = ", ".join(registry.lecture_names())
+        raise BundleError(f"--lecture: unknown lecture {name!r}; expected one of {known}", 2)
+    declared = registry.lecture(name)
     return tuple(
-        SceneSpec(number, scene, module, uses_scenario=scene not in OWN_PRESET)
-        for number, (module, scene) in enumerate(LECTURES[name], start=1)
+        SceneSpec(number, scene, module, uses_scenario=scene not in declared.own_preset)
+        for number, (module, scene) in enumerate(declared.scenes, start=1)
     )
 
 

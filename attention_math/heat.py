@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from ._core import AttentionTrace, FloatArray
 
-__all__ = ["SCORE_FIELDS", "WEIGHT_SHARE", "Extremes", "colour_scale", "least_span", "value_range"]
+__all__ = ["SCORE_FIELDS", "WEIGHT_SHARE", "Extremes", "Ranges", "colour_scale", "least_span", "value_range"]
 
 WEIGHT_SHARE = 0.5
 """A weight scale spans at least this share of the largest weight."""
@@ -156,3 +156,23 @@ class Extremes:
         bounds = (0.0, 1.0) if name == "weights" else (-math.inf, math.inf)
         return colour_scale(getattr(self.trace, name), least_span(self.trace, name), floor=bounds[0],
                             ceiling=bounds[1])
+
+
+@dataclass(frozen=True, eq=False)
+class Ranges:
+    """Each field's own smallest and largest finite entry (:func:`value_range`), by the field's name: a colour
+    scale that shows exactly the grid's range, not widened (:class:`Extremes` widens a narrow one).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> Ranges(SimpleNamespace(weights=[[0.0, -np.inf], [0.5, 1.25]])).weights  # dropout's: 0 to the largest kept
+    array([0.  , 1.25])
+    """
+
+    trace: object
+
+    def __getattr__(self, name: str) -> FloatArray:
+        if name.startswith("_"):  # copy, pickle and dataclass machinery ask for these
+            raise AttributeError(name)
+        return value_range(getattr(self.trace, name))

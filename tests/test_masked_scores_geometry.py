@@ -4,8 +4,8 @@ What the shared checks do not see: once the mask is on, every cell above the dia
 masked score is no colour of the grid's scale) and carries "−∞", never a number (where the cells
 carry numbers; else one "−∞" is written across the mask, inside it); the staircase covers exactly
 those cells; after the softmax they stay grey and read 0, the past cells take the weights' hue; the
-row's box sits on the row the lecture follows; its table's "−∞" and 0 stand on the lines of the keys
-after its token.
+row's box sits on the row the lecture follows, and its outline never strikes through the one number written
+across the mask; its table's "−∞" and 0 stand on the lines of the keys after its token.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from frame_reading import fresh_scenario_for
 from manim import Polygon
 from manim.utils.color import ManimColor
 from number_checks import masked_row
@@ -29,7 +30,10 @@ from scenes.kit.palette import MUTED, WEIGHT
 pytestmark = pytest.mark.xdist_group("masked-scores-geometry")
 
 SCENE = ("scenes.masked.masked_scores", "MaskedScores")
-CASES = ("masked-dog", "two", "twelve")  # numbers in the cells (5 and 2 tokens), colours only (12)
+# numbers in the cells (5 and 2 tokens), colours only (12 tokens; 5 at 4 decimals, the box's row through the block)
+CASES = ("masked-dog", "two", "twelve", "five-at-four-decimals")
+COLOURS_ONLY = ("twelve", "five-at-four-decimals")
+CASE_SCENARIOS = {**SCENARIOS, "five-at-four-decimals": lambda: fresh_scenario_for(1120, "MaskedScores")}
 MASK_STEP, SOFTMAX_STEP = "A query may not read", "Every row the same way"
 
 Box = tuple[float, float, float, float]
@@ -77,7 +81,7 @@ class _Watch:
 def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario, list[_Look]]]:
     done = {}
     for case in CASES:
-        scenario, watch = SCENARIOS[case](), _Watch()
+        scenario, watch = CASE_SCENARIOS[case](), _Watch()
         build_watched(*SCENE, scenario, Path(tmp_path_factory.mktemp(case)), watch)
         done[case] = scenario, watch.looks
     return done
@@ -153,3 +157,18 @@ def test_the_box_is_on_the_row_followed(watched, case: str) -> None:
     for other in (r - 1, r + 1):
         if 0 <= other < scenario.n_tokens:
             assert not look.box[2] <= look.centres[other][0][1] <= look.box[3], f"the box holds row {other + 1} too"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_box_never_strikes_through_the_number_written_across_the_mask(watched, case: str) -> None:
+    _, looks = watched[case]
+    marks = 0
+    for look in _from(looks, MASK_STEP):
+        if look.cell_texts or look.box is None or look.mask is None:
+            continue
+        for content, box in look.texts:
+            if _inside(look.mask, np.array([(box[0] + box[1]) / 2, (box[2] + box[3]) / 2])):
+                marks += 1
+                assert box[3] <= look.box[2] or look.box[3] <= box[2], f"{look.step!r}: the box crosses {content!r}"
+    if case in COLOURS_ONLY:
+        assert marks, "no number written across the mask while the box is on"

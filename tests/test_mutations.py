@@ -79,6 +79,10 @@ max and sum swapped    OnlineSoftmax lays its running sums out in the max column
 legend ends swapped    CausalMask's legends put the scale's high end left of the bar, its low end right of it
 rope legend ends       RopeScores' legends do the same (true numbers, each on the other end's side)
 swapped
+real legend ends       RealProjection's three colour scales (W_Q, W_K, W_V) do the same
+swapped
+dropout legend ends    AttentionDropout's legend after dropout draws its largest kept weight at the low end, 0 at
+swapped                the high end
 dropout under masked   AttentionDropout's row table fills its "masked" column with the dropout weights, and back
 masked under no mask   CausalMask's row table fills its "no mask" column with the masked weights, and back
 heads joined in        MultiHead joins the heads' z last head first (concat's slot c shows the other end's head)
@@ -97,7 +101,7 @@ typed into a cache     KVCacheSteps' last beat does the same to a number of its 
 weight
 =====================  =========================================================================
 
-The last twenty are true numbers with another meaning: in another quantity's column (the table's heads as
+The last twenty-three are true numbers with another meaning: in another quantity's column (the table's heads as
 the scene registered them, ``scene.fields``), a joined row in another order (``scenes.kit.composite``), a
 position past the last (``position(j, of=kind)`` checked to exist), a caption's number of another token than
 its clause names (``scene.quote``), digits a Transform put on screen (``transformed_numbers``).
@@ -139,6 +143,7 @@ from scenes.base import ExplainerScene
 from scenes.facts import Fact
 from scenes.kit.bars import BarRows
 from scenes.kit.text import text
+from scenes.registry import lectures
 
 Plant = Callable[[pytest.MonkeyPatch], None]
 
@@ -608,6 +613,18 @@ def _legend_ends_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(heatmap.Legend, "ends", planted)
 
 
+def _dropout_legend_ends_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AttentionDropout's legend after dropout is drawn with its largest kept weight at the low end and 0 at the high
+    end (true numbers, each on the other's side; its first legend, before dropout, is right)."""
+    dropout = importlib.import_module("scenes.masked.dropout")
+    ends_legend = dropout.ends_legend
+
+    def planted(scene: Any, low: Any, high: Any, hue: str, **options: Any) -> Any:
+        return ends_legend(scene, high, low, hue, **options)
+
+    monkeypatch.setattr(dropout, "ends_legend", planted)
+
+
 def _max_and_sum_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     """OnlineSoftmax lays out its running sums in the max column, and its maxima in the sum column."""
     cls = importlib.import_module("scenes.flash_attention.online_softmax").OnlineSoftmax
@@ -880,6 +897,8 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "max and sum swapped": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _max_and_sum_swapped),
     "legend ends swapped": (("scenes.self_attention.causal_mask", "CausalMask"), _legend_ends_swapped),
     "rope legend ends swapped": (("scenes.rope.rope_scores", "RopeScores"), _legend_ends_swapped),
+    "real legend ends swapped": (("scenes.real_head.projection", "RealProjection"), _legend_ends_swapped),
+    "dropout legend ends swapped": (("scenes.masked.dropout", "AttentionDropout"), _dropout_legend_ends_swapped),
     "dropout under masked": (("scenes.masked.dropout", "AttentionDropout"), _columns_swapped("scenes.masked.dropout")),
     "weights under exp": (("scenes.self_attention.softmax", "ScaleAndSoftmax"), _softmax_columns_swapped),
     "terms as values": (("scenes.self_attention.weighted_sum", "WeightedSum"), _terms_as_values),
@@ -993,6 +1012,8 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "max and sum swapped": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "legend ends swapped": ("5-tokens-0-decimals",),
     "rope legend ends swapped": ("rope-dog",),
+    "real legend ends swapped": ("minilm-eight",),
+    "dropout legend ends swapped": ("masked-dog",),
     "dropout under masked": ("masked-dog", "2-tokens-first"),
     "weights under exp": ("2-tokens-3-decimals", "5-tokens-0-decimals"),
     "terms as values": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
@@ -1013,6 +1034,26 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "typed into a cache weight": ("grouped-dog",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
+
+def _declared_faults() -> tuple[dict[str, tuple[tuple[str, str], Plant]], dict[str, tuple[str, ...]]]:
+    """The faults the lectures plant in their own scenes (``LectureChecks.faults``), and the scenarios each is
+    tried with (their scenarios join :data:`SCENARIOS`); a name planted twice is refused."""
+    faults: dict[str, tuple[tuple[str, str], Plant]] = {}
+    tried: dict[str, tuple[str, ...]] = {}
+    for item in lectures():
+        checks = item.load_checks()
+        for fault in checks.faults if checks is not None else ():
+            if fault.name in FAULTS or fault.name in faults:
+                raise ValueError(f"lecture {item.name!r}: fault {fault.name!r} is planted already")
+            module = {name: module for module, name in item.scenes}[fault.scene]
+            faults[fault.name], tried[fault.name] = ((module, fault.scene), fault.plant), fault.scenarios
+            SCENARIOS.update({name: checks.scenarios[name] for name in fault.scenarios})
+    return faults, tried
+
+
+_DECLARED, _DECLARED_SCENARIOS = _declared_faults()
+FAULTS.update(_DECLARED)
+FAULT_SCENARIOS.update(_DECLARED_SCENARIOS)
 
 POSITION_FAULTS = frozenset({"plotted elsewhere", "unmasked chain"})
 """Faults that only the position checks see: built with the layout checks (the others without)."""

@@ -36,6 +36,7 @@ __all__ = [
     "cell_numbers",
     "column_limit",
     "column_orientation",
+    "ends_legend",
     "fill_cells",
     "fit_heat",
     "ink_on",
@@ -483,8 +484,15 @@ def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALL
     """The colour scale of a grid showing ``field``: its two ends, recorded, around a bar."""
     low = scene.number(ranges, field, 0, size=size, color=MUTED)
     high = scene.number(ranges, field, 1, size=size, color=MUTED)
-    made = Legend(low, high, hue, width=0.9, height=0.2)
-    scene.columns("end", dict(enumerate(made.sides)), *made.sides)  # each end's number on its own side of the bar
+    return ends_legend(scene, low, high, hue)
+
+
+def ends_legend(scene: Any, low: Text, high: Text, hue: str, *, width: float = 0.9,
+                height: float = 0.2) -> Legend:
+    """A colour scale around a bar from two numbers the scene recorded, its ends registered as facts of their side
+    (``scene.columns("end", …)``): the low end's number must stand left of the bar's middle, the high end's right."""
+    made = Legend(low, high, hue, width=width, height=height)
+    scene.columns("end", dict(enumerate(made.sides)), *made.sides)
     return made
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "block_centre",
     "fill_past",
     "free_block",
+    "free_blocks",
     "future_cells",
     "future_mask",
     "grey_future",
@@ -89,10 +90,23 @@ def free_block(n: int) -> tuple[int, int]:
     return n // 2, n - n // 2
 
 
-def block_centre(grid: HeatGrid) -> np.ndarray:
-    """The centre of :func:`free_block` on ``grid``: the middle of the masked region's free area."""
+def free_blocks(n: int, avoid: int | None = None) -> list[tuple[int, int]]:
+    """Every block of hidden cells of an ``n × n`` grid as ``(top, bottom)``: rows ``top`` to ``bottom`` by the
+    columns after ``bottom`` (the widest such rows allow), none holding row ``avoid`` (a row a box outlines, whose
+    line would cross a number written there).
+
+    >>> free_blocks(3), free_blocks(3, avoid=0)
+    ([(0, 0), (0, 1), (1, 1)], [(1, 1)])
+    """
+    return [(top, bottom) for top in range(n - 1) for bottom in range(top, n - 1)
+            if avoid is None or not top <= avoid <= bottom]
+
+
+def block_centre(grid: HeatGrid, block: tuple[int, int] | None = None) -> np.ndarray:
+    """The centre of a block of :func:`free_blocks` on ``grid`` (by default :func:`free_block`'s): the middle of
+    the masked region's free area."""
     n = len(grid.squares)
-    rows, columns = free_block(n)
-    centre: np.ndarray = (grid.cell_center(0, n - columns) + grid.cell_center(rows - 1, n - 1)) / 2
+    top, bottom = block if block is not None else (0, free_block(n)[0] - 1)
+    centre: np.ndarray = (grid.cell_center(top, bottom + 1) + grid.cell_center(bottom, n - 1)) / 2
     return centre
 

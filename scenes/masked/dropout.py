@@ -30,7 +30,7 @@ from manim import (
     VGroup,
 )
 
-from attention_math.heat import Extremes
+from attention_math.heat import Extremes, Ranges
 from attention_math.masking import attention_dropout
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import Fact, TokenPart, position, value
@@ -41,6 +41,7 @@ from scenes.kit.heatmap import (
     HeatGrid,
     Legend,
     cell_numbers,
+    ends_legend,
     fill_cells,
     inks,
     key_column,
@@ -53,13 +54,13 @@ from scenes.kit.heatmap import (
 from scenes.kit.layout import HALF_WIDTH
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
-from scenes.plan import MASKED_DROPOUT
+from scenes.masked import MASKED_DROPOUT
 
 __all__ = ["SEED", "AttentionDropout", "P"]
 
 P, SEED = MASKED_DROPOUT
 """The dropout probability (Raschka's chapter 3 example drops attention weights with p = 0.5) and the seed of
-the draw (``attention_dropout``'s), the lecture's own (:data:`scenes.plan.MASKED_DROPOUT`, which its handout
+the draw (``attention_dropout``'s), the lecture's own (:data:`scenes.masked.MASKED_DROPOUT`, which its handout
 replays too): the seed drops at least one weight of the triangle and keeps at
 least one, for 2 to 16 tokens (and drops one and keeps one in the query's row of the lecture's preset)."""
 
@@ -105,6 +106,7 @@ class AttentionDropout(ExplainerScene):
         self.add_source("causal", causal, precision)
         self.add_source("causal_extremes", Extremes(causal), precision)
         self.add_source("dropout", dropped, precision)
+        self.add_source("dropout_ends", Ranges(dropped), precision)  # its legend: 0 to the largest kept weight
         self.add_source("dropout_rate", dropped, 1)  # p and the factor 1/(1 − p), at one decimal
         self.add_source("dropout_seed", dropped, 0)
         self.dropped = dropped
@@ -259,10 +261,7 @@ class AttentionDropout(ExplainerScene):
 
     def _dropout_ends(self) -> tuple[Fact, Fact]:
         """The legend's ends after dropout: the smallest weight (a dropped or masked one, 0) and the largest."""
-        weights = self.dropped.weights
-        low = np.unravel_index(int(np.argmin(weights)), weights.shape)
-        high = np.unravel_index(int(np.argmax(weights)), weights.shape)
-        return value("dropout", "weights", *map(int, low)), value("dropout", "weights", *map(int, high))
+        return value("dropout_ends", "weights", 0), value("dropout_ends", "weights", 1)
 
     def _dropout_cells(self, board: _Board) -> tuple[list[Any], VGroup, Legend]:
         """The cells refilled over the new range (0 to the largest weight), their numbers, the legend of it."""
@@ -278,7 +277,7 @@ class AttentionDropout(ExplainerScene):
                                    for j in range(n)] for i in range(n)])
         low_mob, high_mob = (self.number(end.source, end.field, *end.index, size=SMALLEST_SIZE, color=MUTED)
                              for end in ends)
-        scale = Legend(low_mob, high_mob, WEIGHT, width=0.9, height=0.2)
+        scale = ends_legend(self, low_mob, high_mob, WEIGHT)
         return fills, numbers, scale
 
     def _scale(self, board: _Board) -> None:

@@ -52,7 +52,7 @@ from scenes.kit.heatmap import (
     widest,
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.mask import block_centre, free_block, future_cells, future_mask, grey_future
+from scenes.kit.mask import block_centre, free_blocks, future_cells, future_mask, grey_future
 from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
@@ -257,13 +257,21 @@ class MaskedScores(ExplainerScene):
 
     def _mark(self, board: _Board, name: str, cell: tuple[int, int]) -> VMobject:
         """Colour only: the first hidden cell's number (−∞, later 0), written once and large in the middle of
-        the largest block of hidden cells (:func:`~scenes.kit.mask.free_block`)."""
-        rows, columns = free_block(self.scenario.n_tokens)
-        room_w, room_h = columns * board.grid.cell_w - 0.2, rows * board.grid.cell_h - 0.2
+        the block of hidden cells where it is largest, away from the row the table follows (its box's line would
+        strike the digits through: :func:`~scenes.kit.mask.free_blocks`)."""
+        n, grid = self.scenario.n_tokens, board.grid
         wide = max(text_width(self.text_for(value("causal", field, *cell)), 26) / 26
                    for field in ("scaled_scores", "weights"))
-        size = max(float(SMALLEST_SIZE), min(MARK_SIZE, room_w / wide, room_h / (text_height(26) / 26)))
-        return self.number("causal", name, *cell, size=size, color=INK).move_to(block_centre(board.grid))
+
+        def fitting(block: tuple[int, int]) -> tuple[float, int]:
+            rows, columns = block[1] - block[0] + 1, n - 1 - block[1]
+            room_w, room_h = columns * grid.cell_w - 0.2, rows * grid.cell_h - 0.2
+            return min(MARK_SIZE, room_w / wide, room_h / (text_height(26) / 26)), rows * columns
+
+        blocks = free_blocks(n, avoid=self.earlier_query) or free_blocks(n)
+        block = max(blocks, key=fitting)
+        size = max(float(SMALLEST_SIZE), fitting(block)[0])
+        return self.number("causal", name, *cell, size=size, color=INK).move_to(block_centre(grid, block))
 
     def _table(self, board: _Board) -> None:
         """The row's table beside the row sums' place: its title, the keys, a column per step under its head."""

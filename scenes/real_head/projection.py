@@ -31,7 +31,7 @@ from manim import (
 from scenes.facts import Fact, position
 from scenes.kit.fades import fade_in
 from scenes.kit.grids import NumberGrid
-from scenes.kit.heatmap import Legend, opacities
+from scenes.kit.heatmap import ends_legend, opacities
 from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, INK, KEY, MUTED, QUERY, VALUE
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, text, token_text
@@ -234,9 +234,9 @@ class RealProjection(RealHeadScene):
             title = math_name(name, 30, hue)
             title.move_to((left + MAP_WIDTH / 2, top + 0.12 + title.height / 2, 0))
             bias_label = math_name(bias_name, 26, hue).next_to(bias, RIGHT, buff=0.1)
-            scale = Legend(self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
-                           self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
-                           width=0.3, height=0.16)
+            scale = ends_legend(self, self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
+                                self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
+                                width=0.3, height=0.16)
             scale.next_to(bias, DOWN, buff=0.22)
             maps.add(VGroup(body, bias, title, bias_label, scale))
         note = self.label("each {} × {}, colours only: dark = smallest, bright = largest", Fact("place", "bias_row"),
