@@ -41,7 +41,7 @@ from .plan import BundlePlan, BundleSettings, SceneSpec, scene_key, work_folder
 from .processes import Job, ProgressCallback, hold_requested
 from .products import RenderedScenes, rendered_elsewhere
 from .render_jobs import render_changed
-from .selection import SCENES
+from .selection import lecture_specs
 from .staging import Staging, swap_in
 
 __all__ = ["build_bundle", "bundle_is_current", "plan_bundle"]
@@ -64,7 +64,7 @@ def build_bundle(
     command's renders ran on Dask workers: :func:`attention_explainer.products.render_scene_products`,
     :func:`attention_explainer.products.install_products`).
     """
-    chosen = list(scenes or SCENES)
+    chosen = list(scenes or lecture_specs())
     if settings.slides:
         reveal_package()  # refuse before rendering anything
     # absolute: the manim processes run inside the work folder and are given paths of the bundle

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .plan import BundleError, SceneSpec
 
-__all__ = ["SCENES", "lecture_specs", "select_scenes"]
+__all__ = ["lecture_specs", "select_scenes"]  # and SCENES, looked up lazily (__getattr__)
 
 
 def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
@@ -24,8 +24,12 @@ def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
     )
 
 
-SCENES: tuple[SceneSpec, ...] = lecture_specs()
-"""The default lecture's scenes."""
+def __getattr__(name: str) -> tuple[SceneSpec, ...]:
+    """``SCENES``, the default lecture's scenes, looked up when first asked for: importing this module
+    reads no entry points."""
+    if name == "SCENES":
+        return lecture_specs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def select_scenes(names: str | None, lecture: str | None = None) -> list[SceneSpec]:
