@@ -14,13 +14,12 @@ from typing import Any
 
 from manim import DOWN, LEFT, RIGHT, UP, VGroup, VMobject
 
-from scenes.facts import Fact, TokenPart
-from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
+from scenes.kit.board import token_grid
+from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, roomier_rows, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import KEY, MUTED, QUERY
-from scenes.kit.text import SMALLEST_SIZE, text
+from scenes.kit.text import SMALLEST_SIZE
 
-__all__ = ["BAND", "GAP", "colours_only", "fit_twins", "half_width", "title_size", "twin_grid", "under_grid"]
+__all__ = ["BAND", "GAP", "fit_twins", "half_width", "title_size", "twin_grid", "under_grid"]
 
 GAP = 0.6  # between the two grids (more, and 5 tokens of "−1.09" fall to colours only)
 BAND = 0.75  # under each grid: its title and legend
@@ -45,16 +44,7 @@ def twin_grid(scene: Any, fit: HeatFit, tokens: Sequence[str], *, side: int) -> 
 
     Colour only: columns numbered, each row label "j token" (labels made by ``scene.label``, so recorded).
     """
-    n = len(tokens)
-    grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
-                    row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
-                    column_limit=fit.column_limit, upright=fit.upright)
-    if fit.numbered:
-        numbered = numbered_columns(n, fit.size, fit.cell_w)
-        grid.label_columns([scene.label("{}", Fact("position", "key", (j,)), size=fit.size, color=KEY)
-                            for j in numbered], numbered)
-        grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
-                                     size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
+    grid = token_grid(scene, fit, tokens)
     centre = side * (GAP / 2 + half_width() / 2)
     middle = (TOP - TOP_ROOM + BOTTOM + BAND) / 2
     grid.shift(RIGHT * (centre - grid.get_x()) + UP * (middle - grid.get_y()))
@@ -71,12 +61,6 @@ def under_grid(grid: HeatGrid, title: VMobject, legend: VMobject | None = None, 
         return VGroup(title)
     legend.next_to(title, RIGHT, buff=gap)
     return VGroup(title, legend)
-
-
-def colours_only(grid: HeatGrid) -> VMobject:
-    """"colours only", over the row labels of a grid whose cells carry no numbers."""
-    note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
-    return note.move_to((0, grid.column_labels.get_y(), 0)).align_to(grid.row_labels, RIGHT)
 
 
 def title_size(fit: HeatFit) -> float:

@@ -26,10 +26,11 @@ from attention_math import self_attention
 from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import value
+from scenes.kit.board import colours_only
 from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend
 from scenes.kit.palette import HIGHLIGHT, INK, WEIGHT
 from scenes.kit.text import text
-from scenes.kit.twins import colours_only, fit_twins, title_size, twin_grid, under_grid
+from scenes.kit.twins import fit_twins, title_size, twin_grid, under_grid
 
 __all__ = ["OrderBlind"]
 

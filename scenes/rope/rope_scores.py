@@ -31,11 +31,12 @@ from attention_math import Scenario, rope_attention
 from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, value
+from scenes.kit.board import colours_only
 from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend, row_box
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, text
-from scenes.kit.twins import BAND, GAP, colours_only, fit_twins, title_size, twin_grid, under_grid
+from scenes.kit.twins import BAND, GAP, fit_twins, title_size, twin_grid, under_grid
 from scenes.rope import turnable
 
 __all__ = ["RopeScores"]
