@@ -111,11 +111,17 @@ def multi_head_attention(
 def combine_heads(heads: tuple[AttentionTrace, ...], w_out: FloatArray) -> MultiHeadTrace:
     """The multi-head trace of computed heads: their ``z`` side by side, times ``w_out`` (checked)."""
     concat = np.concatenate([head.context for head in heads], axis=1)
+    output = projected(concat, w_out)
+    return MultiHeadTrace(heads=heads, concat=owned(concat), w_out=owned(w_out.copy()), output=owned(output))
+
+
+def projected(concat: FloatArray, w_out: FloatArray) -> FloatArray:
+    """``concat @ w_out``, refused in one line if it overflows."""
     with np.errstate(over="ignore", invalid="ignore"):
-        output = concat @ w_out
+        output: FloatArray = concat @ w_out
     if not np.all(np.isfinite(output)):
         raise ScenarioError("w_out: numbers too large, the output overflows float64 (keep weights far below 1e100)")
-    return MultiHeadTrace(heads=heads, concat=owned(concat), w_out=owned(w_out.copy()), output=owned(output))
+    return output
 
 
 def checked_heads(
