@@ -155,7 +155,7 @@ def test_the_box_is_on_the_row_followed(watched, case: str) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_the_box_never_strikes_through_the_number_written_across_the_mask(watched, case: str) -> None:
-    scenario, looks = watched[case]
+    _, looks = watched[case]
     marks = 0
     for look in _from(looks, MASK_STEP):
         if look.cell_texts or look.box is None or look.mask is None:
