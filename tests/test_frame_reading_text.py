@@ -19,3 +19,11 @@ def test_a_minus_infinity_read_as_letters_is_minus_infinity(read: str) -> None:
 @pytest.mark.parametrize("read", ["-0.05", "—0", "0", "-0.0o"])
 def test_a_number_in_the_place_of_minus_infinity_is_not_it(read: str) -> None:
     assert found_in(MINUS_INFINITY, read) != ("−∞",)
+
+
+LONE_DIGIT = NumberBox((Fact("position", "query", (3,)),), ("4",), "z_{4}", (), (0, 0, 10, 10), True)
+
+
+@pytest.mark.parametrize(("read", "found"), [("4,", "4"), ("·4.", "4"), ("4", "4"), ("il", ""), ("1", "1")])
+def test_a_lone_digit_keeps_only_what_the_whitelist_would(read: str, found: str) -> None:
+    assert found_in(LONE_DIGIT, read) == (found,)

@@ -2,8 +2,9 @@
 
     .venv/bin/python tools/readback.py                       # 200 seeds from a fresh start (make readback)
     .venv/bin/python tools/readback.py --seeds 1 --start 81  # replay one seed
+    .venv/bin/python tools/readback.py --seeds 200 --start 2000 --reread  # read a sweep's frames again, no render
 
-Seed ``s`` renders scene ``s mod N`` of the N scenes of ``scenes.plan.LECTURES`` (in lecture order) for a
+Seed ``s`` renders scene ``s mod N`` of the N scenes of every lecture of ``scenes.registry`` (in lecture order) for a
 scenario drawn from ``s`` (``frame_reading.fresh_scenario_for``: random letters, sizes and decimals the scene
 accepts; a random sentence, layer and head of all-MiniLM-L6-v2 for the real-head lecture; 2 to 4 heads for the
 scenes that draw every head), two renders at a time, and reads every number on its last frame in its own box
@@ -34,6 +35,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--start", type=int, default=None, help="the first seed (default: a fresh one, printed)")
     parser.add_argument("--processes", type=int, default=2, help="renders at a time (default 2)")
     parser.add_argument("--out", type=Path, default=ROOT / "media" / "readback", help="frames and misread crops")
+    parser.add_argument("--reread", action="store_true",
+                        help="read the frames an earlier sweep of these seeds left in --out again (after a change "
+                             "of the reader), rendering nothing")
     return parser.parse_args()
 
 
@@ -45,6 +49,15 @@ def jobs_of(start: int, count: int) -> dict[str, tuple[str, Any]]:
         scene = scenes[seed % len(scenes)]
         jobs[str(seed)] = (scene, frame_reading.fresh_scenario_for(seed, scene))
     return jobs
+
+
+def rendered_before(jobs: dict[str, tuple[str, Any]], folder: Path) -> Any:
+    """The frames an earlier sweep of these seeds rendered into ``folder``, as :func:`frame_reading.render_frames`
+    yields them; a seed it did not render stops the run in one line."""
+    for seed, (scene, scenario) in jobs.items():
+        if not (folder / seed / "boxes.json").is_file():
+            raise SystemExit(f"--reread: no frame of seed {seed} in {folder}; render it first (without --reread)")
+        yield seed, frame_reading.frame_of(scene, scenario, folder / seed)
 
 
 def save_misread(reading: Any, seed: str, number: int, out: Path) -> Path:
@@ -65,7 +78,9 @@ def main() -> int:
     frames = numbers = 0
     misreads: list[str] = []
     per_scene: dict[str, int] = {}
-    for seed, frame in frame_reading.render_frames(jobs, args.out / "frames", processes=args.processes):
+    frames_of = (rendered_before(jobs, args.out / "frames") if args.reread
+                 else frame_reading.render_frames(jobs, args.out / "frames", processes=args.processes))
+    for seed, frame in frames_of:
         readings = frame_reading.read_frame(frame)
         frames, numbers = frames + 1, numbers + len(readings)
         per_scene[frame.scene] = per_scene.get(frame.scene, 0) + 1
