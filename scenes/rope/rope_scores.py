@@ -25,16 +25,16 @@ from manim import (
     VGroup,
 )
 
-from attention_math import Scenario, rope_attention
+from attention_math import rope_attention
 from attention_math.heat import Extremes
-from scenes.base import READING_PACE, ExplainerScene
+from scenes.base import READING_PACE
 from scenes.facts import TokenPart
 from scenes.kit.heatmap import row_box
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED
 from scenes.kit.text import SMALLEST_SIZE, text
 from scenes.kit.twins import BAND, GAP, TwinBoard, show_scores, to_weights, twin_board
-from scenes.rope import turnable
+from scenes.rope.turning import Turning
 
 __all__ = ["RopeScores"]
 
@@ -44,18 +44,13 @@ RULE_SIZE = 40  # the summary's formula
 LINE_SIZE = 24  # the summary's lines of words
 
 
-class RopeScores(ExplainerScene):
+class RopeScores(Turning):
     """The sentence's scores and weights without positions and with RoPE, side by side; the rule of RoPE."""
 
     reading_pace = READING_PACE
 
     board: TwinBoard  # what the beats draw on (the geometry tests look at it)
     summary: VGroup  # the last frame's formula and lines
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        return turnable(scenario)
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
