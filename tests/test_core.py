@@ -17,13 +17,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from strategies import FAST, MODERATE
 
 from attention_math import AttentionTrace, QueryStep, ScenarioError, self_attention, softmax
 
-FAST = settings(max_examples=80, deadline=None)
 TRACE_ARRAYS = (
     "embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values",
     "scores", "scaled_scores", "weights", "context",
@@ -88,8 +88,6 @@ def _magnitude(matrix: Matrix) -> float:
 
 
 # -- strategies ----------------------------------------------------------------------------
-
-MODERATE = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
 
 
 @st.composite
