@@ -22,6 +22,7 @@ import manim
 import pytest
 from encoded_frames import SEGMENTS
 from scene_helpers import REPO, clean_environment, x264_options
+from stock_manim import stock_manim
 
 from attention_explainer import accel, cli, processes
 from attention_explainer.accel import background_rows
@@ -123,12 +124,8 @@ def test_a_change_that_fails_midway_undoes_the_ones_before(owner: types.ModuleTy
 def stock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Manim as it is, and no line said yet in this process, during the test; as before after it."""
     monkeypatch.setattr(accel, "_WARNED", [])
-    was = accel.is_enabled()
-    accel.disable()
-    yield
-    accel.disable()
-    if was:
-        assert accel.enable()
+    with stock_manim():
+        yield
 
 
 def _replaced() -> dict[str, Any]:
