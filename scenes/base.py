@@ -196,7 +196,9 @@ def check_scene_limits(scenario: Scenario, *, model: bool = False) -> Scenario:
 def _check_model_limits(scenario: Scenario, model: bool) -> Scenario:
     """A real model's head for the scenes that show one (its lecture's scenes check its tokens), none for the others."""
     if scenario.model is None:
-        raise ScenarioError("model: these scenes show a real model's head; give --model minilm and a --sentence")
+        raise ScenarioError(
+            "model: these scenes show a real model's head; give --model (minilm or smollm2) and a --sentence"
+        )
     if not model:
         raise ScenarioError(
             f"model: these scenes draw small made-up numbers; a real model's head is the {model_lecture()} lecture"

@@ -272,10 +272,10 @@ def _stored_model() -> tuple[dict[str, Any], dict[str, Any]]:
         return json.loads(archive.read("config.json")), dict(load(archive.read("model.safetensors")))
 
 
-_MODEL_HEADS: dict[int, tuple[Scenario, _PlainHead]] = {}
+_MODEL_HEADS: dict[int, tuple[Scenario, _PlainHead | _PlainSmolHead]] = {}
 
 
-def _model_head(s: Scenario) -> _PlainHead | None:
+def _model_head(s: Scenario) -> _PlainHead | _PlainSmolHead | None:
     """The scenario's model head, from the formulas: ``None`` for a scenario of made-up numbers."""
     if s.model is None:
         return None
@@ -285,8 +285,129 @@ def _model_head(s: Scenario) -> _PlainHead | None:
     return known[1]
 
 
-def _plain_head(s: Scenario) -> _PlainHead:
+@dataclass(frozen=True, eq=False)
+class _PlainSmolHead:
+    """One query head of SmolLM2-135M-Instruct on a sentence, computed here from the GGUF file's matrices as stored
+    (``out × in``) by a forward pass of our own: RMSNorm, the projections, each pair (2i, 2i+1) turned by
+    position·100000^(−2i/64) written with cos and sin, the causal softmax, W_O, the SwiGLU feed-forward; its place
+    counted from 1."""
+
+    embeddings: np.ndarray
+    w_query: np.ndarray
+    w_key: np.ndarray
+    w_value: np.ndarray
+    unrotated_queries: np.ndarray
+    unrotated_keys: np.ndarray
+    queries: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+    scores: np.ndarray
+    scaled_scores: np.ndarray
+    weights: np.ndarray
+    context: np.ndarray
+    angles: np.ndarray
+    layer_number: int
+    head_number: int
+    kv_head_number: int
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    d_model: int
+    d_head: int
+    first_column: int
+    last_column: int
+    kv_first_column: int
+    kv_last_column: int
+    d_k: int = 64
+    scaled: bool = True
+    causal: bool = True
+
+
+_SMOL_EPS = 9.999999747378752e-06  # llama.attention.layer_norm_rms_epsilon as stored (a float32)
+
+
+@cache
+def _smol_file() -> Any:
+    from attention_math.smollm import model_path, read_gguf
+
+    return read_gguf(model_path())
+
+
+@cache
+def _smol_layer(layer: int) -> dict[str, np.ndarray]:
+    names = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
+    return {name: np.asarray(_smol_file().tensor(f"blk.{layer}.{name}.weight"), dtype=np.float64) for name in names}
+
+
+def _smol_norm(x: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    return x / np.sqrt((x**2).mean(axis=1, keepdims=True) + _SMOL_EPS) * gain
+
+
+def _smol_turn(x: np.ndarray) -> np.ndarray:
+    """Each row m's pairs (2i, 2i+1) turned by m·100000^(−2i/64): ``tokens × … × 64``."""
+    angles = np.arange(x.shape[0])[:, None] * 100000.0 ** (-np.arange(0, 64, 2) / 64.0)
+    shape = (x.shape[0],) + (1,) * (x.ndim - 2) + (32,)
+    cos, sin = np.cos(angles).reshape(shape), np.sin(angles).reshape(shape)
+    out = np.empty_like(x)
+    out[..., 0::2], out[..., 1::2] = x[..., 0::2] * cos - x[..., 1::2] * sin, x[..., 0::2] * sin + x[..., 1::2] * cos
+    return out
+
+
+def _smol_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Scores, masked scaled scores, weights and z of one head's turned q, k and its v."""
+    scores = np.einsum("id,jd->ij", q, k)
+    scaled = np.where(np.tril(np.ones(scores.shape, dtype=bool)), scores / 8.0, -np.inf)
+    exps = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    weights = exps / exps.sum(axis=1, keepdims=True)
+    return scores, scaled, weights, np.einsum("ij,jd->id", weights, v)
+
+
+@cache
+def _smol_states(ids: tuple[int, ...], layer: int) -> np.ndarray:
+    """What enters layer ``layer`` (0-based), each earlier layer run here."""
+    if layer == 0:
+        return np.asarray(_smol_file().tensor("token_embd.weight"), dtype=np.float64)[list(ids)]
+    x, w = _smol_states(ids, layer - 1), _smol_layer(layer - 1)
+    h = _smol_norm(x, w["attn_norm"])
+    n = len(ids)
+    q = _smol_turn(np.einsum("oi,ni->no", w["attn_q"], h).reshape(n, 9, 64))
+    k = _smol_turn(np.einsum("oi,ni->no", w["attn_k"], h).reshape(n, 3, 64))
+    v = np.einsum("oi,ni->no", w["attn_v"], h).reshape(n, 3, 64)
+    z = np.concatenate([_smol_attend(q[:, g], k[:, g // 3], v[:, g // 3])[3] for g in range(9)], axis=1)
+    x = x + np.einsum("oi,ni->no", w["attn_output"], z)
+    h = _smol_norm(x, w["ffn_norm"])
+    gate, up = np.einsum("oi,ni->no", w["ffn_gate"], h), np.einsum("oi,ni->no", w["ffn_up"], h)
+    return x + np.einsum("oi,ni->no", w["ffn_down"], gate / (1.0 + np.exp(-gate)) * up)
+
+
+def _plain_smol_head(s: Scenario) -> _PlainSmolHead:
+    from attention_math.smollm import token_ids
+
+    assert s.model is not None
+    layer, head = s.model.layer - 1, s.model.head - 1
+    group, ids = head // 3, token_ids(s.model.sentence)
+    w = _smol_layer(layer)
+    x = _smol_norm(_smol_states(ids, layer), w["attn_norm"])
+    mine, shared = slice(64 * head, 64 * head + 64), slice(64 * group, 64 * group + 64)
+    wq, wk, wv = w["attn_q"][mine].T, w["attn_k"][shared].T, w["attn_v"][shared].T
+    q_raw, k_raw, v = x @ wq, x @ wk, x @ wv
+    q, k = _smol_turn(q_raw), _smol_turn(k_raw)
+    scores, scaled, weights, context = _smol_attend(q, k, v)
+    angles = np.arange(len(ids))[:, None] * 100000.0 ** (-np.arange(0, 64, 2) / 64.0)
+    return _PlainSmolHead(
+        embeddings=x, w_query=wq, w_key=wk, w_value=wv, unrotated_queries=q_raw, unrotated_keys=k_raw, queries=q,
+        keys=k, values=v, scores=scores, scaled_scores=scaled, weights=weights, context=context, angles=angles,
+        layer_number=layer + 1, head_number=head + 1, kv_head_number=group + 1, n_layers=30, n_heads=9, n_kv_heads=3,
+        d_model=576, d_head=64, first_column=64 * head + 1, last_column=64 * head + 64,
+        kv_first_column=64 * group + 1, kv_last_column=64 * group + 64,
+    )
+
+
+def _plain_head(s: Scenario) -> _PlainHead | _PlainSmolHead:
     from attention_math.minilm import hidden_states
+
+    if s.model is not None and s.model.name == "smollm2":
+        return _plain_smol_head(s)
 
     config, stored = _stored_model()
     assert s.model is not None
@@ -313,6 +434,23 @@ def _plain_head(s: Scenario) -> _PlainHead:
         n_heads=int(config["num_attention_heads"]), d_model=d, d_head=width, bias_row=d + 1,
         first_column=head * width + 1, last_column=(head + 1) * width, d_k=width,
     )
+
+
+def _trace(s: Scenario, *, causal: bool = False) -> Any:
+    """The scenario's trace (masked when ``causal``); a decoder's head (SmolLM2, masked either way) recomputed here
+    from the model's file (:func:`_plain_smol_head`), not by attention_math."""
+    if s.model is not None and s.model.name == "smollm2":
+        return _model_head(s)
+    return s.trace(causal=causal)
+
+
+def _unmasked_scaled_scores(s: Scenario) -> np.ndarray:
+    """``Q Kᵀ / √d_k`` before the mask: a decoder's (SmolLM2's turned q and k, every pair scored) recomputed here."""
+    if s.model is not None and s.model.name == "smollm2":
+        plain = _model_head(s)
+        assert plain is not None
+        return np.asarray(plain.scores) / np.sqrt(plain.d_k)
+    return np.asarray(s.trace().scaled_scores)
 
 
 class _Backwards:
@@ -564,16 +702,16 @@ def _a100() -> _Traffic:
 
 DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     # the scenario itself, unmasked and masked
-    "trace": lambda s: (s.trace(), s.precision),
+    "trace": lambda s: (_trace(s), s.precision),
     "step": lambda s: (s.query_step(), s.precision),
-    "causal": lambda s: (s.trace(causal=True), s.precision),
+    "causal": lambda s: (_trace(s, causal=True), s.precision),
     # the ends of each heat map's colour scale
-    "extremes": lambda s: (_Ranges(s.trace()), s.precision),
-    "causal_extremes": lambda s: (_Ranges(s.trace(causal=True)), s.precision),
+    "extremes": lambda s: (_Ranges(_trace(s)), s.precision),
+    "causal_extremes": lambda s: (_Ranges(_trace(s, causal=True)), s.precision),
     # the masked lecture: the row it follows, masked, step by step (its exps, their sum); the other route to the
     # masked weights, from the unmasked scaled scores
     "causal_step": lambda s: (s.trace(causal=True).query_step(masked_row(s)), s.precision),
-    "renormalised": lambda s: (renormalised_weights(s.trace().scaled_scores), s.precision),
+    "renormalised": lambda s: (renormalised_weights(_unmasked_scaled_scores(s)), s.precision),
     # the masked lecture's context scene: the query's row masked; dropout on the masked weights (its p and
     # scale at one decimal, its seed whole)
     "causal_query_step": lambda s: (_causal(s).query_step(s.query), s.precision),

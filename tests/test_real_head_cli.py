@@ -78,7 +78,7 @@ def test_a_scenario_file_with_a_model_table_reads_back_exactly(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"model": {"name": "gpt2", "sentence": DOG}}, "model: unknown model 'gpt2'; expected one of minilm"),
+        ({"model": {"name": "gpt2", "sentence": DOG}}, "model: unknown model 'gpt2'; expected one of minilm, smollm2"),
         ({"model": {"sentence": DOG, "layer": 0}}, "layer: expected a whole number from 1 to 6 (counted from 1"),
         ({"model": {"sentence": DOG, "head": 13}}, "head: expected a whole number from 1 to 12 (counted from 1"),
         ({"model": {"sentence": DOG, "head": True}}, "head: expected a whole number"),
@@ -158,7 +158,8 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
         (("--model", "minilm", "--sentence", "word " * 600), "sentence: expected at most 512 tokens"),
         (("--model", "minilm", "--sentence", DOG, "--lecture", "self-attention"),
          "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
-        (("--lecture", model_lecture()), "model: these scenes show a real model's head; give --model minilm"),
+        (("--lecture", model_lecture()),
+         "model: these scenes show a real model's head; give --model (minilm or smollm2)"),
         (("--model", "minilm", "--sentence", DOG, "--precision", "3"),
          "precision: the real-head scenes draw 0 to 2 decimals (a model's numbers are rounded either way), "
          "this scenario asks for 3"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from attention_math import Scenario, ScenarioError
 from attention_math.heat import Extremes
 from attention_math.minilm import MAX_TOKENS, ModelHead
+from attention_math.smollm import SmolHead
 from scenes.base import READING_PACE, SCENE_LIMITS, ExplainerScene
 
 __all__ = ["MOST_DECIMALS", "RealHeadScene"]
@@ -24,7 +25,7 @@ class RealHeadScene(ExplainerScene):
 
     shows_model = True
     reading_pace = READING_PACE  # its captions say more a beat (the model's name, its sizes, the head's place)
-    head_found: ModelHead
+    head_found: ModelHead | SmolHead
 
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
@@ -33,6 +34,9 @@ class RealHeadScene(ExplainerScene):
         per row first: the model reads a long sentence all the same."""
         low, high = SCENE_LIMITS["tokens"]
         if not low <= scenario.n_tokens <= high:
+            if scenario.model is not None and scenario.model.causal:  # SmolLM2 itself takes 16 at most
+                raise ScenarioError(f"sentence: the scenes draw {low} to {high} tokens, this sentence has "
+                                    f"{scenario.n_tokens}; give a longer one")
             raise ScenarioError(
                 f"sentence: the scenes draw {low} to {high} WordPiece tokens with [CLS] and [SEP] (the model takes "
                 f"{MAX_TOKENS}), this sentence has {scenario.n_tokens}; shorten it"
@@ -52,6 +56,7 @@ class RealHeadScene(ExplainerScene):
         precision = self.scenario.precision
         self.head_found = found
         self.add_source("model", found.trace, precision)
-        self.add_source("model_extremes", Extremes(found.trace), precision)
+        colours = found.trace if isinstance(found, ModelHead) else found.trace.attention()  # same fields, and causal
+        self.add_source("model_extremes", Extremes(colours), precision)
         self.add_source("bias", found, precision)
         self.add_source("place", found, 0)  # layer, head and sizes: whole numbers

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from attention_explainer.outputs.steps import LectureSteps, PageSummary, QueryRow
 from attention_math import Scenario
+from attention_math.minilm import ModelHead
 from scenes.self_attention.handout import notebook, tables
 
 __all__ = ["REAL_HEAD", "page"]
@@ -23,12 +24,19 @@ def page(scenario: Scenario) -> PageSummary:
         (False,) * scenario.n_tokens, (f"z{q}", step.context),
     )
     facts: tuple[str, ...] = ()
-    if scenario.model is not None:
-        head = scenario.model_head()
+    head = None if scenario.model is None else scenario.model_head()
+    if isinstance(head, ModelHead):
         facts = (
             f"all-MiniLM-L6-v2, layer {head.layer_number} of {head.n_layers}, head {head.head_number} of "
             f"{head.n_heads} ({head.d_model} = {head.n_heads} × {head.d_head})",
             f"x carries an always-1 input and each W the bias as its row {head.bias_row}: xW + b = [x, 1][W; b]",
+        )
+    elif head is not None:
+        facts = (
+            f"SmolLM2-135M-Instruct, layer {head.layer_number} of {head.n_layers}, head {head.head_number} of "
+            f"{head.n_heads} ({head.d_model} = {head.n_heads} × {head.d_head}), reading key/value head "
+            f"{head.kv_head_number} of {head.n_kv_heads}",
+            "q and k turned by RoPE before their dot product; each token sees itself and the tokens before it",
         )
     intro = (
         "One attention head of a real model on your sentence: its WordPiece tokens, its own W_Q, W_K, W_V "

