@@ -1181,6 +1181,8 @@ BELONGS: dict[str, tuple[str, ...]] = {
     # RoPE: each token's position, each pair's θ_i, the angle of pair i at token m, the turned queries and keys
     "positions": ("token",), "frequencies": ("pair",), "angles": ("token", "pair"),
     "rotated_queries": ("query", "d_k"), "rotated_keys": ("key", "d_k"),
+    # a decoder's head (SmolLM2): its q and k before RoPE turned them
+    "unrotated_queries": ("query", "d_k"), "unrotated_keys": ("key", "d_k"),
 }
 """What each index of a field names (see :data:`scenes.facts.BAND_KINDS`), written from the fields'
 meaning, not from any scene: ``weights[i, j]`` is query i's weight of key j."""

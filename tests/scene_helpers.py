@@ -167,15 +167,20 @@ HEADS_SCENARIOS: dict[str, Callable[[], Scenario]] = {
 SCENARIOS.update(HEADS_SCENARIOS)
 
 MODEL_SENTENCE_LONG = "The quick brown fox jumps over the lazy dog near the riverbank."  # 16 WordPieces, ##bank
+SMOLLM2_SENTENCE_LONG = "In 2024, the quick brown fox jumped over lazy dogs."  # 16 tokens: a space, 4 digits
 MODEL_SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "minilm-four": lambda: Scenario.from_model(ModelChoice("minilm", "Hello there!", layer=1, head=1)),
     "minilm-eight": lambda: Scenario.from_model(ModelChoice("minilm", "The dog chased the ball.", layer=3, head=4),
                                                 query="dog"),
     "minilm-sixteen": lambda: Scenario.from_model(ModelChoice("minilm", MODEL_SENTENCE_LONG, layer=6, head=12),
                                                   query="fox"),
+    "smollm2-six": lambda: Scenario.from_model(ModelChoice("smollm2", "The dog chased the ball.", layer=3, head=4),
+                                               query="dog"),
+    "smollm2-sixteen": lambda: Scenario.from_model(ModelChoice("smollm2", SMOLLM2_SENTENCE_LONG, layer=30, head=9)),
 }
-"""A real model's heads (all-MiniLM-L6-v2): only for the real-head scenes (:data:`OWN_SCENARIOS`); 4, 8 and 16
-WordPieces, the first layer and head, a middle one and the last."""
+"""A real model's heads (all-MiniLM-L6-v2; SmolLM2-135M-Instruct, a decoder): only for the real-head scenes
+(:data:`OWN_SCENARIOS`); 4, 8 and 16 WordPieces, the first layer and head, a middle one and the last; SmolLM2's 6
+and 16 tokens, a middle layer and head, and the last."""
 SCENARIOS.update(MODEL_SCENARIOS)
 
 OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
@@ -195,9 +200,10 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # 2, 5 and 12 tokens (12 through more heads than drawn), and one head
     "FusedProjection": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
     "CausalHeads": ("two-heads", "two-tokens-heads", "six-heads-twelve", "default"),
-    "RealWeights": tuple(MODEL_SCENARIOS),  # a model's heads: 4, 8 and 16 WordPieces
-    # the two ends (8 WordPieces: their control frames, stills and planted faults)
-    **dict.fromkeys(("RealHeadPlace", "RealProjection"), ("minilm-four", "minilm-sixteen")),
+    "RealWeights": tuple(MODEL_SCENARIOS),  # a model's heads: 4, 8 and 16 WordPieces; SmolLM2's 6 and 16 tokens
+    # the two ends (8 WordPieces: their control frames, stills and planted faults), and SmolLM2's
+    **dict.fromkeys(("RealHeadPlace", "RealProjection"), ("minilm-four", "minilm-sixteen", "smollm2-six",
+                                                         "smollm2-sixteen")),
     # the learned lecture: the training scenes show the training run whatever the scenario (tests/test_learned.py
     # builds them with another run too); the pipeline its preset, another run's weights asking about the first "it",
     # 2, 5 (whole numbers) and 12 tokens (the words beside the table)

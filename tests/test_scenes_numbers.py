@@ -190,6 +190,11 @@ def changed(columns: Callable[[Scenario], int], heads: Callable[[Scenario], bool
     return lambda s: [(changed_row(s), c) for c in range(columns(s))] if heads(s) else []
 
 
+def _decoder(s: Scenario) -> bool:
+    """Is the scenario a decoder's head (SmolLM2: causal, RoPE, no bias)?"""
+    return s.model is not None and s.model.causal
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -301,13 +306,21 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     ],
     # a real model's head: its place and sizes; x's slice and its always-1 input, q, k, v and the biases' slices;
     # the query's scores and weights over every token
-    "RealHeadPlace": [("place", name, lambda s: [()]) for name in
-                      ("layer_number", "n_layers", "head_number", "n_heads", "d_model", "d_head")],
+    # (a decoder, SmolLM2: no bias; its key/value head, shared; q and k before and after RoPE)
+    "RealHeadPlace": [
+        *(("place", name, lambda s: [()]) for name in
+          ("layer_number", "n_layers", "head_number", "n_heads", "d_model", "d_head")),
+        *(("place", name, lambda s: [()] if _decoder(s) else []) for name in ("kv_head_number", "n_kv_heads")),
+    ],
     "RealProjection": [
-        ("model", "embeddings", lambda s: [(s.query, m) for m in (*range(6), 384)]),
+        ("model", "embeddings", lambda s: [(s.query, m) for m in (*range(6), *(() if _decoder(s) else (384,)))]),
         *(("model", field, lambda s: [(s.query, m) for m in range(6)]) for field in ("queries", "keys", "values")),
-        *(("bias", field, lambda s: [(m,) for m in range(6)]) for field in ("bias_query", "bias_key", "bias_value")),
-        ("place", "bias_row", lambda s: [()]),
+        *(("model", field, lambda s: [(s.query, m) for m in range(6)] if _decoder(s) else [])
+          for field in ("unrotated_queries", "unrotated_keys")),
+        *(("bias", field, lambda s: [] if _decoder(s) else [(m,) for m in range(6)])
+          for field in ("bias_query", "bias_key", "bias_value")),
+        ("place", "bias_row", lambda s: [] if _decoder(s) else [()]),
+        ("place", "kv_head_number", lambda s: [()] if _decoder(s) else []),
     ],
     "RealWeights": [("model", field, lambda s: [(s.query, j) for j in range(s.n_tokens)])
                     for field in ("scaled_scores", "weights")],

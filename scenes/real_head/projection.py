@@ -35,6 +35,7 @@ from scenes.kit.heatmap import ends_legend, opacities
 from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, INK, KEY, MUTED, QUERY, VALUE
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, text, token_text
+from attention_math.minilm import ModelHead
 from scenes.real_head.common import RealHeadScene
 
 __all__ = ["RealProjection"]
@@ -147,20 +148,29 @@ def _area_shares(pixels: int, cells: int) -> np.ndarray:
 
 
 class RealProjection(RealHeadScene):
-    """x for the query token (a slice), the bias as an always-1 input, W as colours, q, k, v (slices)."""
+    """x for the query token (a slice), the bias as an always-1 input, W as colours, q, k, v (slices); for a
+    decoder (SmolLM2: no bias, RoPE), x, W as colours, and q and k before and after their turn, v."""
 
     def construct(self) -> None:
         self.open_head()
-        self.header("Head {} of layer {}: Q, K, V = x·W + b", "query", "key", "value",
+        self.encoder = isinstance(self.head_found, ModelHead)
+        self.header("Head {} of layer {}: Q, K, V = x·W + b" if self.encoder else
+                    "Head {} of layer {}: Q, K, V = x·W, q and k turned", "query", "key", "value",
                     parts=[Fact("place", "head_number"), Fact("place", "layer_number")])
         x_row, always_one, note = self._input()
-        q = self.scenario.query
         self.beat(
             f"Head {self.cite(Fact('place', 'head_number'))} of layer {self.cite(Fact('place', 'layer_number'))} "
             f"reads '{self.scenario.query_token}' as {self.cite(Fact('place', 'd_model'))} numbers: "
             f"here entries {self.cite(position(0, 'd_in'))} to {self.cite(position(SLICE - 1, 'd_in'))}.",
             fade_in(x_row), fade_in(note[0]), wait=1.2,
         )
+        if self.encoder:
+            self._encoder_beats(x_row, always_one, note)
+        else:
+            self._decoder_beats(x_row)
+
+    def _encoder_beats(self, x_row: NumberGrid, always_one: VGroup, note: VGroup) -> None:
+        """The bias as an always-1 input, the maps with the bias row apart, q, k, v with the biases."""
         bias = self._bias_note(x_row)
         self.beat(
             "BERT's projections add a bias, x·W + b. So x gets one more input that is always one, "
@@ -174,7 +184,7 @@ class RealProjection(RealHeadScene):
             *(part.fade_in() for group in maps[0] for part in group[:2]),
             *(fade_in(part) for group in maps[0] for part in group[2:]), fade_in(maps[1]), wait=1.5,
         )
-        table, title = self._products(maps, q)
+        table, title = self._products(maps, self.scenario.query)
         self.maps, self.table = maps, table  # for the geometry tests
         self.beat(
             f"The products: q, k and v of '{self.scenario.query_token}', {self.cite(Fact('place', 'd_head'))} "
@@ -183,10 +193,36 @@ class RealProjection(RealHeadScene):
             fade_in(title), fade_in(table), wait=1.8,
         )
 
+    def _decoder_beats(self, x_row: NumberGrid) -> None:
+        """No bias; the maps whole; x·W_Q and x·W_K, then q and k turned by RoPE at the token's place; v."""
+        note = VGroup(
+            self.label("x: the layer's input after its RMSNorm; no bias: q = x·W_Q", size=SMALLEST_SIZE, color=MUTED),
+            self.label("W_K, W_V: key/value head {} of {}, shared by three query heads",
+                       Fact("place", "kv_head_number"), Fact("place", "n_kv_heads"), size=SMALLEST_SIZE, color=KEY),
+        ).arrange(DOWN, buff=0.1, aligned_edge=LEFT).next_to(x_row, DOWN, buff=0.3).to_edge(LEFT, buff=0.4)
+        maps = self._maps(note)
+        self.beat(
+            f"No bias in this decoder. W_Q, W_K, W_V: {self.cite(Fact('place', 'd_model'))} × "
+            f"{self.cite(Fact('place', 'd_head'))} each, colours only; W_K and W_V are those of the key/value head "
+            f"{self.cite(Fact('place', 'kv_head_number'))}, shared.",
+            fade_in(note), *(part.fade_in() for group in maps[0] for part in group[:1]),
+            *(fade_in(part) for group in maps[0] for part in group[1:]), fade_in(maps[1]), wait=1.5,
+        )
+        table, title = self._turned_products(self.scenario.query)
+        self.maps, self.table = maps, table  # for the geometry tests
+        self.beat(
+            f"The products x·W_Q and x·W_K of '{self.scenario.query_token}', then RoPE turns each pair of q and k "
+            f"by its token's place: the turned q and k score. Entries {self.cite(position(0, 'd_k'))} to "
+            f"{self.cite(position(SLICE - 1, 'd_k'))} of {self.cite(Fact('place', 'd_head'))}.",
+            fade_in(title), fade_in(table), wait=1.8,
+        )
+
     # -- x, a slice and the always-1 input ---------------------------------------------------
     def _input(self) -> tuple[NumberGrid, VGroup, VGroup]:
         """Entries 1 to 6 of the query's x, "…", then entry 385 (the 1), in one row under its column numbers."""
         q = self.scenario.query
+        if not self.encoder:
+            return self._decoder_input(q)
         entries = [self.number("model", "embeddings", q, m, size=SIZE, color=EMBEDDING) for m in range(SLICE)]
         entries += [text("…", size=SIZE, color=MUTED),
                     self.number("model", "embeddings", q, self.head_found.d_model, size=SIZE, color=INK)]
@@ -201,13 +237,32 @@ class RealProjection(RealHeadScene):
         self.columns("d_in", {m: columns[m] for m in range(SLICE)} | {self.head_found.d_model: columns[-1]}, grid)
         grid.body.remove(entries[-1])  # the always-1 input: in place, shown in the second beat
         grid.column_labels.remove(columns[-1])
-        first = self.label("x: entries {} to {} of {}", position(0, "d_in"), position(SLICE - 1, "d_in"),
-                           Fact("place", "d_model"), size=SMALLEST_SIZE, color=MUTED)
+        first = self._x_note()
         extra = self.label("+ input {}, always one", position(self.head_found.d_model, "d_in"), size=SMALLEST_SIZE,
                            color=MUTED)
         first.next_to(grid, RIGHT, buff=0.4).align_to(grid.body, UP).shift(DOWN * 0.05)
         extra.next_to(first, DOWN, buff=0.12, aligned_edge=LEFT)
         return grid, VGroup(entries[-1], columns[-1]), VGroup(first, extra)
+
+    def _x_note(self) -> Mobject:
+        return self.label("x: entries {} to {} of {}", position(0, "d_in"), position(SLICE - 1, "d_in"),
+                          Fact("place", "d_model"), size=SMALLEST_SIZE, color=MUTED)
+
+    def _decoder_input(self, q: int) -> tuple[NumberGrid, VGroup, VGroup]:
+        """Entries 1 to 6 of the query's x, then "…" (no always-1 input: SmolLM2 has no bias)."""
+        entries = [self.number("model", "embeddings", q, m, size=SIZE, color=EMBEDDING) for m in range(SLICE)]
+        entries.append(text("…", size=SIZE, color=MUTED))
+        columns: list[Any] = [self.label("{}", position(m, "d_in"), size=SMALLEST_SIZE, color=MUTED)
+                              for m in range(SLICE)]
+        columns.append(Dot(radius=0.0, fill_opacity=0.0, stroke_opacity=0.0))
+        name = token_text(self.scenario.query_token, size=24, color=EMBEDDING)
+        grid = NumberGrid([entries], row_labels=[name], column_labels=columns, h_buff=0.28)
+        grid.to_edge(LEFT, buff=0.35).set_y(TOP - 0.55)
+        self.rows("token", {q: name}, grid)
+        self.columns("d_in", {m: columns[m] for m in range(SLICE)}, grid)
+        first = self._x_note()
+        first.next_to(grid, RIGHT, buff=0.4).align_to(grid.body, UP).shift(DOWN * 0.05)
+        return grid, VGroup(), VGroup(first)
 
     def _bias_note(self, x_row: NumberGrid) -> VGroup:
         """[x, 1] · [W; b] = x·W + b, and where b sits."""
@@ -221,7 +276,7 @@ class RealProjection(RealHeadScene):
         return group
 
     # -- the weights, as colours -------------------------------------------------------------
-    def _maps(self, above: VGroup) -> VGroup:
+    def _maps(self, above: Mobject) -> VGroup:
         """W_Q, W_K, W_V as pictures (a cell per number), the bias row apart; their shapes and scales."""
         top = MAPS_TOP
         maps = VGroup()
@@ -229,20 +284,47 @@ class RealProjection(RealHeadScene):
             matrix = np.asarray(getattr(self.head_found.trace, field), dtype=float)
             low, high = (self.value_of(Fact("model_extremes", field, (end,))) for end in (0, 1))
             left = MAPS_LEFT + k * MAP_PITCH
-            body = ColourMap(matrix[:-1], low, high, hue, MAP_WIDTH, MAP_HEIGHT, (left, top))
-            bias = ColourMap(matrix[-1:], low, high, hue, MAP_WIDTH, BIAS_HEIGHT, (left, top - MAP_HEIGHT - BIAS_GAP))
             title = math_name(name, 30, hue)
             title.move_to((left + MAP_WIDTH / 2, top + 0.12 + title.height / 2, 0))
-            bias_label = math_name(bias_name, 26, hue).next_to(bias, RIGHT, buff=0.1)
             scale = ends_legend(self, self.number("model_extremes", field, 0, size=SMALLEST_SIZE, color=MUTED),
                                 self.number("model_extremes", field, 1, size=SMALLEST_SIZE, color=MUTED), hue,
                                 width=0.3, height=0.16)
+            if not self.encoder:  # no bias: the whole matrix, as tall as a map and its bias
+                body = ColourMap(matrix, low, high, hue, MAP_WIDTH, MAP_HEIGHT + BIAS_GAP + BIAS_HEIGHT, (left, top))
+                maps.add(VGroup(body, title, scale.next_to(body, DOWN, buff=0.22)))
+                continue
+            body = ColourMap(matrix[:-1], low, high, hue, MAP_WIDTH, MAP_HEIGHT, (left, top))
+            bias = ColourMap(matrix[-1:], low, high, hue, MAP_WIDTH, BIAS_HEIGHT, (left, top - MAP_HEIGHT - BIAS_GAP))
+            bias_label = math_name(bias_name, 26, hue).next_to(bias, RIGHT, buff=0.1)
             scale.next_to(bias, DOWN, buff=0.22)
             maps.add(VGroup(body, bias, title, bias_label, scale))
-        note = self.label("each {} × {}, colours only: dark = smallest, bright = largest", Fact("place", "bias_row"),
+        rows = Fact("place", "bias_row") if self.encoder else Fact("place", "d_model")
+        note = self.label("each {} × {}, colours only: dark = smallest, bright = largest", rows,
                           Fact("place", "d_head"), size=SMALLEST_SIZE, color=MUTED)
         note.move_to((MAPS_LEFT - 0.3 + note.width / 2, scale.get_bottom()[1] - 0.18 - note.height / 2, 0))
         return VGroup(maps, note)
+
+    # -- a decoder's q, k (before and after RoPE) and v: slices ------------------------------------
+    def _turned_products(self, q: int) -> tuple[NumberGrid, VMobject]:
+        """Entries 1 to 6 of x·W_Q, q (turned), x·W_K, k (turned) and v for the query token."""
+        fields = (("unrotated_queries", "x·W_Q", QUERY), ("queries", "q{} turned", QUERY),
+                  ("unrotated_keys", "x·W_K", KEY), ("keys", "k{} turned", KEY), ("values", "v{}", VALUE))
+        rows, names = [], []
+        for field, name, hue in fields:
+            rows.append([self.number("model", field, q, m, size=TABLE_SIZE, color=hue) for m in range(SLICE)])
+            names.append(self.label(name, *([position(q, "query")] if "{}" in name else []), size=22, color=hue))
+        columns: list[Any] = [self.label("{}", position(m, "d_k"), size=SMALLEST_SIZE, color=MUTED)
+                              for m in range(SLICE)]
+        table = NumberGrid(rows, row_labels=names, column_labels=columns, h_buff=0.24, v_buff=0.1)
+        title = self.label("entries {} to {} of {}", position(0, "d_k"), position(SLICE - 1, "d_k"),
+                           Fact("place", "d_head"), size=SMALLEST_SIZE, color=MUTED)
+        table.align_to((HALF_WIDTH, 0, 0), RIGHT).align_to((0, MAPS_TOP + 0.1, 0), UP)
+        title.next_to(table, UP, buff=0.15).align_to(table.brackets, RIGHT)
+        self.rows("query", {q: VGroup(names[0], names[1])}, table)
+        self.rows("key", {q: VGroup(names[2], names[3], names[4])}, table)
+        self.columns("d_k", dict(enumerate(columns)), table)
+        self.columns("d_v", dict(enumerate(columns)), table)
+        return table, title
 
     # -- q, k, v: slices, and the biases in them -------------------------------------------------
     def _products(self, maps: VGroup, q: int) -> tuple[NumberGrid, VMobject]:

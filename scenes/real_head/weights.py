@@ -49,8 +49,10 @@ class RealWeights(RealHeadScene):
         q = self.scenario.query
         self.size = 24 if self.scenario.n_tokens <= 9 else SMALLEST_SIZE
         labels, scores, heads = self._score_column()
+        asks = ("every token, [CLS] and [SEP] included" if self.scenario.model is None or not self.scenario.model.causal
+                else "itself and the tokens before it, the later ones masked")
         self.beat(
-            f"'{self.scenario.query_token}' asks every token, [CLS] and [SEP] included: "
+            f"'{self.scenario.query_token}' asks {asks}: "
             f"its scores q·k ÷ √{self.cite(Fact('place', 'd_head'))}, the model's own numbers.",
             fade_in(heads[0]), fade_in(heads[1]), fade_in(labels), fade_in(scores), wait=1.2,
         )
