@@ -28,6 +28,7 @@ CHIP_SIZE = 24
 CHIP_GAP = 0.14
 LINE_PITCH = 0.85  # between lines of token chips: a chip and its position under it
 LAYERS_Y, HEADS_Y = -1.3, -2.6
+DECODER_LAYERS_Y, DECODER_HEADS_Y = -0.8, -2.0  # higher: the heads' notes go under them (three lines)
 SPECIAL = ("[CLS]", "[SEP]")
 
 
@@ -108,13 +109,14 @@ class RealHeadPlace(RealHeadScene):
             name = self.label(template, number, size=SMALLEST_SIZE, color=INK)
             box = RoundedRectangle(width=width, height=0.55, corner_radius=0.08, stroke_width=2, color=MUTED)
             boxes.add(VGroup(box, name.move_to(box)))
-        boxes.arrange(RIGHT, buff=0.18 if wide else 0.05).move_to((0, LAYERS_Y, 0)).to_edge(LEFT, buff=0.4)
+        y = LAYERS_Y if self.encoder else DECODER_LAYERS_Y
+        boxes.arrange(RIGHT, buff=0.18 if wide else 0.05).move_to((0, y, 0)).to_edge(LEFT, buff=0.4)
         lit = RoundedRectangle(width=width + 0.12, height=0.67, corner_radius=0.1, stroke_width=4, color=HIGHLIGHT)
         lit.move_to(boxes[found.layer])
         note = VGroup(
             self.label("{} layers", Fact("place", "n_layers"), size=SMALLEST_SIZE, color=MUTED),
             self.label("each token: d = {} numbers", Fact("place", "d_model"), size=SMALLEST_SIZE, color=MUTED),
-        ).arrange(DOWN if wide else RIGHT, buff=0.1 if wide else 0.5, aligned_edge=LEFT)
+        ).arrange(DOWN if wide else RIGHT, buff=0.1 if wide else 0.5, aligned_edge=LEFT if wide else DOWN)
         if wide:
             note.next_to(boxes, RIGHT, buff=0.35)
         else:
@@ -130,7 +132,8 @@ class RealHeadPlace(RealHeadScene):
                                    color=QUERY if k == found.head else MUTED)
             number = Fact("place", "head_number") if k == found.head else position(k, "head")
             boxes.add(VGroup(box, self.label("{}", number, size=SMALLEST_SIZE, color=INK).move_to(box)))
-        boxes.arrange(RIGHT, buff=0.08).move_to((0, HEADS_Y, 0)).to_edge(LEFT, buff=0.4)
+        y = HEADS_Y if self.encoder else DECODER_HEADS_Y
+        boxes.arrange(RIGHT, buff=0.08).move_to((0, y, 0)).to_edge(LEFT, buff=0.4)
         links = VGroup(*(Line(layers[found.layer].get_corner(DOWN + side), boxes[end].get_corner(UP + side),
                               stroke_width=1.5, color=MUTED) for side, end in ((LEFT, 0), (RIGHT, -1))))
         lit = RoundedRectangle(width=0.58, height=0.6, corner_radius=0.08, stroke_width=4, color=HIGHLIGHT)
@@ -143,12 +146,15 @@ class RealHeadPlace(RealHeadScene):
                        size=SMALLEST_SIZE, color=QUERY),
         )
         if not self.encoder:
-            notes.add(self.label("its keys and values: head {} of {}, columns {} to {} of W_K and W_V",
+            notes.add(self.label("keys, values: head {} of {}, columns {} to {} of W_K, W_V",
                                  Fact("place", "kv_head_number"), Fact("place", "n_kv_heads"),
                                  Fact("place", "kv_first_column"), Fact("place", "kv_last_column"),
                                  size=SMALLEST_SIZE, color=KEY))
         notes.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
-        notes.next_to(boxes, RIGHT, buff=0.35)
+        if self.encoder:
+            notes.next_to(boxes, RIGHT, buff=0.35)
+        else:  # under the heads, clear of the lines from the layer (which may be the last, far right)
+            notes.next_to(boxes, DOWN, buff=0.35, aligned_edge=LEFT)
         return VGroup(links, boxes), lit, notes
 
     def _shared(self, heads: VGroup, note: VGroup) -> None:
