@@ -137,12 +137,12 @@ class ModelChoice:
 
         return head(self.sentence, layer=self.layer - 1, head=self.head - 1)
 
-    def attention_of_model(self) -> AttentionTrace:
-        """The head's trace as every scenario has one: MiniLM's own; SmolLM2's turned ``q``, ``k`` and causal
-        weights (:meth:`attention_math.smollm.SmolTrace.attention`)."""
-        found = self.head_of_model()
-        trace = found.trace
-        return trace if isinstance(trace, AttentionTrace) else trace.attention()
+    def attention_of_model(self, *, causal: bool = False) -> AttentionTrace:
+        """The head's trace as every scenario has one: MiniLM's own (an encoder: no mask); SmolLM2's turned ``q``
+        and ``k``, its own causal weights when ``causal``, else every key weighed with no mask
+        (:meth:`attention_math.smollm.SmolTrace.attention`)."""
+        trace = self.head_of_model().trace
+        return trace if isinstance(trace, AttentionTrace) else trace.attention(causal=causal)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``model`` table of a scenario file."""
@@ -492,11 +492,14 @@ class Scenario:
         'sat'
 
         SmolLM2 (a decoder) has no bias: ``d_in`` is 576, its tokens written without BPE's leading space
-        (:func:`attention_math.smollm.display_token`); its trace is causal, ``q`` and ``k`` turned by RoPE:
+        (:func:`attention_math.smollm.display_token`); ``q`` and ``k`` turned by RoPE; its own weights are
+        ``trace(causal=True)`` (``trace()`` weighs every key, as if there were no mask):
 
         >>> s = Scenario.from_model(ModelChoice("smollm2", "The cat sat.", layer=2, head=5))
-        >>> s.tokens, s.query_token, s.d_in, s.d_k, s.trace().causal, float(s.trace().weights[0, 1])
-        (('The', 'cat', 'sat', '.'), 'sat', 576, 64, True, 0.0)
+        >>> s.tokens, s.query_token, s.d_in, s.d_k, s.trace(causal=True).causal
+        (('The', 'cat', 'sat', '.'), 'sat', 576, 64, True)
+        >>> float(s.trace(causal=True).weights[0, 1]), bool(s.trace().weights[0, 1] > 0)
+        (0.0, True)
         """
         found = model.head_of_model()
         trace = found.trace
@@ -673,12 +676,14 @@ class Scenario:
     def trace(self, *, causal: bool = False) -> AttentionTrace:
         """Every intermediate of attention (masked when ``causal``); of the first head if several.
 
-        A decoder's head (``model`` of :data:`DECODERS`) attends causally: its trace is the model's own, masked,
-        with or without ``causal``."""
+        A decoder's head (``model`` of :data:`DECODERS`): ``causal`` gives the model's own weights; without it,
+        the weights its turned ``q`` and ``k`` would give with no mask (the masked lecture's "before")."""
         if self._heads:
             return self._heads[0].trace(causal=causal)
-        if not causal or (self.model is not None and self.model.causal):  # a decoder's own trace is masked
+        if not causal:
             return self._trace
+        if self.model is not None and self.model.causal:  # a decoder: the model's own masked weights
+            return self.model.attention_of_model(causal=True)
         return self_attention(
             self.embeddings, self.w_query, self.w_key, self.w_value,
             scaled=self.scaled, causal=True,

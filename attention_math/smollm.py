@@ -895,11 +895,13 @@ class SmolTrace:
         """``θ_i = base^(−2i/64)`` for each of the 32 pairs (``rope_frequencies(64, 100000)``)."""
         return rope_frequencies(self.d_k, self.base)
 
-    def attention(self) -> AttentionTrace:
-        """The head as an :class:`~attention_math.AttentionTrace` (causal): what a lecture's scenes read.
+    def attention(self, *, causal: bool = True) -> AttentionTrace:
+        """The head as an :class:`~attention_math.AttentionTrace`: what a lecture's scenes read.
 
         Its ``queries`` and ``keys`` are the turned ones, so ``scores = queries @ keysᵀ`` as in every trace,
         but ``queries`` is not ``embeddings @ w_query``: RoPE turned it (:attr:`unrotated_queries` is).
+        ``causal`` (the default): the model's own masked weights and ``z``. Without it, what the head would
+        weigh with no mask, every key of the same turned ``q`` and ``k`` (the masked lecture's "before").
 
         Examples
         --------
@@ -910,12 +912,20 @@ class SmolTrace:
         (True, 64, True)
         >>> bool(np.allclose(attention.queries, attention.embeddings @ attention.w_query))  # turned
         False
+        >>> unmasked = trace.attention(causal=False)
+        >>> bool(unmasked.weights[0, 1] > 0), bool(np.allclose(unmasked.scaled_scores, trace.scores / 8))
+        (True, True)
         """
+        if causal:
+            scaled, weights, context = self.scaled_scores, self.weights, self.context
+        else:
+            scaled = owned(self.scores / math.sqrt(self.d_k))
+            weights = softmax(scaled)
+            context = owned(weights @ self.values)
         return AttentionTrace(
             embeddings=self.embeddings, w_query=self.w_query, w_key=self.w_key, w_value=self.w_value,
             queries=self.queries, keys=self.keys, values=self.values, scores=self.scores,
-            scaled_scores=self.scaled_scores, weights=self.weights, context=self.context, d_k=self.d_k,
-            scaled=True, causal=True,
+            scaled_scores=scaled, weights=weights, context=context, d_k=self.d_k, scaled=True, causal=causal,
         )
 
 

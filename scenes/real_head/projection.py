@@ -28,6 +28,7 @@ from manim import (
     config,
 )
 
+from attention_math.minilm import ModelHead
 from scenes.facts import Fact, position
 from scenes.kit.fades import fade_in
 from scenes.kit.grids import NumberGrid
@@ -35,7 +36,6 @@ from scenes.kit.heatmap import ends_legend, opacities
 from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, INK, KEY, MUTED, QUERY, VALUE
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, text, token_text
-from attention_math.minilm import ModelHead
 from scenes.real_head.common import RealHeadScene
 
 __all__ = ["RealProjection"]
@@ -244,7 +244,7 @@ class RealProjection(RealHeadScene):
         extra.next_to(first, DOWN, buff=0.12, aligned_edge=LEFT)
         return grid, VGroup(entries[-1], columns[-1]), VGroup(first, extra)
 
-    def _x_note(self) -> Mobject:
+    def _x_note(self) -> VMobject:
         return self.label("x: entries {} to {} of {}", position(0, "d_in"), position(SLICE - 1, "d_in"),
                           Fact("place", "d_model"), size=SMALLEST_SIZE, color=MUTED)
 
