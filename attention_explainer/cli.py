@@ -302,7 +302,8 @@ def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> Non
     from scenes.base import check_scene_limits
 
     classes = [getattr(importlib.import_module(spec.module), spec.name) for spec in chosen]
-    check_scene_limits(scenario, model=any(cls.shows_model for cls in classes))
+    check_scene_limits(scenario, model=any(cls.shows_model for cls in classes),
+                       decoder=all(cls.draws_decoder for cls in classes))
     for cls in classes:
         cls.check_scenario(scenario)
 

@@ -151,14 +151,16 @@ class Beat:
 # -- limits and the scenario ------------------------------------------------------------------------
 
 
-def check_scene_limits(scenario: Scenario, *, model: bool = False) -> Scenario:
+def check_scene_limits(scenario: Scenario, *, model: bool = False, decoder: bool = False) -> Scenario:
     """Raise :class:`ScenarioError` when the scenes cannot draw the scenario legibly.
 
     ``model``: the scenes show a real model's head (a scenario with ``model``), whose sizes are the
-    model's (384 → 32, drawn as slices and colours); the others draw made-up numbers only.
+    model's (384 → 32, drawn as slices and colours); the others draw made-up numbers only, but with
+    ``decoder`` they also draw a decoder's head (``--model smollm2``) from its scores and weights alone
+    (:attr:`ExplainerScene.draws_decoder`).
     """
     if model or scenario.model is not None:
-        return _check_model_limits(scenario, model)
+        return _check_model_limits(scenario, model, decoder)
     sizes = {
         "tokens": scenario.n_tokens,
         "d_in": scenario.d_in,
@@ -193,16 +195,42 @@ def check_scene_limits(scenario: Scenario, *, model: bool = False) -> Scenario:
     return scenario
 
 
-def _check_model_limits(scenario: Scenario, model: bool) -> Scenario:
-    """A real model's head for the scenes that show one (its lecture's scenes check its tokens), none for the others."""
+def _check_model_limits(scenario: Scenario, model: bool, decoder: bool) -> Scenario:
+    """A real model's head for the scenes that show one (its lecture's scenes check its tokens), a decoder's for
+    the scenes that draw one, none for the others."""
     if scenario.model is None:
         raise ScenarioError(
             "model: these scenes show a real model's head; give --model (minilm or smollm2) and a --sentence"
         )
-    if not model:
-        raise ScenarioError(
-            f"model: these scenes draw small made-up numbers; a real model's head is the {model_lecture()} lecture"
-        )
+    if model:
+        return scenario
+    if decoder and scenario.model.causal:
+        return _check_decoder_limits(scenario)
+    raise ScenarioError(
+        f"model: these scenes draw small made-up numbers; a real model's head is the {model_lecture()} lecture"
+        + (" (a decoder's, --model smollm2, also the masked, inference and rope lectures)" if not decoder else "")
+    )
+
+
+def _check_decoder_limits(scenario: Scenario) -> Scenario:
+    """A decoder's head as the scenes that draw one show it: 2 to 16 tokens; its scores, weights and the first two
+    entries of its v and z (the planes they draw) no wider than the rows of numbers fit."""
+    low, high = SCENE_LIMITS["tokens"]
+    n = scenario.n_tokens
+    if not low <= n <= high:
+        raise ScenarioError(f"sentence: the scenes draw {low} to {high} tokens, this sentence has {n}")
+    if scenario.precision > 2:
+        raise ScenarioError(f"precision: a model's head is drawn with 0 to 2 decimals, this scenario asks for "
+                            f"{scenario.precision}")
+    plain, own = scenario.trace(), scenario.trace(causal=True)
+    fits = next(width for tokens, width in NUMBER_WIDTHS if n <= tokens)
+    shown = {"scaled_scores": plain.scaled_scores, "weights": own.weights, "values": own.values[:, :2],
+             "context": own.context[:, :2]}
+    for name, values in shown.items():
+        widest = max((format_number(float(v), scenario.precision) for v in np.ravel(values)), key=len)
+        if len(widest) > fits:
+            raise ScenarioError(f"{name}: with {n} tokens the scenes fit numbers of {fits} characters, this head "
+                                f"shows {widest!r} (try another layer or head, or fewer tokens)")
     return scenario
 
 
@@ -230,7 +258,7 @@ def _manim_cfg_attention(folder: Path) -> dict[str, str]:
 
 
 def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT_PRESET, *,
-                              model: bool = False) -> Scenario:
+                              model: bool = False, decoder: bool = False) -> Scenario:
     """The scenario and query the scenes should show.
 
     ``ATTENTION_SCENARIO`` / ``ATTENTION_QUERY`` first, then ``scenario`` / ``query`` in the
@@ -251,7 +279,7 @@ def scenario_from_environment(folder: Path | None = None, default: str = DEFAULT
         )
     if query:
         scenario = scenario.with_query(query)
-    return check_scene_limits(scenario, model=model)
+    return check_scene_limits(scenario, model=model, decoder=decoder)
 
 
 def _negative(shown: str) -> bool:
@@ -279,6 +307,9 @@ class ExplainerScene(Scene):
     scenario_override: ClassVar[Scenario | None] = None
     shows_model: ClassVar[bool] = False
     """Does the scene show a real model's head (a scenario with ``model``; see :func:`check_scene_limits`)?"""
+    draws_decoder: ClassVar[bool] = False
+    """Does the scene also draw a decoder's head (``--model smollm2``): its tokens and the numbers its turned q and
+    k give (scores, weights, z), none of X or W (see :func:`check_scene_limits`)?"""
     reading_pace: ClassVar[float | None] = None
     """Characters a second a beat leaves to read its caption (:data:`READING_PACE`), up to
     :data:`LONGEST_READING` seconds: the pause after the animations grows where they and ``wait`` leave
@@ -291,11 +322,13 @@ class ExplainerScene(Scene):
         os.environ["shell_escape"] = "f"
         cast(Camera, self.camera).background_color = ManimColor(BACKGROUND)  # manim-slides reads it as a colour
         if self.scenario_override is not None:
-            scenario = self.check_scenario(check_scene_limits(self.scenario_override, model=self.shows_model))
+            scenario = self.check_scenario(check_scene_limits(self.scenario_override, model=self.shows_model,
+                                                              decoder=self.draws_decoder))
         else:
             try:
                 scenario = self.check_scenario(
-                    scenario_from_environment(default=self._default_preset(), model=self.shows_model)
+                    scenario_from_environment(default=self._default_preset(), model=self.shows_model,
+                                              decoder=self.draws_decoder)
                 )
             except ScenarioError as error:
                 # One clear line instead of a traceback, before anything is drawn.

@@ -182,6 +182,8 @@ MODEL_SCENARIOS: dict[str, Callable[[], Scenario]] = {
 (:data:`OWN_SCENARIOS`); 4, 8 and 16 WordPieces, the first layer and head, a middle one and the last; SmolLM2's 6
 and 16 tokens, a middle layer and head, and the last."""
 SCENARIOS.update(MODEL_SCENARIOS)
+DECODER_SCENARIOS = ("smollm2-six", "smollm2-sixteen")
+"""A decoder's heads (SmolLM2), for the scenes of the masked, inference and rope lectures that draw one."""
 
 OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "RawDotProducts": ("default", "sixteen"),  # it always shows its own preset: the scenario changes nothing
@@ -191,9 +193,13 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # the masked lecture: its preset (a middle token, whose row the mask changes), 2 tokens asking about the first,
     # 12 about the ninth (colours only); the context also asks about a last token (the mask changes nothing) and
     # with d_v 1 (a row per arrow), dropout with 16 tokens at 4 decimals (its widest panel)
-    "MaskedContext": ("default", "masked-dog", "two-first", "twelve", "sixteen-whole"),
-    "AttentionDropout": ("masked-dog", "two-first", "twelve", "sixteen"),
-    "TriangularMap": ("masked-dog", "two-first", "twelve"),
+    "MaskedContext": ("default", "masked-dog", "two-first", "twelve", "sixteen-whole", *DECODER_SCENARIOS),
+    "AttentionDropout": ("masked-dog", "two-first", "twelve", "sixteen", *DECODER_SCENARIOS),
+    "TriangularMap": ("masked-dog", "two-first", "twelve", *DECODER_SCENARIOS),
+    # and a decoder's head (SmolLM2): 6 tokens asking about the second, and 16 about the last (colours only)
+    "GenerationOrder": ("default", "three", "sixteen", "masked-dog", "two", *DECODER_SCENARIOS),
+    "MaskedScores": ("default", "three", "sixteen", "masked-dog", "two", "twelve", *DECODER_SCENARIOS),
+    "Renormalise": ("default", "three", "sixteen", "masked-dog", "two", *DECODER_SCENARIOS),
     # 2, 5, 12 and 16 tokens; 2 and 5 heads (more than drawn); one head
     "WhyHeads": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
     "PerHead": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),

@@ -95,6 +95,8 @@ def _band(size: float) -> float:
 class AttentionDropout(ExplainerScene):
     """softmax(mask(QKᵀ/√d_k)) with some weights dropped and the rest scaled up: training only."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its own scores and weights
+
     reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)

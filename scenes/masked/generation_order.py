@@ -77,6 +77,8 @@ class _Board:
 class GenerationOrder(ExplainerScene):
     """Token by token, each reading only itself and the tokens before it: query i reads keys 1 … i."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its own scores and weights
+
     reading_pace = READING_PACE
 
     board: _Board  # what the last beats draw on (the geometry tests look at it)

@@ -147,6 +147,8 @@ class _Plane:
 class MaskedContext(ExplainerScene):
     """z_i from keys 1 … i only, beside z_i from every key: the future's arrows go, the past's grow."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its own scores and weights
+
     reading_pace = READING_PACE
 
     table: _Table

@@ -102,6 +102,8 @@ def _band(size: float) -> float:
 class MaskedScores(ExplainerScene):
     """Scaled scores, −∞ above the diagonal, exp(−∞) = 0, the softmax over the past; every row sums to 1."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its own scores and weights
+
     reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)

@@ -66,6 +66,8 @@ class _Chart:
 class Renormalise(ExplainerScene):
     """Softmax over every key, zero the future, divide by the new sum: the masked weights, number for number."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its own scores and weights
+
     reading_pace = READING_PACE
 
     chart: _Chart  # what the beats draw on (the geometry tests look at it)

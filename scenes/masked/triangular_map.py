@@ -62,6 +62,8 @@ class _Board:
 class TriangularMap(ExplainerScene):
     """softmax(mask(QKᵀ/√d_k)): a triangle of weights; the first token looks only at itself."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its own scores and weights
+
     reading_pace = READING_PACE
 
     board: _Board  # what the beats draw on (the geometry tests look at it)
