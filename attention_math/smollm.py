@@ -67,6 +67,7 @@ import numpy.typing as npt
 
 from ._core import AttentionTrace, FloatArray, owned, softmax
 from ._errors import ScenarioError
+from .kv_cache import ModelConfig
 from .rope import rope, rope_angles, rope_frequencies
 
 __all__ = [
@@ -89,6 +90,7 @@ __all__ = [
     "generate",
     "head",
     "logits",
+    "model_config",
     "model_path",
     "read_gguf",
     "token_ids",
@@ -513,6 +515,29 @@ def config() -> SmolConfig:
     ('smollm', False)
     """
     return _model().config
+
+
+CONFIG_SOURCE = "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct/blob/main/config.json"
+"""The model's published configuration (``torch_dtype`` bfloat16: 2 bytes a number in its cache)."""
+
+
+def model_config() -> ModelConfig:
+    """The model's attention shape as :class:`~attention_math.ModelConfig` (its KV cache's factors): layers, heads
+    and key/value heads from the GGUF header, 2 bytes a number (the published config's bfloat16).
+
+    Examples
+    --------
+    >>> from attention_math import cache_memory
+    >>> from attention_math.smollm import model_config
+    >>> c = model_config()
+    >>> c.layers, c.query_heads, c.kv_heads, c.d_head, c.bytes_per_number, c.cache_bytes()  # 2 × 30 × 3 × 64 × 2
+    (30, 9, 3, 64, 2, 23040)
+    >>> cache_memory(c, 8192).kib_per_token
+    22.5
+    """
+    c = config()
+    return ModelConfig("HuggingFaceTB/SmolLM2-135M-Instruct", c.n_layers, c.n_heads, c.n_kv_heads, c.d_head,
+                       "bfloat16", 2, CONFIG_SOURCE)
 
 
 @dataclass(frozen=True, eq=False)

@@ -206,9 +206,11 @@ def _check_model_limits(scenario: Scenario, model: bool, decoder: bool) -> Scena
         return scenario
     if decoder and scenario.model.causal:
         return _check_decoder_limits(scenario)
+    if decoder:
+        raise ScenarioError(f"model: these scenes draw small made-up numbers or a decoder's head (--model smollm2); "
+                            f"an encoder's head is the {model_lecture()} lecture")
     raise ScenarioError(
         f"model: these scenes draw small made-up numbers; a real model's head is the {model_lecture()} lecture"
-        + (" (a decoder's, --model smollm2, also the masked, inference and rope lectures)" if not decoder else "")
     )
 
 

@@ -610,6 +610,7 @@ PUBLISHED_CONFIG_JSON = (
     (80, 64, 8, 8192, 2),  # meta-llama/Llama-2-70b-hf, float16
     (32, 32, 8, 4096, 2),  # mistralai/Mistral-7B-v0.1, bfloat16
     (32, 71, 1, 4544, 2),  # tiiuae/falcon-7b, bfloat16, "multi_query": true (one key/value head)
+    (30, 9, 3, 576, 2),  # HuggingFaceTB/SmolLM2-135M-Instruct, bfloat16 (a decoder scenario's own model, last)
 )
 """The published models of the inference lecture's memory scene, as their config.json files say (copied here from
 the Hugging Face Hub, not from attention_math.PUBLISHED_CONFIGS)."""

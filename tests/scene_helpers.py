@@ -227,7 +227,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # 2 query heads per key/value head, one head (nothing to share), 3 per key/value head with 12 tokens, all 4 on
     # one (multi-query) with 16 tokens at 4 decimals (the tallest table, four columns)
     "GroupedHeads": ("grouped-dog", "two", "grouped-twelve", "multi-query-sixteen"),
-    "CacheMemory": ("grouped-dog",),  # it shows published models, never the scenario
+    "CacheMemory": ("grouped-dog", *DECODER_SCENARIOS),  # published models; a decoder scenario's own model too
     # the flash-attention lecture: lecture 6's preset (tiles of 2 over 5 keys: the last one shorter), 2 tokens (one
     # tile), 16 at 4 decimals with d_v 3 (the values left out, the most tiles; the geometry test builds 12 tokens)
     "MemoryRoutes": ("default", "two"),

@@ -111,7 +111,9 @@ ABOVE_DIAGONAL: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E73
 # The masked lecture: the query's row of a token grid, its z (every component), the links of its past's chain
 # (the dimensions value space shows: 1 and 2).
 QUERY_ROW: Callable[[Scenario], Iterable[Index]] = lambda s: [(s.query, j) for j in range(s.n_tokens)]  # noqa: E731
-QUERY_Z: Callable[[Scenario], Iterable[Index]] = lambda s: [(s.query, c) for c in range(s.d_v)]  # noqa: E731
+QUERY_Z: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
+    (s.query, c) for c in range(s.d_v if s.model is None else 2)  # a real model's z: its first 2 of 64, then "…"
+]
 PAST_CHAIN: Callable[[Scenario], Iterable[Index]] = lambda s: [  # noqa: E731
     (j, c) for j in range(s.query + 1) for c in range(min(2, s.d_v))
 ]
@@ -364,9 +366,11 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
                                                                      else s.d_v)]),
     ],
     "CacheMemory": [  # every published model's factors, its KiB a token and GiB for the long context
-        *((f"memory{k + 1}", name, lambda s: [()]) for k in range(4)
+        *((f"memory{k + 1}", name, (lambda s, k=k: [()] if k < 4 or _decoder(s) else []))  # a decoder's model: 5th
+          for k in range(5)
           for name in ("key_and_value", "layers", "kv_heads", "d_head", "bytes_per_number", "kib_per_token")),
-        *((f"memory{k + 1}_gib", "gib_context", lambda s: [()]) for k in range(4)),
+        *((f"memory{k + 1}_gib", "gib_context", (lambda s, k=k: [()] if k < 4 or _decoder(s) else []))
+          for k in range(5)),
     ],
     "MemoryRoutes": [("traffic", "block_size", lambda s: [()]), ("traffic", "query_block_size", lambda s: [()])],
     "OnlineSoftmax": [  # every key's score and exp, every tile's m, factor, ℓ and output, o / ℓ and softmax·V

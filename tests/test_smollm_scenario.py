@@ -22,13 +22,16 @@ from pathlib import Path
 import number_checks
 import numpy as np
 import pytest
+from scene_helpers import load_scene_class
 
 from attention_explainer import cli
 from attention_explainer.outputs.handout import handout_files
 from attention_explainer.outputs.lectures import lecture_steps
 from attention_explainer.outputs.notebook import notebook_json
+from attention_explainer.selection import lecture_specs
 from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping, scenario_to_toml, smollm
 from attention_math.scenario import ModelChoice
+from scenes.base import check_scene_limits
 from scenes.registry import model_lecture
 
 try:
@@ -138,8 +141,12 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
          "sentence: expected at most 16 tokens, got 17; shorten it"),
         (("--sentence", "Hi"), "sentence: the scenes draw 2 to 16 tokens"),
         (("--sentence", DOG, "--query", "cat"), "query: no token 'cat'"),
+        (("--sentence", DOG, "--lecture", "self-attention"),
+         "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
+        (("--sentence", DOG, "--lecture", "inference"),  # its cache-memory scene alone draws a decoder so far
+         "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
     ],
-    ids=["layer", "head", "layer-zero", "too-long", "too-short", "query"],
+    ids=["layer", "head", "layer-zero", "too-long", "too-short", "query", "lecture-6", "inference"],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                           args: tuple[str, ...], words: str) -> None:
@@ -168,11 +175,12 @@ def test_without_the_model_the_command_names_the_install_command(tmp_path: Path)
 # -- the handout and notebook of the real-head lecture -------------------------------------------------
 
 
-def test_the_real_head_notebook_turns_and_masks_as_the_model_does(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lecture", [model_lecture(), "masked"])
+def test_the_notebook_turns_and_masks_as_the_model_does(tmp_path: Path, lecture: str) -> None:
     scenario = _model()
-    for name, content in handout_files(scenario, model_lecture()).items():
+    for name, content in handout_files(scenario, lecture).items():
         (tmp_path / name).write_text(content, encoding="utf-8")
-    book = json.loads(notebook_json(scenario, model_lecture()))
+    book = json.loads(notebook_json(scenario, lecture))
     cells = ["".join(cell["source"]) for cell in book["cells"] if cell["cell_type"] == "code"]
     namespace: dict[str, object] = {}
     old = Path.cwd()
@@ -187,5 +195,25 @@ def test_the_real_head_notebook_turns_and_masks_as_the_model_does(tmp_path: Path
     own = scenario.trace(causal=True)
     np.testing.assert_allclose(np.asarray(namespace["weights"]), own.weights, rtol=0, atol=1e-12)
     np.testing.assert_allclose(np.asarray(namespace["Q"]), own.queries, rtol=0, atol=1e-12)
-    page = lecture_steps(model_lecture()).page(scenario)
-    assert any("SmolLM2-135M-Instruct, layer 3 of 30, head 4 of 9" in fact for fact in page.facts)
+    if lecture == model_lecture():
+        page = lecture_steps(lecture).page(scenario)
+        assert any("SmolLM2-135M-Instruct, layer 3 of 30, head 4 of 9" in fact for fact in page.facts)
+
+
+def test_an_encoder_is_refused_by_the_scenes_that_draw_a_decoder(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    out = tmp_path / "bundle"
+    status = cli.main(["render", "--model", "minilm", "--sentence", DOG, "--lecture", "masked", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.splitlines()) == 1 and not out.exists(), err
+    assert "these scenes draw small made-up numbers or a decoder's head (--model smollm2)" in err
+
+
+@pytest.mark.parametrize("lecture", ["masked"])
+def test_every_scene_of_a_lecture_draws_a_decoder(lecture: str) -> None:
+    scenario = _model()
+    classes = [load_scene_class(spec.module, spec.name) for spec in lecture_specs(lecture)]
+    assert all(cls.draws_decoder for cls in classes)
+    assert check_scene_limits(scenario, decoder=True) is scenario
+    for cls in classes:
+        cls.check_scenario(scenario)

@@ -6,7 +6,8 @@ the weights and the context vectors; the masked lecture's mask, renormalised rou
 the multi-head lecture's heads, their join, W_O and the fused form), each printed at the
 lecture's precision; a last cell checks every step against the handout's CSV files beside the
 notebook; the same steps in PyTorch close it as a Markdown code block (not run: torch is no
-dependency).
+dependency). A decoder's head (``--model smollm2``) turns Q and K by RoPE as the model does: every lecture's
+``X @ W_Q`` and ``X @ W_K`` become ``turned(X @ W_Q)`` and ``turned(X @ W_K)``, ``turned`` defined after the data.
 
 User text (the title, the tokens) enters the code only as :func:`repr` literals, which Python
 reads back as the same string whatever it holds (quotes, ``"); import os #``, braces,
@@ -17,13 +18,15 @@ right-to-left or zero-width characters), and the Markdown cells only through
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from attention_math import Scenario
+from attention_math.smollm import SmolHead
 from scenes.registry import DEFAULT_LECTURE
 
 from .lectures import lecture_steps
-from .steps import Table
+from .steps import NotebookCells, Table
 
 __all__ = ["check_cell", "notebook", "notebook_json"]
 
@@ -81,13 +84,43 @@ def check_cell(tables: Sequence[Table], probe: str) -> str:
     return _CHECK.replace("{PROBE}", probe).replace("{NOT_TOKENS}", not_tokens).replace("{STEPS}", steps)
 
 
+_TURNED = '''
+
+ROPE_BASE = {base!r}  # RoPE's base, as the model's file gives it (llama.rope.freq_base)
+
+
+def turned(M):
+    """RoPE as the model turns its q and k: pair (2i, 2i+1) of the row at position m (from 0) by m·θ_i,
+    θ_i = ROPE_BASE^(−2i/d)."""
+    d = M.shape[1]
+    angles = np.arange(M.shape[0])[:, None] * ROPE_BASE ** (-np.arange(0, d, 2) / d)
+    out = np.empty_like(M)
+    out[:, 0::2] = M[:, 0::2] * np.cos(angles) - M[:, 1::2] * np.sin(angles)
+    out[:, 1::2] = M[:, 0::2] * np.sin(angles) + M[:, 1::2] * np.cos(angles)
+    return out
+'''
+
+
+def decoder_cells(scenario: Scenario, own: NotebookCells) -> NotebookCells:
+    """``own`` for a decoder's head: ``turned`` defined after the data, and every ``X @ W_Q`` and ``X @ W_K`` of
+    the steps turned (the cells unchanged for any other scenario, or where the lecture turns them itself)."""
+    if scenario.model is None or not scenario.model.causal or any("def turned" in code for _, code in own.steps):
+        return own
+    head = scenario.model_head()
+    assert isinstance(head, SmolHead)
+    base = head.config.rope_base
+    steps = tuple((text, code.replace("X @ W_Q", "turned(X @ W_Q)").replace("X @ W_K", "turned(X @ W_K)"))
+                  for text, code in own.steps)
+    return replace(own, data=own.data + _TURNED.format(base=base), steps=steps)
+
+
 def notebook(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> Any:
     """The lecture's notebook for ``scenario`` (an ``nbformat`` v4 notebook node)."""
     import nbformat
 
     v4: Any = nbformat.v4  # nbformat has no type hints
     steps = lecture_steps(lecture)
-    own = steps.notebook(scenario)
+    own = decoder_cells(scenario, steps.notebook(scenario))
     cells = [v4.new_markdown_cell(own.intro), v4.new_code_cell(_HELPERS), v4.new_code_cell(own.data)]
     for text, code in own.steps:
         cells += [v4.new_markdown_cell(text), v4.new_code_cell(code)]

@@ -15,7 +15,8 @@ from typing import Any
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Mobject, Rectangle, VGroup
 
-from attention_math import PUBLISHED_CONFIGS, cache_memory
+from attention_math import PUBLISHED_CONFIGS, ModelConfig, cache_memory
+from attention_math.smollm import model_config
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, value
 from scenes.inference import CACHE_CONTEXT
@@ -46,15 +47,21 @@ class _Rows:
 
 
 class CacheMemory(ExplainerScene):
-    """The cache per token and for a long context, as bars, for multi-head, grouped-query and multi-query models."""
+    """The cache per token and for a long context, as bars, for multi-head, grouped-query and multi-query models;
+    with a decoder's head (``--model smollm2``), its own model's too, last."""
 
+    draws_decoder = True  # a decoder's head: its model's cache beside the published ones
     reading_pace = READING_PACE
+    configs: tuple[ModelConfig, ...]  # the rows: the published models, and a decoder scenario's own model
 
     chart: _Rows  # the rows and bars (the geometry tests look at it)
     note: VGroup
 
     def construct(self) -> None:
-        for k, config in enumerate(PUBLISHED_CONFIGS):
+        self.configs = PUBLISHED_CONFIGS
+        if self.scenario.model is not None and self.scenario.model.causal:
+            self.configs += (model_config(),)
+        for k, config in enumerate(self.configs):
             memory = cache_memory(config, CACHE_CONTEXT)
             self.add_source(f"memory{k + 1}", memory, 0)  # bytes, heads, KiB: whole numbers
             self.add_source(f"memory{k + 1}_gib", memory, 2)
@@ -66,16 +73,18 @@ class CacheMemory(ExplainerScene):
         self._multi_head()
         self._grouped()
         self._multi_query()
+        if len(self.configs) > len(PUBLISHED_CONFIGS):
+            self._this_model()
         self._long_context()
         self._summary()
 
     # -- layout ---------------------------------------------------------------------------------------------
     def _values(self, field: str) -> list[float]:
         suffix = "_gib" if field == "gib_context" else ""
-        return [self.value_of(value(f"memory{k + 1}{suffix}", field)) for k in range(len(PUBLISHED_CONFIGS))]
+        return [self.value_of(value(f"memory{k + 1}{suffix}", field)) for k in range(len(self.configs))]
 
     def _name(self, k: int) -> VGroup:
-        config = PUBLISHED_CONFIGS[k]
+        config = self.configs[k]
         name = self.label("{}", TokenPart(config.name.split("/")[-1], 20), size=24, color=INK)
         kind = text(config.attention, size=22, color=MUTED)
         factors = self.label("{} × {} × {} × {} × {} bytes", *(value(f"memory{k + 1}", field) for field in FACTORS),
@@ -83,7 +92,7 @@ class CacheMemory(ExplainerScene):
         return VGroup(VGroup(name, kind).arrange(RIGHT, buff=0.25, aligned_edge=DOWN), factors)
 
     def _rows(self) -> _Rows:
-        count = len(PUBLISHED_CONFIGS)
+        count = len(self.configs)
         pitch = (TOP - BOTTOM - TITLE_ROOM - NOTE_ROOM) / count
         labels = [self._name(k) for k in range(count)]
         names, factors = VGroup(*(label[0] for label in labels)), VGroup(*(label[1] for label in labels))
@@ -131,7 +140,7 @@ class CacheMemory(ExplainerScene):
         marks = [Rectangle(width=right - left, height=0.1, stroke_width=0, fill_opacity=0).move_to(
             ((left + right) / 2, TOP - TITLE_ROOM / 2, 0)) for left, right in spans]
         anchors: dict[str, Mobject] = {}
-        for k in range(len(PUBLISHED_CONFIGS)):
+        for k in range(len(self.configs)):
             anchors |= {f"memory{k + 1}.{field}": marks[0] for field in FACTORS}
             anchors |= {f"memory{k + 1}.kib_per_token": marks[1], f"memory{k + 1}_gib.gib_context": marks[2]}
         self.fields("column", anchors, names, factors, *charts, *(chart.placed for chart in charts))
@@ -166,13 +175,19 @@ class CacheMemory(ExplainerScene):
         self.beat(f"Multi-query attention keeps a single key/value head, of fewer dimensions: {kib} KiB per token.",
                   *self._row(3), run_time=1.5, wait=1.5)
 
+    def _this_model(self) -> None:
+        k = len(self.configs)
+        layers, heads, kib = (self.fmt(f"memory{k}", field) for field in ("layers", "kv_heads", "kib_per_token"))
+        self.beat(f"The model that read your sentence keeps {heads} key/value heads in each of its {layers} layers, "
+                  f"small heads of a small model: {kib} KiB per token.", *self._row(k - 1), run_time=1.5, wait=1.5)
+
     def _long_context(self) -> None:
         r = self.chart
         tokens = self.fmt("memory1", "context_tokens")
         most, least = self.fmt("memory1_gib", "gib_context"), self.fmt("memory4_gib", "gib_context")
         self.beat(f"Over a context of {tokens} tokens that is {most} GiB for the multi-head model and {least} GiB "
                   "with multi-query, for one sequence.", FadeIn(r.titles[1], r.context.zero_line),
-                  *(anim for k in range(len(PUBLISHED_CONFIGS)) for anim in self._row(k, context=True)),
+                  *(anim for k in range(len(self.configs)) for anim in self._row(k, context=True)),
                   run_time=2.0, wait=1.8)
 
     def _summary(self) -> None:

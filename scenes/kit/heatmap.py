@@ -525,13 +525,16 @@ def key_column(scene: Any, grid: HeatGrid, columns: Sequence[tuple[str, str, int
     return table
 
 
-def _vector_texts(scene: Any, name: str, source: str, field: str, row: int) -> list[str]:
+def _vector_texts(scene: Any, name: str, source: str, field: str, row: int, limit: int | None = None) -> list[str]:
     """The parts of ``z3 = (a, b)`` as :func:`vector_line` writes them: name, "= (", each number and
-    what follows it (", " or ")")."""
-    columns = np.shape(getattr(scene.sources[source][0], field))[1]
+    what follows it (", " or ")"); with ``limit``, of a longer row only the first ``limit``, the last followed
+    by ", …)"."""
+    width = np.shape(getattr(scene.sources[source][0], field))[1]
+    columns = width if limit is None else min(limit, width)
     texts = [f"{name}{row + 1}", " = ("]
     for m in range(columns):
-        texts += [scene.text_for(Fact(source, field, (row, m))), ", " if m < columns - 1 else ")"]
+        texts += [scene.text_for(Fact(source, field, (row, m))),
+                  ", " if m < columns - 1 else (")" if columns == width else ", …)")]
     return texts
 
 
@@ -549,12 +552,13 @@ def _typeset(parts: Sequence[VMobject], whole: VMobject) -> bool:
 
 
 def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, size: float,
-                color: str = INK) -> VGroup:
+                color: str = INK, limit: int | None = None) -> VGroup:
     """``z3 = (a, b, …)``: row ``row`` of a matrix field as a vector named ``name``, set as one line of text
     (parentheses and commas in the numbers' ink, ", " between them). The parts: the name, "= (", then
-    each number and what follows it, so ``line[2 + 2 m]`` is number ``m``."""
-    columns = np.shape(getattr(scene.sources[source][0], field))[1]
-    texts = _vector_texts(scene, name, source, field, row)
+    each number and what follows it, so ``line[2 + 2 m]`` is number ``m``. ``limit``: at most that many
+    numbers, then "…" (a real model's 64)."""
+    texts = _vector_texts(scene, name, source, field, row, limit)
+    columns = (len(texts) - 2) // 2
     parts: list[VMobject] = [scene.label(name + "{}", Fact("position", "token", (row,)), size=size, color=color),
                             text(texts[1].strip(), size=size, color=color)]
     for m in range(columns):
@@ -566,6 +570,7 @@ def vector_line(scene: Any, name: str, source: str, field: str, row: int, *, siz
     return line
 
 
-def vector_width(scene: Any, name: str, source: str, field: str, row: int, size: float) -> float:
+def vector_width(scene: Any, name: str, source: str, field: str, row: int, size: float,
+                 limit: int | None = None) -> float:
     """The width :func:`vector_line` will take (measured without making or recording anything)."""
-    return text_width("".join(_vector_texts(scene, name, source, field, row)), size)
+    return text_width("".join(_vector_texts(scene, name, source, field, row, limit)), size)

@@ -36,7 +36,7 @@ from manim import (
 )
 
 from attention_math.masking import renormalised_weights
-from scenes.base import READING_PACE, ExplainerScene
+from scenes.base import READING_PACE, SCENE_LIMITS, ExplainerScene
 from scenes.facts import Fact, TokenPart, position, query_number, size, value
 from scenes.kit.heatmap import text_height, text_width, vector_line, vector_width, widest
 from scenes.kit.labels import Obstacles, place_near
@@ -50,7 +50,7 @@ from scenes.kit.zoom import View
 __all__ = ["MaskedContext"]
 
 FUTURE = HIGHLIGHT  # the keys after the query: the mask's colour (always named by the legend too)
-SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the lines under the planes show every component
+SHOWN_DIMS = 2  # value space shows dimensions 1 and 2; the lines under the planes every component (a model: 1 and 2)
 PLANE_ASPECT = 0.5  # a plane's shorter side is at least this much of its longer
 TABLE_SIZES = (24, 22, SMALLEST_SIZE)
 TABLE_GAP = 0.3  # between the table's columns
@@ -176,6 +176,12 @@ class MaskedContext(ExplainerScene):
         return min(SHOWN_DIMS, self.scenario.d_v)
 
     @property
+    def _written(self) -> int | None:
+        """The entries of z its lines write: every one of the made-up scenarios' (at most 4), the planes' two of a
+        real model's 64 (then "…")."""
+        return None if self.scenario.d_v <= SCENE_LIMITS["d_v"][1] else SHOWN_DIMS
+
+    @property
     def _rows(self) -> int:
         """d_v = 1: a row per token and one for z; else 0 (a plane)."""
         return self.scenario.n_tokens + 1 if self.scenario.d_v == 1 else 0
@@ -281,7 +287,7 @@ class MaskedContext(ExplainerScene):
 
     def _z_fits(self, width: float) -> bool:
         """Does each line of z fit under its own plane (``width`` each)?"""
-        return all(vector_width(self, "z", trace, "context", self.scenario.query, Z_SIZE) <= width
+        return all(vector_width(self, "z", trace, "context", self.scenario.query, Z_SIZE, self._written) <= width
                    for trace in ("trace", "causal"))
 
     def _legend(self, left: float) -> VGroup:
@@ -328,7 +334,7 @@ class MaskedContext(ExplainerScene):
         taken = Obstacles([b for a in arrows for b in shaft_boxes(a, 0.08, 0.06)], box_pad=0.06)
         if not place_near(tag, z_arrow.get_end(), taken, (left - 0.2, right + 0.2, bottom, top + 0.1)):
             tag.next_to(z_arrow.get_end(), UP, buff=0.1)
-        line = vector_line(self, "z", trace, "context", q, size=Z_SIZE, color=CONTEXT)
+        line = vector_line(self, "z", trace, "context", q, size=Z_SIZE, color=CONTEXT, limit=self._written)
         head = text(title, size=SMALLEST_SIZE + 2, color=WEIGHT if trace == "causal" else MUTED)
         head.move_to(((left + right) / 2, TOP - 0.2, 0))
         return _Plane(view, head, _panel(view), chain, z_arrow, tag, line, ghost)
@@ -403,9 +409,11 @@ class MaskedContext(ExplainerScene):
         if q == self.scenario.n_tokens - 1:
             said = f"z{self.cite(query_number())} is the same with the mask and without it."
         else:
+            shown = min(d_v, self._written or d_v)
+            tail = ")" if shown == d_v else ", …)"
             said = f"The chain now ends elsewhere: z{self.cite(query_number())} = ("
-            said += ", ".join(self.fmt("causal", "context", q, c) for c in range(d_v)) + ") instead of ("
-            said += ", ".join(self.fmt("trace", "context", q, c) for c in range(d_v)) + ")."
+            said += ", ".join(self.fmt("causal", "context", q, c) for c in range(shown)) + tail + " instead of ("
+            said += ", ".join(self.fmt("trace", "context", q, c) for c in range(shown)) + tail + "."
         extra = [FadeIn(plane.ghost), FadeIn(self.legend[-1])] if plane.ghost is not None else []
         self.beat(said, GrowArrow(plane.z_arrow), FadeIn(plane.z_tag, plane.z_line), *extra, run_time=1.8, wait=1.2)
 
