@@ -41,6 +41,7 @@ blocks swapped         FusedProjection draws head 1's columns of the big W_Q and
 unmasked weights       CausalHeads registers head 1's weights without the mask as its masked ones
 another head           RealWeights registers the next head's trace (of the same layer) as the model's
 bias left out          RealProjection's q, k, v shown without their biases (x·W, not x·W + b)
+q and k unturned       RealProjection shows a decoder's q and k before RoPE where it says turned
 counted from 0         RealHeadPlace says the layer's number as the model's files count it (from 0)
 unscaled scores        RealWeights writes q·k where it says q·k ÷ √32
 another step's loss    TrainingSteps writes, by each step's point, the loss of the step after it
@@ -389,14 +390,24 @@ def _unmasked_weights(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _another_head(monkeypatch: pytest.MonkeyPatch) -> None:
-    from attention_math.minilm import head
-
     add_source = ExplainerScene.add_source
 
     def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
-        if name == "model":  # the next head of the same layer: real numbers, another head's
+        model = self.scenario.model
+        if name == "model" and model is not None:  # the next head of the same layer: real numbers, another head's
             chosen = self.scenario.model_head()
-            obj = head(chosen.sentence, layer=chosen.layer, head=(chosen.head + 1) % chosen.n_heads).trace
+            obj = dataclasses.replace(model, head=(chosen.head + 1) % chosen.n_heads + 1).head_of_model().trace
+        add_source(self, name, obj, precision)
+
+    monkeypatch.setattr(ExplainerScene, "add_source", planted)
+
+
+def _unturned(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_source = ExplainerScene.add_source
+
+    def planted(self: ExplainerScene, name: str, obj: Any, precision: int) -> None:
+        if name == "model" and hasattr(obj, "unrotated_queries"):  # a decoder's q and k shown before RoPE as after
+            obj = dataclasses.replace(obj, queries=obj.unrotated_queries, keys=obj.unrotated_keys)
         add_source(self, name, obj, precision)
 
     monkeypatch.setattr(ExplainerScene, "add_source", planted)
@@ -866,6 +877,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "unmasked weights": (("scenes.multi_head.causal_heads", "CausalHeads"), _unmasked_weights),
     "another head": ((f"{REAL_HEAD}.weights", "RealWeights"), _another_head),
     "bias left out": ((f"{REAL_HEAD}.projection", "RealProjection"), _bias_left_out),
+    "q and k unturned": ((f"{REAL_HEAD}.projection", "RealProjection"), _unturned),
     "counted from 0": ((f"{REAL_HEAD}.place", "RealHeadPlace"), _changed_value("layer_number", lambda s, f, v: v - 1)),
     "unscaled scores": (
         (f"{REAL_HEAD}.weights", "RealWeights"),
@@ -982,10 +994,11 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "blocks swapped": ("two-heads",),
     "unmasked weights": ("two-heads",),
     # one real head each (a real-head build is a few seconds): 8 and 16 WordPieces, each by two faults
-    "another head": ("minilm-sixteen",),
+    "another head": ("minilm-sixteen", "smollm2-six"),
     "bias left out": ("minilm-eight",),
-    "counted from 0": ("minilm-eight",),
-    "unscaled scores": ("minilm-sixteen",),
+    "q and k unturned": ("smollm2-six",),  # a decoder's (SmolLM2's): its q and k before RoPE, shown as turned
+    "counted from 0": ("minilm-eight", "smollm2-sixteen"),
+    "unscaled scores": ("minilm-sixteen", "smollm2-six"),
     # the learned lecture's training scenes show the training run, whatever the scenario: one
     "another step's loss": ("learned",),
     "start shown as learned": ("learned",),

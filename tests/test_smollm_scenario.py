@@ -18,11 +18,12 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import number_checks
 import numpy as np
 import pytest
-from scene_helpers import load_scene_class
+from scene_helpers import build_watched, load_scene_class
 
 from attention_explainer import cli
 from attention_explainer.outputs.handout import handout_files
@@ -217,3 +218,14 @@ def test_every_scene_of_a_lecture_draws_a_decoder(lecture: str) -> None:
     assert check_scene_limits(scenario, decoder=True) is scenario
     for cls in classes:
         cls.check_scenario(scenario)
+
+
+def test_the_generation_order_shows_the_models_own_continuation(tmp_path: Path) -> None:
+    scenario = _model()
+    last: list[Any] = []
+    build_watched("scenes.masked.generation_order", "GenerationOrder", scenario, tmp_path, last.append)
+    shown = last[-1].continuation[1].text  # the model's next tokens, written as the scene's tokens are
+    expected = smollm.generate(DOG, max_new_tokens=6)  # greedy, checked against a recompute in test_smollm.py
+    written = "".join(smollm.display_token(t) if not t.strip() else t for t in expected.new_tokens)
+    assert shown.replace(" ", "") == written.replace(" ", "")[: len(shown.replace(" ", ""))]
+    assert len(shown.replace(" ", "")) >= 10

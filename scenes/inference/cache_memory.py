@@ -177,7 +177,7 @@ class CacheMemory(ExplainerScene):
 
     def _this_model(self) -> None:
         k = len(self.configs)
-        layers, heads, kib = (self.fmt(f"memory{k}", field) for field in ("layers", "kv_heads", "kib_per_token"))
+        heads, layers, kib = (self.fmt(f"memory{k}", field) for field in ("kv_heads", "layers", "kib_per_token"))
         self.beat(f"The model that read your sentence keeps {heads} key/value heads in each of its {layers} layers, "
                   f"small heads of a small model: {kib} KiB per token.", *self._row(k - 1), run_time=1.5, wait=1.5)
 

@@ -32,6 +32,7 @@ from manim import (
 )
 
 from attention_math import Scenario, ScenarioError
+from attention_math.smollm import display_token, generate
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position
 from scenes.kit.board import token_grid
@@ -61,6 +62,7 @@ LINE_GAP = 0.45  # between the query's tag and the line under it that says what 
 RULE_SIZES = (34, 32, 30, 28, 26, 24, 22)  # the rule beside the grid, as large as its room allows
 GRID_WIDTH = 7.6  # the most the grid of who reads whom takes; the rule has the rest
 GAP = 0.6  # between the grid and the rule
+CONTINUATION = 6  # a real decoder's next tokens, written by the model itself (greedy)
 CELL_MOST = 1.3  # the largest cell of the grid (it carries no number)
 
 
@@ -105,6 +107,8 @@ class GenerationOrder(ExplainerScene):
         board = self.board = self._board()
         self._as_a_grid(board, row, numbers, marker, arrows)
         self._the_future(board)
+        if self.scenario.model is not None and self.scenario.model.causal:
+            self._goes_on(board)
 
     @staticmethod
     def _number_size(row: TokenRow) -> float:
@@ -263,6 +267,20 @@ class GenerationOrder(ExplainerScene):
         if not q:
             return f"The row of '{token}' holds one key, its own: key {self.cite(position(0))}."
         return f"The row of '{token}' holds keys {self.cite(position(0))} to {self.cite(position(q))}."
+
+    def _goes_on(self, board: _Board) -> None:
+        """A real decoder's own next tokens (:func:`attention_math.smollm.generate`, greedy), under the rule."""
+        found = generate(self.scenario.model.sentence, max_new_tokens=CONTINUATION)  # type: ignore[union-attr]
+        written = "".join(display_token(token) if not token.strip() else token for token in found.new_tokens)
+        words = VGroup(text("the model goes on:", size=SMALLEST_SIZE + 2, color=MUTED),
+                       self.label("{}", TokenPart(written, 28), size=SMALLEST_SIZE + 4, color=INK))
+        words.arrange(DOWN, buff=0.15, aligned_edge=LEFT).next_to(board.rule, DOWN, buff=0.45, aligned_edge=LEFT)
+        room = HALF_WIDTH - 0.2 - words.get_left()[0]
+        if words.width > room:
+            words.scale_to_fit_width(room).align_to(board.rule, LEFT)
+        self.continuation = words
+        self.beat("Asked to go on, the model writes its next tokens itself, each reading only the tokens before it.",
+                  FadeIn(words, shift=RIGHT * 0.2), run_time=1.2, wait=1.5)
 
     def _the_future(self, board: _Board) -> None:
         mask = future_mask(board.grid)
