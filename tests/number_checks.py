@@ -488,7 +488,7 @@ class _Roped:
         keys = x @ np.asarray(one.w_key, dtype=float)
         self.d_k, self.scaled = int(self.queries.shape[1]), bool(s.scaled)
         self.positions = np.arange(x.shape[0], dtype=float)
-        self.frequencies = 10000.0 ** (-2 * np.arange(self.d_k // 2) / self.d_k)
+        self.frequencies = _rope_base(s) ** (-2 * np.arange(self.d_k // 2) / self.d_k)
         self.angles = self.positions[:, np.newaxis] * self.frequencies[np.newaxis, :]
         self.rotated_queries, rotated_keys = self._turned(self.queries), self._turned(keys)
         self.scores = self.rotated_queries @ rotated_keys.T
@@ -502,6 +502,13 @@ class _Roped:
         out = np.empty_like(matrix)
         out[:, 0::2], out[:, 1::2] = a * cos - b * sin, a * sin + b * cos
         return out
+
+
+def _rope_base(s: Scenario) -> float:
+    """RoPE's base: RoFormer's 10000; a decoder's head (SmolLM2), its own, read here from the model's file."""
+    if s.model is not None and s.model.name == "smollm2":
+        return float(_smol_file().metadata["llama.rope.freq_base"])
+    return 10000.0
 
 
 def _roped(s: Scenario) -> _Roped | None:
@@ -529,7 +536,7 @@ class _Clock:
             query, key = [query[c] for c in listed], [key[c] for c in listed]
         pairs = [(2 * i, 2 * i + 1) if layout == "pairs" else (i, i + d // 2) for i in range(d // 2)]
         self.query_position, self.key_position = q_at + shift, k_at + shift
-        self.frequencies = [10000.0 ** (-2 * i / d) for i in range(d // 2)]
+        self.frequencies = [_rope_base(s) ** (-2 * i / d) for i in range(d // 2)]
         self.query_turns = [self.query_position * t for t in self.frequencies]
         self.key_turns = [self.key_position * t for t in self.frequencies]
         self.query_pairs = [[query[a], query[b]] for a, b in pairs]

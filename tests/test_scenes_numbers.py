@@ -192,6 +192,12 @@ def changed(columns: Callable[[Scenario], int], heads: Callable[[Scenario], bool
     return lambda s: [(changed_row(s), c) for c in range(columns(s))] if heads(s) else []
 
 
+def _clock_pairs(s: Scenario) -> tuple[int, ...]:
+    """The pairs the clock draws: every pair of a made-up d_k (1 or 2), a real head's first and last."""
+    pairs = s.d_k // 2
+    return tuple(range(pairs)) if pairs <= 2 else (0, pairs - 1)
+
+
 def _decoder(s: Scenario) -> bool:
     """Is the scenario a decoder's head (SmolLM2: causal, RoPE, no bias)?"""
     return s.model is not None and s.model.causal
@@ -337,10 +343,11 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
                   ("rope", "rotated_queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
                   ("rope_whole", "positions", lambda s: [(s.query,)])],
     # without positions and with RoPE, their scores and weights (and the weights' scale)
-    "ClockHands": [*((source, field, lambda s: [(i,) for i in range(s.d_k // 2)])
+    # (a real head's 32 pairs: its fastest and slowest drawn)
+    "ClockHands": [*((source, field, lambda s: [(i,) for i in _clock_pairs(s)])
                      for source in ("clock", "shifted") for field in ("query_turns", "key_turns", "angles_between",
                                                                       "contributions")),
-                   ("clock", "frequencies", lambda s: [(i,) for i in range(s.d_k // 2)]),
+                   ("clock", "frequencies", lambda s: [(i,) for i in _clock_pairs(s)]),
                    *((source, "score", lambda s: [()]) for source in ("clock", "shifted", "half", "reordered"))],
     "RopeScores": [*((source, field, CELLS) for source in ("trace", "rope") for field in ("scaled_scores", "weights")),
                    ("extremes", "weights", ENDS), ("rope_extremes", "weights", ENDS)],

@@ -35,6 +35,7 @@ from manim import (
 )
 
 from attention_math import RopeClock, rope_attention, rope_clock, rope_pair_dimensions
+from attention_math.smollm import SmolHead
 from scenes.base import READING_PACE
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
@@ -75,8 +76,11 @@ class _Plane:
 
 
 class ClockHands(Turning):
-    """The query's and a key's pairs as clock hands, turning with position; a shift keeps the score."""
+    """The query's and a key's pairs as clock hands, turning with position; a shift keeps the score. A decoder's
+    head (``--model smollm2``): its own x·W_Q and x·W_K turned as the model turns them (its base, 100000), the
+    fastest pair and the slowest of its 32."""
 
+    draws_decoder = True  # a decoder's head: the model's q and k, its base; the first and the last pair
     reading_pace = READING_PACE
 
     planes: list[_Plane]  # the geometry tests look at them
@@ -91,15 +95,17 @@ class ClockHands(Turning):
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
-        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled)
+        base = self._base()
+        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled,
+                              base=base)
         q, k, precision = self.scenario.query, self.key, self.scenario.precision
         m, n, shift = rope.positions[q], rope.positions[k], float(self.scenario.n_tokens)
         order = rope_pair_dimensions(rope.d_k, "half").ravel()  # lists the half layout's pairs side by side
         clocks = {
-            "clock": rope_clock(rope.queries[q], rope.keys[k], m, n),
-            "shifted": rope_clock(rope.queries[q], rope.keys[k], m + shift, n + shift),
-            "half": rope_clock(rope.queries[q], rope.keys[k], m, n, layout="half"),
-            "reordered": rope_clock(rope.queries[q][order], rope.keys[k][order], m, n),
+            "clock": rope_clock(rope.queries[q], rope.keys[k], m, n, base=base),
+            "shifted": rope_clock(rope.queries[q], rope.keys[k], m + shift, n + shift, base=base),
+            "half": rope_clock(rope.queries[q], rope.keys[k], m, n, base=base, layout="half"),
+            "reordered": rope_clock(rope.queries[q][order], rope.keys[k][order], m, n, base=base),
         }
         for name, clock in clocks.items():
             self.add_source(name, clock, precision)
@@ -113,18 +119,34 @@ class ClockHands(Turning):
         self._shift()
         self._layouts(order)
 
+    def _base(self) -> float:
+        """RoPE's base: the lecture's 10000, or a real decoder's own (SmolLM2's 100000, from its file)."""
+        model = self.scenario.model
+        if model is None or not model.causal:
+            return 10000.0
+        found = model.head_of_model()
+        assert isinstance(found, SmolHead)  # the decoders of attention_math.scenario.DECODERS
+        return float(found.trace.base)
+
+    @property
+    def shown_pairs(self) -> tuple[int, ...]:
+        """The pairs drawn as planes: every pair of a made-up d_k (1 or 2), a real head's fastest and slowest."""
+        n_pairs = self.scenario.d_k // 2
+        return tuple(range(n_pairs)) if n_pairs <= 2 else (0, n_pairs - 1)
+
     # -- layout -------------------------------------------------------------------------------------------
     def _layout(self, clock: RopeClock) -> list[_Plane]:
         """A plane per pair, side by side (the fast pair left); its column registered for the pair's numbers."""
-        n_pairs = self.scenario.d_k // 2
-        xs = [-3.4, 3.4] if n_pairs == 2 else [-2.3]  # one pair: its lines in the middle, the frame filled
+        pairs = self.shown_pairs
+        xs = [-3.4, 3.4] if len(pairs) == 2 else [-2.3]  # one pair: its lines in the middle, the frame filled
         planes = []
-        for i, x in enumerate(xs):
+        for i, x in zip(pairs, xs, strict=True):
             longest = max(float(np.linalg.norm(clock.query_pairs[i])), float(np.linalg.norm(clock.key_pairs[i])), 1e-9)
             planes.append(_Plane(i, np.array([x - PLANE_LEFT, PLANE_Y, 0.0]), RADIUS / longest))
         top, bottom = TITLE_Y + 0.2, SIDE_TOP - 3 * SIDE_STEP - 0.3  # the titles down to the lines beside
-        columns = {p.pair: Rectangle(width=6.6 if n_pairs == 2 else 9.0, height=top - bottom, stroke_width=0,
-                                     fill_opacity=0).move_to((xs[p.pair], (top + bottom) / 2, 0)) for p in planes}
+        columns = {p.pair: Rectangle(width=6.6 if len(pairs) == 2 else 9.0, height=top - bottom, stroke_width=0,
+                                     fill_opacity=0).move_to((x, (top + bottom) / 2, 0))
+                   for p, x in zip(planes, xs, strict=True)}
         self.add(*columns.values())  # they draw nothing: the columns' marks, on screen for the checks
         self.columns("pair", columns)
         return planes
@@ -198,8 +220,8 @@ class ClockHands(Turning):
                                          value("clock_whole", "key_position"), size=SIZE, color=INK)
         self.positions_line.move_to((0, POSITIONS_Y, 0))
         shown: list[Mobject] = [self.positions_line]
-        for plane in self.planes:
-            i, pace = plane.pair, ("", "fast · ", "slow · ")[0 if len(self.planes) == 1 else plane.pair + 1]
+        for k, plane in enumerate(self.planes):
+            i, pace = plane.pair, ("", "fast · ", "slow · ")[0 if len(self.planes) == 1 else k + 1]
             title = self.label(pace + "pair {}: dimensions {}, {} · θ = {}", position(i, "pair"),
                                position(dims[i, 0], "d_k"), position(dims[i, 1], "d_k"),
                                value("clock", "frequencies", i), size=SIZE, color=MUTED)
@@ -213,6 +235,9 @@ class ClockHands(Turning):
                 self._place_tag(tag, hand, other, plane.centre)
             shown += [title, ring, axes, *plane.arrows, *plane.tags]
         pairs = "one plane" if len(self.planes) == 1 else "a plane per pair, the fast pair left, the slow one right"
+        if self.scenario.d_k > 4:  # a real head: two of its pairs
+            pairs = (f"two of its {self.cite(position(self.scenario.d_k // 2 - 1, 'pair'))} pairs as planes, the "
+                     "fastest left, the slowest right")
         self.beat(f"Each pair of dimensions is a plane: the query of '{tokens[q]}' and the key of '{tokens[k]}' are "
                   f"arrows in it, {pairs}, before any turn.", FadeIn(*shown), run_time=1.5, wait=1.5)
 
@@ -253,6 +278,10 @@ class ClockHands(Turning):
         """``score (Rₘ q)·(Rₙ k) = share + share = score`` (``=`` only where the shown shares add up)."""
         shares = [value(source, "contributions", p.pair) for p in self.planes]
         template, parts = "score (Rₘ q)·(Rₙ k) = ", list(shares)
+        if self.scenario.d_k > 4:  # a real head: two of its many pairs drawn, their shares are not the whole sum
+            line = self.label("score (Rₘ q)·(Rₙ k) = every pair's share added: {}", value(source, "score"),
+                              size=SIZE + 2, color=INK)
+            return line.move_to((0, SCORE_Y, 0))
         if len(shares) > 1:
             second = "({})" if self.text_for(shares[1]).startswith("−") else "{}"
             template += "{} + " + second + f" {self.equals(value(source, 'score'), shares)} "
@@ -294,13 +323,19 @@ class ClockHands(Turning):
         """The "rotate half" layout: the paper's pairs' score once the dimensions are listed in another order."""
         d_k = self.scenario.d_k
         dims = rope_pair_dimensions(d_k, "half")
-        pairs = ", ".join("({}, {})" for _ in range(d_k // 2))
-        listed = ", ".join("{}" for _ in range(d_k))
-        first = self.label("“rotate half” pairs dimensions " + pairs + ": its score {}", *(
-            position(int(d), "d_k") for d in dims.ravel()), value("half", "score"), size=SIZE, color=MUTED)
-        second = self.label("= the paper's pairs with the dimensions listed " + listed + ": {}",
-                            *(position(int(d), "d_k") for d in order), value("reordered", "score"), size=SIZE,
-                            color=MUTED)
+        if d_k > 4:  # a real head: its 32 pairs and 64 dimensions are not listed, said in words
+            first = self.label("“rotate half” pairs the first half of the dimensions with the second: its score {}",
+                               value("half", "score"), size=SIZE, color=MUTED)
+            second = self.label("= the paper's pairs with the dimensions listed in another order: {}",
+                                value("reordered", "score"), size=SIZE, color=MUTED)
+        else:
+            pairs = ", ".join("({}, {})" for _ in range(d_k // 2))
+            listed = ", ".join("{}" for _ in range(d_k))
+            first = self.label("“rotate half” pairs dimensions " + pairs + ": its score {}", *(
+                position(int(d), "d_k") for d in dims.ravel()), value("half", "score"), size=SIZE, color=MUTED)
+            second = self.label("= the paper's pairs with the dimensions listed " + listed + ": {}",
+                                *(position(int(d), "d_k") for d in order), value("reordered", "score"), size=SIZE,
+                                color=MUTED)
         self.layout_lines = VGroup(first, second).arrange(DOWN, buff=0.12).move_to((0, LAYOUT_Y, 0))
         half, paired = self.fmt("half", "score"), self.fmt("reordered", "score")
         if d_k > 2:
