@@ -277,9 +277,11 @@ def _check_scenario(scenario: Scenario, chosen: list[SceneSpec]) -> None:
     """What the scenes cannot draw, before any of them renders (as render checks it)."""
     from scenes.base import check_scene_limits
 
-    check_scene_limits(scenario)
-    for spec in chosen:
-        getattr(importlib.import_module(spec.module), spec.name).check_scenario(scenario)
+    classes = [getattr(importlib.import_module(spec.module), spec.name) for spec in chosen]
+    check_scene_limits(scenario, model=any(cls.shows_model for cls in classes),
+                       decoder=all(cls.draws_decoder for cls in classes))
+    for cls in classes:
+        cls.check_scenario(scenario)
 
 
 def _submit(bundles: list[_Bundle], client: Any) -> dict[Any, _Bundle]:

@@ -30,7 +30,15 @@ from attention_explainer.outputs.handout import handout_files
 from attention_explainer.outputs.lectures import lecture_steps
 from attention_explainer.outputs.notebook import notebook_json
 from attention_explainer.selection import lecture_specs
-from attention_math import Scenario, ScenarioError, load_scenario, scenario_from_mapping, scenario_to_toml, smollm
+from attention_math import (
+    Scenario,
+    ScenarioError,
+    load_scenario,
+    rope_clock,
+    scenario_from_mapping,
+    scenario_to_toml,
+    smollm,
+)
 from attention_math.scenario import ModelChoice
 from scenes.base import check_scene_limits
 from scenes.registry import model_lecture
@@ -229,3 +237,14 @@ def test_the_generation_order_shows_the_models_own_continuation(tmp_path: Path) 
     written = "".join(smollm.display_token(t) if not t.strip() else t for t in expected.new_tokens)
     assert shown.replace(" ", "") == written.replace(" ", "")[: len(shown.replace(" ", ""))]
     assert len(shown.replace(" ", "")) >= 10
+
+
+def test_the_clock_turns_the_models_own_q_and_k_and_a_shift_keeps_its_score() -> None:
+    found = _model(query="chased").model_head()
+    assert isinstance(found, smollm.SmolHead)
+    trace, (m, n) = found.trace, (2, 1)
+    clock = rope_clock(trace.unrotated_queries[m], trace.unrotated_keys[n], m, n, base=trace.base)
+    assert abs(clock.score - trace.scores[m, n]) < 1e-9  # the model's own score of 'chased' against 'dog'
+    for shift in (6.0, 100.0):
+        later = rope_clock(trace.unrotated_queries[m], trace.unrotated_keys[n], m + shift, n + shift, base=trace.base)
+        assert abs(later.score - clock.score) < 1e-9
