@@ -779,6 +779,9 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "training": lambda s: (_training(), 2),
     "training_whole": lambda s: (_training(), 0),
     # the rope lecture: the sentence backwards; attention with RoPE (even d_k only); their heat maps' ranges
+    # a decoder's head (its trace turned by RoPE): attention without positions, from its X and W alone
+    "positionless": lambda s: (_head(s, 0), s.precision),
+    "positionless_extremes": lambda s: (_Ranges(_head(s, 0)), s.precision),
     "backwards": lambda s: (_Backwards(s), s.precision),
     "backwards_extremes": lambda s: (_Ranges(_Backwards(s)), s.precision),
     "rope": lambda s: (_roped(s), s.precision),
@@ -1210,7 +1213,8 @@ BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": 
 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
                            "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole",
-                           "grouped", "model", *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)),
+                           "positionless", "grouped", "model",
+                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)),
                            })
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 

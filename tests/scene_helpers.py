@@ -217,11 +217,11 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "LearnedWeights": ("learned",),
     "LearnedPipeline": ("learned", "learned-other", "two", "five-whole", "twelve"),
     # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
-    "OrderBlind": ("rope-dog", "two", "twelve"),
+    "OrderBlind": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
     "RopePairs": ("rope-dog", "two", "twelve", "rope-wide"),  # one pair (d_k 2) and two; its table is the query's alone
     # one plane (d_k 2) and two; the key before the query (the ninth); a decoder's head: its first and last pair
     "ClockHands": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
-    "RopeScores": ("rope-dog", "two", "twelve"),
+    "RopeScores": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
     "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
     "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen"),  # 16 tokens, the widest counts

@@ -203,6 +203,14 @@ def _decoder(s: Scenario) -> bool:
     return s.model is not None and s.model.causal
 
 
+def _unless_decoder(indexes: Callable[[Scenario], Iterable[Index]],
+                    source: str) -> Callable[[Scenario], Iterable[Index]]:
+    """The rope lecture's attention without positions: ``trace`` (and ``extremes``) of a made-up scenario,
+    ``positionless`` of a decoder's head (whose trace RoPE turned); the other's indexes, none."""
+    plain = source.startswith("positionless")
+    return lambda s: indexes(s) if plain == _decoder(s) else []
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -333,9 +341,12 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     "RealWeights": [("model", field, lambda s: [(s.query, j) for j in range(s.n_tokens)])
                     for field in ("scaled_scores", "weights")],
     # in order and backwards, their scores and weights (and the weights' scale, colours only or not)
-    "OrderBlind": [*((source, field, CELLS) for source in ("trace", "backwards") for field in ("scaled_scores",
-                                                                                               "weights")),
-                   ("extremes", "weights", ENDS), ("backwards_extremes", "weights", ENDS)],
+    "OrderBlind": [*((source, field, _unless_decoder(CELLS, source)) for source in ("trace", "positionless")
+                     for field in ("scaled_scores", "weights")),
+                   *(("backwards", field, CELLS) for field in ("scaled_scores", "weights")),
+                   ("extremes", "weights", _unless_decoder(ENDS, "extremes")),
+                   ("positionless_extremes", "weights", _unless_decoder(ENDS, "positionless_extremes")),
+                   ("backwards_extremes", "weights", ENDS)],
     # the query's pairs: its numbers, each pair's θ_i and angle, the pair turned; its position m
     "RopePairs": [("rope", "queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
                   ("rope", "frequencies", lambda s: [(i,) for i in range(s.d_k // 2)]),
@@ -349,8 +360,12 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
                                                                       "contributions")),
                    ("clock", "frequencies", lambda s: [(i,) for i in _clock_pairs(s)]),
                    *((source, "score", lambda s: [()]) for source in ("clock", "shifted", "half", "reordered"))],
-    "RopeScores": [*((source, field, CELLS) for source in ("trace", "rope") for field in ("scaled_scores", "weights")),
-                   ("extremes", "weights", ENDS), ("rope_extremes", "weights", ENDS)],
+    "RopeScores": [*((source, field, _unless_decoder(CELLS, source)) for source in ("trace", "positionless")
+                     for field in ("scaled_scores", "weights")),
+                   *(("rope", field, CELLS) for field in ("scaled_scores", "weights")),
+                   ("extremes", "weights", _unless_decoder(ENDS, "extremes")),
+                   ("positionless_extremes", "weights", _unless_decoder(ENDS, "positionless_extremes")),
+                   ("rope_extremes", "weights", ENDS)],
     "KVCacheSteps": [  # every step's new key and value rows, its weights over the cache, its query and context
         *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
             (t, c) for c in range(s.d_k if name == "keys" else s.d_v)] if t < s.n_tokens else [])

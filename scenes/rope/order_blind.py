@@ -23,6 +23,7 @@ from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.kit.palette import HIGHLIGHT
 from scenes.kit.twins import TwinBoard, show_scores, to_weights, twin_board
+from scenes.rope.turning import positionless
 
 __all__ = ["OrderBlind"]
 
@@ -32,6 +33,8 @@ SIDES = (("trace", "extremes", "in order"), ("backwards", "backwards_extremes", 
 
 class OrderBlind(ExplainerScene):
     """The scores of a sentence and of the sentence backwards: the same numbers, moved with their tokens."""
+
+    draws_decoder = True  # a decoder's head (--model smollm2): its X and W's attention, unturned and turned
 
     reading_pace = READING_PACE
 
@@ -45,6 +48,8 @@ class OrderBlind(ExplainerScene):
         self.add_source("backwards", backwards, precision)
         self.add_source("extremes", Extremes(self.trace), precision)
         self.add_source("backwards_extremes", Extremes(backwards), precision)
+        source, scale, self.plain = positionless(self)  # a decoder's: its X and W's, unturned
+        self.sides = ((source, scale, SIDES[0][2]), SIDES[1])
         self.header("Attention does not see the order", "query", "key", "scale")
         board = self.board = self._board()
         self._in_order(board)
@@ -55,7 +60,7 @@ class OrderBlind(ExplainerScene):
     # -- layout -------------------------------------------------------------------------------------------
     def _board(self) -> TwinBoard:
         n = self.scenario.n_tokens
-        board = twin_board(self, SIDES, self.scenario.tokens[::-1])
+        board = twin_board(self, self.sides, self.scenario.tokens[::-1])
         if board.fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
             self.rows("query", board.grids[0])
             self.columns("key", board.grids[0])
@@ -69,7 +74,7 @@ class OrderBlind(ExplainerScene):
     def _pair(self) -> tuple[int, int]:
         """The query and the key it weighs most other than itself (the first of a tie)."""
         q = self.scenario.query
-        weights = np.asarray(self.trace.weights[q], dtype=float).copy()
+        weights = np.asarray(self.plain.weights[q], dtype=float).copy()
         weights[q] = -np.inf
         return q, int(np.argmax(weights))
 

@@ -35,7 +35,6 @@ from manim import (
 )
 
 from attention_math import RopeClock, rope_attention, rope_clock, rope_pair_dimensions
-from attention_math.smollm import SmolHead
 from scenes.base import READING_PACE
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
@@ -95,7 +94,7 @@ class ClockHands(Turning):
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
-        base = self._base()
+        base = self.rope_base()
         rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled,
                               base=base)
         q, k, precision = self.scenario.query, self.key, self.scenario.precision
@@ -118,15 +117,6 @@ class ClockHands(Turning):
         self._between()
         self._shift()
         self._layouts(order)
-
-    def _base(self) -> float:
-        """RoPE's base: the lecture's 10000, or a real decoder's own (SmolLM2's 100000, from its file)."""
-        model = self.scenario.model
-        if model is None or not model.causal:
-            return 10000.0
-        found = model.head_of_model()
-        assert isinstance(found, SmolHead)  # the decoders of attention_math.scenario.DECODERS
-        return float(found.trace.base)
 
     @property
     def shown_pairs(self) -> tuple[int, ...]:

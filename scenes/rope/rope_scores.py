@@ -34,7 +34,7 @@ from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED
 from scenes.kit.text import SMALLEST_SIZE, text
 from scenes.kit.twins import BAND, GAP, TwinBoard, show_scores, to_weights, twin_board
-from scenes.rope.turning import Turning
+from scenes.rope.turning import Turning, positionless
 
 __all__ = ["RopeScores"]
 
@@ -47,6 +47,8 @@ LINE_SIZE = 24  # the summary's lines of words
 class RopeScores(Turning):
     """The sentence's scores and weights without positions and with RoPE, side by side; the rule of RoPE."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its X and W's attention, unturned and turned
+
     reading_pace = READING_PACE
 
     board: TwinBoard  # what the beats draw on (the geometry tests look at it)
@@ -54,11 +56,14 @@ class RopeScores(Turning):
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
-        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled)
+        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled,
+                              base=self.rope_base())
         precision = self.scenario.precision
         self.add_source("rope", rope, precision)
         self.add_source("extremes", Extremes(self.trace), precision)
         self.add_source("rope_extremes", Extremes(rope), precision)  # type: ignore[arg-type]
+        self.plain_source, scale, _ = positionless(self)  # a decoder's: its X and W's, unturned
+        self.sides = ((self.plain_source, scale, SIDES[0][2]), SIDES[1])
         self.header("Scores with and without RoPE", "query", "key", "scale")
         board = self.board = self._board()
         self._scores(board)
@@ -68,7 +73,7 @@ class RopeScores(Turning):
 
     # -- layout -------------------------------------------------------------------------------------------
     def _board(self) -> TwinBoard:
-        board = twin_board(self, SIDES, self.scenario.tokens)
+        board = twin_board(self, self.sides, self.scenario.tokens)
         if board.fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
             for grid in board.grids:
                 self.rows("query", grid)
@@ -113,7 +118,7 @@ class RopeScores(Turning):
         q, tokens = self.scenario.query, self.scenario.tokens
         changes = to_weights(self, board)
         rows = VGroup(*(row_box(grid, q, color=HIGHLIGHT) for grid in board.grids))
-        plain, turned = self._top("trace"), self._top("rope")
+        plain, turned = self._top(self.plain_source), self._top("rope")
         if board.fit.numbers:
             said = (f"After the softmax, {self.quote(q, 'query')} looks most at {self.quote(plain, 'key')} "
                     f"({self.fmt('trace', 'weights', q, plain)}) without positions, and at "
@@ -136,7 +141,7 @@ class RopeScores(Turning):
             text("a score depends on m − n only", size=size, color=INK),
             text("lengths are kept; values are not turned", size=size, color=MUTED),
             self.label("'{}' looks most at '{}', with RoPE at '{}'", TokenPart(tokens[q], 8),
-                       TokenPart(tokens[self._top("trace")], 8), TokenPart(tokens[self._top("rope")], 8),
+                       TokenPart(tokens[self._top(self.plain_source)], 8), TokenPart(tokens[self._top("rope")], 8),
                        size=size, color=INK),
         ]
         return VGroup(rule, *lines).arrange(DOWN, buff=0.32, aligned_edge=LEFT)

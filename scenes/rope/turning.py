@@ -5,11 +5,15 @@ Not a scene: the lecture's scenes that turn queries and keys derive from :class:
 
 from __future__ import annotations
 
-from attention_math import Scenario
+from typing import Any
+
+from attention_math import Scenario, self_attention
+from attention_math.heat import Extremes
+from attention_math.smollm import SmolHead
 from scenes.base import ExplainerScene
 from scenes.rope import turnable
 
-__all__ = ["Turning"]
+__all__ = ["Turning", "positionless"]
 
 
 class Turning(ExplainerScene):
@@ -19,3 +23,28 @@ class Turning(ExplainerScene):
     def check_scenario(cls, scenario: Scenario) -> Scenario:
         """RoPE turns dimensions in pairs: ``d_k`` must be even."""
         return turnable(scenario)
+
+
+    def rope_base(self) -> float:
+        """RoPE's base: the lecture's 10000, or a real decoder's own (SmolLM2's 100000, from its file)."""
+        model = self.scenario.model
+        if model is None or not model.causal:
+            return 10000.0
+        found = model.head_of_model()
+        assert isinstance(found, SmolHead)  # the decoders of attention_math.scenario.DECODERS
+        return float(found.trace.base)
+
+
+def positionless(scene: ExplainerScene) -> tuple[str, str, Any]:
+    """Attention without positions, as sources: ``(its source, its colour scale's source, its trace)``.
+
+    The scenario's own trace; a decoder's head (``--model smollm2``), whose trace is turned by RoPE, its X and
+    W's attention with no turn, registered as ``positionless`` (and ``positionless_extremes``).
+    """
+    s = scene.scenario
+    if s.model is None or not s.model.causal:
+        return "trace", "extremes", scene.trace
+    plain = self_attention(s.embeddings, s.w_query, s.w_key, s.w_value, scaled=s.scaled)
+    scene.add_source("positionless", plain, s.precision)
+    scene.add_source("positionless_extremes", Extremes(plain), s.precision)
+    return "positionless", "positionless_extremes", plain
