@@ -218,7 +218,8 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "LearnedPipeline": ("learned", "learned-other", "two", "five-whole", "twelve"),
     # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
     "OrderBlind": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
-    "RopePairs": ("rope-dog", "two", "twelve", "rope-wide"),  # one pair (d_k 2) and two; its table is the query's alone
+    # one pair (d_k 2) and two; its table is the query's alone; a decoder's head: its first two pairs and its last
+    "RopePairs": ("rope-dog", "two", "twelve", "rope-wide", *DECODER_SCENARIOS),
     # one plane (d_k 2) and two; the key before the query (the ninth); a decoder's head: its first and last pair
     "ClockHands": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
     "RopeScores": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),

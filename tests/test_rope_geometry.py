@@ -109,7 +109,7 @@ def test_the_boxes_mark_one_pair_and_cross_no_other_number(built, case: str) -> 
 @pytest.mark.parametrize("case", CASES)
 def test_each_brace_spans_its_pair_and_its_numbers_stand_under_it(built, case: str) -> None:
     scenario, scene = built[("RopePairs", case)]
-    xs = scene.columns_x
+    xs = list(scene.columns_x.values())  # every dimension of a made-up d_k, in order
     assert len(scene.braces) == scenario.d_k // 2
     for i, brace in enumerate(scene.braces):
         left, right = brace.get_left()[0], brace.get_right()[0]

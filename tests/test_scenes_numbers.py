@@ -192,6 +192,12 @@ def changed(columns: Callable[[Scenario], int], heads: Callable[[Scenario], bool
     return lambda s: [(changed_row(s), c) for c in range(columns(s))] if heads(s) else []
 
 
+def _table_pairs(s: Scenario) -> tuple[int, ...]:
+    """The pairs the rope table draws: every pair of a made-up d_k (1 or 2), a real head's first two and last."""
+    pairs = s.d_k // 2
+    return tuple(range(pairs)) if pairs <= 2 else (0, 1, pairs - 1)
+
+
 def _clock_pairs(s: Scenario) -> tuple[int, ...]:
     """The pairs the clock draws: every pair of a made-up d_k (1 or 2), a real head's first and last."""
     pairs = s.d_k // 2
@@ -348,10 +354,12 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
                    ("positionless_extremes", "weights", _unless_decoder(ENDS, "positionless_extremes")),
                    ("backwards_extremes", "weights", ENDS)],
     # the query's pairs: its numbers, each pair's θ_i and angle, the pair turned; its position m
-    "RopePairs": [("rope", "queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
-                  ("rope", "frequencies", lambda s: [(i,) for i in range(s.d_k // 2)]),
-                  ("rope", "angles", lambda s: [(s.query, i) for i in range(s.d_k // 2)]),
-                  ("rope", "rotated_queries", lambda s: [(s.query, c) for c in range(s.d_k)]),
+    # (a real head's: its first two pairs and its last)
+    "RopePairs": [("rope", "queries", lambda s: [(s.query, c) for i in _table_pairs(s) for c in (2 * i, 2 * i + 1)]),
+                  ("rope", "frequencies", lambda s: [(i,) for i in _table_pairs(s)]),
+                  ("rope", "angles", lambda s: [(s.query, i) for i in _table_pairs(s)]),
+                  ("rope", "rotated_queries",
+                   lambda s: [(s.query, c) for i in _table_pairs(s) for c in (2 * i, 2 * i + 1)]),
                   ("rope_whole", "positions", lambda s: [(s.query,)])],
     # without positions and with RoPE, their scores and weights (and the weights' scale)
     # (a real head's 32 pairs: its fastest and slowest drawn)

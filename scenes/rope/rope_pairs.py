@@ -38,17 +38,20 @@ QUANTITIES = {"query": "queries", "theta": "frequencies", "angle": "angles", "tu
 
 
 class RopePairs(Turning):
-    """The query of the lecture's token, pair by pair: θ_i, the angle m·θ_i, the pair turned."""
+    """The query of the lecture's token, pair by pair: θ_i, the angle m·θ_i, the pair turned. A decoder's head
+    (``--model smollm2``): its own x·W_Q turned with the model's base, its first two pairs and its last of 32."""
 
+    draws_decoder = True  # a decoder's head: the first two pairs and the last, "…" between
     reading_pace = READING_PACE
 
     table: dict[str, VGroup]  # each row of numbers (the geometry tests look at it)
     braces: VGroup  # a brace per pair, over its two columns
-    columns_x: list[float]  # the centre of each dimension's column
+    columns_x: dict[int, float]  # the centre of each drawn dimension's column
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
-        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled)
+        rope = rope_attention(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=self.scenario.scaled,
+                              base=self.rope_base())
         self.add_source("rope", rope, self.scenario.precision)
         self.add_source("rope_whole", rope, 0)  # positions are whole numbers
         self.header("RoPE turns a query pair by pair", "query", "key")
@@ -59,17 +62,29 @@ class RopePairs(Turning):
         self._turned()
         self._note()
 
+    @property
+    def pairs(self) -> tuple[int, ...]:
+        """The pairs drawn: every pair of a made-up d_k (1 or 2), a real head's first two and its last."""
+        n_pairs = self.scenario.d_k // 2
+        return tuple(range(n_pairs)) if n_pairs <= 2 else (0, 1, n_pairs - 1)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """The dimensions drawn: those of :attr:`pairs`."""
+        return tuple(c for i in self.pairs for c in (2 * i, 2 * i + 1))
+
     # -- layout -------------------------------------------------------------------------------------------
     def _layout(self) -> None:
         """Columns (a gap between pairs), rows; the bands the numbers stand in."""
-        d_k, q = self.scenario.d_k, self.scenario.query
+        q, dims = self.scenario.query, self.dims
         widest = max(text_width(self.text_for(value("rope", field, q, c)), SIZE)
-                     for field in ("queries", "rotated_queries") for c in range(d_k))
+                     for field in ("queries", "rotated_queries") for c in dims)
         # 4 decimals of a large query need more than 1.45 (−1.8501 −0.0831 ran into each other)
         self.column = column = COLUMN if widest + TIGHTEST <= COLUMN else widest + COLUMN_GAP
-        width = LABELS + d_k * column + (d_k // 2 - 1) * PAIR_GAP
+        width = LABELS + len(dims) * column + (len(dims) // 2 - 1) * PAIR_GAP
         left = -width / 2 + LABELS
-        self.columns_x = [left + (c + 0.5) * column + (c // 2) * PAIR_GAP for c in range(d_k)]
+        xs = [left + (k + 0.5) * column + (k // 2) * PAIR_GAP for k in range(len(dims))]
+        self.columns_x = dict(zip(dims, xs, strict=True))
         top = TOP - 1.4
         self.rows_y = {name: top - k * ROW for k, name in enumerate(ROWS)}
         height = ROW * len(ROWS)
@@ -78,12 +93,12 @@ class RopePairs(Turning):
         def extent(x: float, w: float, y: float, h: float) -> Rectangle:
             return Rectangle(width=w, height=h, stroke_width=0, fill_opacity=0).move_to((x, y, 0))
 
-        dims = {c: extent(x, column, middle, height) for c, x in enumerate(self.columns_x)}
+        marks = {c: extent(x, column, middle, height) for c, x in self.columns_x.items()}
         pairs = {i: extent((self.columns_x[2 * i] + self.columns_x[2 * i + 1]) / 2, 2 * column, middle, height)
-                 for i in range(d_k // 2)}
-        region = [*dims.values()]
+                 for i in self.pairs}
+        region = [*marks.values()]
         self.add(*region, *pairs.values())  # they draw nothing: the bands' marks, on screen for the checks
-        self.columns("d_k", dims, *region)
+        self.columns("d_k", marks, *region)
         self.columns("pair", pairs, *region)
         query_rows = (self.rows_y["query"] + self.rows_y["turned"]) / 2
         rows = extent(0, 1.0, query_rows, self.rows_y["query"] - self.rows_y["turned"] + ROW * 0.9)
@@ -94,9 +109,9 @@ class RopePairs(Turning):
         self.add(row)
         self.rows("token", {q: row}, row)
         # each row holds its own quantity: the query, θ_i, the angles (and m, in their label), the turned query
-        marks = {name: extent(0, width, y, ROW * 0.9) for name, y in self.rows_y.items()}
-        self.fields("row", {**{f"rope.{field}": marks[name] for name, field in QUANTITIES.items()},
-                            "rope_whole.positions": marks["angle"]}, *region)
+        rows_marks = {name: extent(0, width, y, ROW * 0.9) for name, y in self.rows_y.items()}
+        self.fields("row", {**{f"rope.{field}": rows_marks[name] for name, field in QUANTITIES.items()},
+                            "rope_whole.positions": rows_marks["angle"]}, *region)
 
     def _row(self, name: str, numbers: Sequence[VMobject], xs: Sequence[float]) -> VGroup:
         for number, x in zip(numbers, xs, strict=True):
@@ -108,21 +123,29 @@ class RopePairs(Turning):
                                                                      RIGHT)
 
     def _pair_xs(self) -> list[float]:
-        return [(self.columns_x[2 * i] + self.columns_x[2 * i + 1]) / 2 for i in range(self.scenario.d_k // 2)]
+        return [(self.columns_x[2 * i] + self.columns_x[2 * i + 1]) / 2 for i in self.pairs]
+
+    def _gap(self) -> VGroup:
+        """A real head's "…" between its second pair and its last, on every row."""
+        if len(self.pairs) < 3:
+            return VGroup()
+        x = (self.columns_x[3] + self.columns_x[self.dims[-2]]) / 2
+        return VGroup(*(text("…", size=SIZE, color=MUTED).move_to((x, y, 0)) for y in self.rows_y.values()))
 
     # -- the beats ---------------------------------------------------------------------------------------
     def _pairs(self) -> None:
         """The query's numbers, a column per dimension, a brace per pair."""
-        q, d_k, token = self.scenario.query, self.scenario.d_k, self.scenario.query_token
-        heads = VGroup(*(self.label("{}", position(c, "d_k"), size=SIZE - 4, color=MUTED).move_to(
-            (x, self.rows_y["query"] + 0.55, 0)) for c, x in enumerate(self.columns_x)))
+        q, token = self.scenario.query, self.scenario.query_token
+        head_of = {c: self.label("{}", position(c, "d_k"), size=SIZE - 4, color=MUTED).move_to(
+            (x, self.rows_y["query"] + 0.55, 0)) for c, x in self.columns_x.items()}
+        heads = VGroup(*head_of.values())
         dimension = text("dimension", size=SIZE - 6, color=MUTED).move_to((0, heads.get_y(), 0)).align_to(
             (self.columns_x[0] - self.column / 2 - 0.3, 0, 0), RIGHT)
-        numbers = [self.number("rope", "queries", q, c, size=SIZE, color=QUERY) for c in range(d_k)]
-        self.table = {"query": self._row("query", numbers, self.columns_x)}
+        numbers = [self.number("rope", "queries", q, c, size=SIZE, color=QUERY) for c in self.dims]
+        self.table = {"query": self._row("query", numbers, list(self.columns_x.values()))}
         braces = VGroup()
-        for i in range(d_k // 2):
-            span = VGroup(heads[2 * i], heads[2 * i + 1])
+        for i in self.pairs:
+            span = VGroup(head_of[2 * i], head_of[2 * i + 1])
             brace = Brace(span, UP, buff=0.1, color=MUTED)
             name = self.label("pair {}", position(i, "pair"), size=SIZE - 6, color=MUTED).next_to(brace, UP, buff=0.08)
             braces.add(VGroup(brace, name))
@@ -130,14 +153,14 @@ class RopePairs(Turning):
         label = self._label(self.label("q of '{}'", TokenPart(token, 8), size=SIZE - 4, color=QUERY), "query")
         self.beat(f"RoPE works pair by pair: the numbers of the query of '{token}', in pairs of neighbouring "
                   "dimensions.",
-                  FadeIn(heads, dimension, label),
+                  FadeIn(heads, dimension, label, self._gap()),
                   LaggedStart(*(FadeIn(n, shift=DOWN * 0.1) for n in numbers), lag_ratio=0.1),
                   LaggedStart(*(FadeIn(b, shift=DOWN * 0.1) for b in braces), lag_ratio=0.3), run_time=2, wait=1.2)
 
     def _frequencies(self) -> None:
         """θ_i under each pair: one radian per position for the first, less and less after."""
         n_pairs = self.scenario.d_k // 2
-        numbers = [self.number("rope", "frequencies", i, size=SIZE, color=INK) for i in range(n_pairs)]
+        numbers = [self.number("rope", "frequencies", i, size=SIZE, color=INK) for i in self.pairs]
         self.table["theta"] = self._row("theta", numbers, self._pair_xs())
         label = self._label(MathTex("\\theta_i", font_size=SIZE * 1.5, color=INK), "theta")
         first = self.fmt("rope", "frequencies", 0)
@@ -150,23 +173,23 @@ class RopePairs(Turning):
 
     def _angles(self) -> None:
         """The angle of each pair at the token's position m: m·θ_i."""
-        q, n_pairs = self.scenario.query, self.scenario.d_k // 2
-        numbers = [self.number("rope", "angles", q, i, size=SIZE, color=INK) for i in range(n_pairs)]
+        q = self.scenario.query
+        numbers = [self.number("rope", "angles", q, i, size=SIZE, color=INK) for i in self.pairs]
         self.table["angle"] = self._row("angle", numbers, self._pair_xs())
         label = self._label(self.label("m\\,\\theta_i,\\ m = {}", value("rope_whole", "positions", q),
                                        size=SIZE * 1.5, color=INK, tex=True), "angle")
         asking = self.quote(q, "query")
         m = self.cite(value("rope_whole", "positions", q))
-        angles = " and ".join(self.fmt("rope", "angles", q, i) for i in range(n_pairs))
+        angles = " and ".join(self.fmt("rope", "angles", q, i) for i in self.pairs)
         self.beat(f"{asking} stands at position m = {m}, counted from zero: its pairs turn by m·θ_i, {angles} "
                   "radians.", FadeIn(label),
                   *(FadeIn(n, shift=DOWN * 0.1) for n in numbers), run_time=1.5, wait=1.8)
 
     def _turned(self) -> None:
         """Each pair turned by its angle; the rule of a turn beside the table."""
-        q, d_k = self.scenario.query, self.scenario.d_k
-        numbers = [self.number("rope", "rotated_queries", q, c, size=SIZE, color=QUERY) for c in range(d_k)]
-        self.table["turned"] = self._row("turned", numbers, self.columns_x)
+        q = self.scenario.query
+        numbers = [self.number("rope", "rotated_queries", q, c, size=SIZE, color=QUERY) for c in self.dims]
+        self.table["turned"] = self._row("turned", numbers, list(self.columns_x.values()))
         label = self._label(text("turned", size=SIZE - 4, color=QUERY), "turned")
         self.rule = MathTex("(a, b) \\to (a\\cos\\varphi - b\\sin\\varphi,\\ a\\sin\\varphi + b\\cos\\varphi)",
                             font_size=38, color=INK)
