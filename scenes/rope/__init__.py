@@ -12,7 +12,7 @@ from attention_math import Scenario, ScenarioError
 from scenes.plan import INPUTS
 from scenes.registry import Lecture
 
-__all__ = ["LECTURE", "turnable"]
+__all__ = ["LECTURE", "rope_base", "turnable"]
 
 LECTURE = Lecture(
     name="rope",
@@ -52,3 +52,15 @@ def turnable(scenario: Scenario) -> Scenario:
         raise ScenarioError(f"d_k: RoPE turns the dimensions of queries and keys in pairs, so d_k must be even; "
                             f"this scenario has {scenario.d_k}")
     return scenario
+
+
+def rope_base(scenario: Scenario) -> float:
+    """RoPE's base for ``scenario``: RoFormer's 10000, or a real decoder's own (SmolLM2's 100000, from its file)."""
+    model = scenario.model
+    if model is None or not model.causal:
+        return 10000.0
+    from attention_math.smollm import SmolHead
+
+    found = model.head_of_model()
+    assert isinstance(found, SmolHead)  # the decoders of attention_math.scenario.DECODERS
+    return float(found.trace.base)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from attention_explainer.escape import markdown_literal
 from attention_explainer.outputs.steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
-from attention_math import RopeTrace, Scenario, rope_attention
+from attention_math import AttentionTrace, RopeTrace, Scenario, rope_attention, self_attention
+from scenes.rope import rope_base
 from scenes.self_attention.handout import (
     HANDOUT_MATRICES,
     data_cell,
@@ -31,12 +32,21 @@ _PLAIN = ("X", "W_Q", "W_K", "W_V", "Q", "K")
 def _rope(scenario: Scenario) -> RopeTrace:
     """Head 1's attention with RoPE, positions 0 … n − 1 (the lecture's)."""
     head = scenario.heads[0] if scenario.w_out is not None else scenario
-    return rope_attention(head.embeddings, head.w_query, head.w_key, head.w_value, scaled=scenario.scaled)
+    return rope_attention(head.embeddings, head.w_query, head.w_key, head.w_value, scaled=scenario.scaled,
+                          base=rope_base(scenario))  # a real decoder's own base
+
+
+def _plain(scenario: Scenario) -> AttentionTrace:
+    """Attention without positions: the scenario's trace; a real decoder's (whose trace RoPE turned), its X and W's."""
+    if scenario.model is None or not scenario.model.causal:
+        return scenario.trace()
+    return self_attention(scenario.embeddings, scenario.w_query, scenario.w_key, scenario.w_value,
+                          scaled=scenario.scaled)
 
 
 def tables(scenario: Scenario) -> tuple[Table, ...]:
     """The rope lecture's handout matrices, in the lecture's order."""
-    plain, rope = scenario.trace(), _rope(scenario)
+    plain, rope = _plain(scenario), _rope(scenario)
     tokens, pairs = scenario.tokens, numbered("pair ", rope.d_k // 2)
     inputs = [trace_table(scenario, plain, stem, field, caption, prefix, token_rows)
               for stem, field, caption, token_rows, prefix in HANDOUT_MATRICES if stem in _PLAIN]
@@ -141,15 +151,15 @@ def notebook(scenario: Scenario) -> NotebookCells:
         f"{scenario.precision} decimals, one step per cell. The last cell checks each step against the "
         f"handout's CSV files beside this notebook.{head_one_note(scenario)}"
     )
-    base = f"BASE = {_rope(scenario).base!r}  # RoPE's base: θ_i = BASE^(−2i/d_k) (RoFormer's 10000)"
+    base = f"BASE = {_rope(scenario).base!r}  # RoPE's base, θ_i = BASE^(−2i/d_k): RoFormer's 10000, or a model's"
     return NotebookCells(intro, data_cell(scenario, base), _STEP_CELLS, _TORCH)
 
 
 def page(scenario: Scenario) -> PageSummary:
     """The page's top: RoPE's formula, the query's weights without positions and with RoPE (an odd d_k has no
     pairs to turn: without positions only, as OrderBlind alone shows), each with its z."""
-    head, q = scenario.heads[0] if scenario.w_out is not None else scenario, scenario.query + 1
-    step = head.query_step()
+    q = scenario.query + 1
+    step = _plain(scenario.heads[0] if scenario.w_out is not None else scenario).query_step(scenario.query)
     plain = QueryRow(f"The weights of query {q} without positions, and its context vector", step.weights,
                      (False,) * scenario.n_tokens, (f"z{q}", step.context))
     if scenario.d_k % 2:

@@ -9,9 +9,8 @@ from typing import Any
 
 from attention_math import Scenario, self_attention
 from attention_math.heat import Extremes
-from attention_math.smollm import SmolHead
 from scenes.base import ExplainerScene
-from scenes.rope import turnable
+from scenes.rope import rope_base, turnable
 
 __all__ = ["Turning", "positionless"]
 
@@ -26,13 +25,8 @@ class Turning(ExplainerScene):
 
 
     def rope_base(self) -> float:
-        """RoPE's base: the lecture's 10000, or a real decoder's own (SmolLM2's 100000, from its file)."""
-        model = self.scenario.model
-        if model is None or not model.causal:
-            return 10000.0
-        found = model.head_of_model()
-        assert isinstance(found, SmolHead)  # the decoders of attention_math.scenario.DECODERS
-        return float(found.trace.base)
+        """RoPE's base: the lecture's 10000, or a real decoder's own (:func:`scenes.rope.rope_base`)."""
+        return rope_base(self.scenario)
 
 
 def positionless(scene: ExplainerScene) -> tuple[str, str, Any]:
