@@ -964,7 +964,9 @@ def canonical(fact: Fact, query: int) -> tuple[str, str, tuple[int, ...], str | 
 def numbers_in(content: str, remove: Iterable[str] = ()) -> list[str]:
     """The numbers a text holds, left to right, after taking out the given token texts."""
     for part in sorted(set(remove), key=len, reverse=True):
-        if part:
+        if part and any(ch.isdigit() for ch in part):  # a token of digits ("2"): never the digits of a number ("12 2")
+            content = re.sub(rf"(?<![\d.]){re.escape(part)}(?![\d.])", " ", content)
+        elif part:
             content = content.replace(part, " ")
     return [match.replace("-", "−") for match in _NUMBER.findall(content)]
 

@@ -473,7 +473,7 @@ def _cache_weights_shifted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _wrong_theta(monkeypatch: pytest.MonkeyPatch) -> None:
     module = importlib.import_module("scenes.rope.rope_scores")
-    monkeypatch.setattr(module, "rope_attention", functools.partial(module.rope_attention, base=100.0))
+    monkeypatch.setattr(module.RopeScores, "rope_base", lambda self: 100.0)
 
 
 class _KeysOneOn:
