@@ -44,6 +44,8 @@ class _Charts:
 class CacheSavings(ExplainerScene):
     """The multiplies per step with and without the cache, as bars on one scale."""
 
+    draws_decoder = True  # a decoder's head: the multiplies its shapes (576 → 64) count, step by step
+
     reading_pace = READING_PACE
 
     charts: _Charts
