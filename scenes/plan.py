@@ -66,7 +66,8 @@ def depends_on(source: str, name: str) -> frozenset[str]:
             return frozenset()
         return frozenset({name}) if name in _ALL_TRACE else _ALL_TRACE  # query_step(...) and such
     if source == "scenario":
-        if name in STRUCTURE or name in {"n_tokens", "n_heads", "query_token", "title"}:
+        # the model (name, sentence, layer, head) is in every view of a model's scenario (scene_view)
+        if name in STRUCTURE or name in {"n_tokens", "n_heads", "query_token", "title", "model"}:
             return frozenset()
         return frozenset({name}) if name in INPUTS else frozenset(INPUTS)  # trace(), query_step()
     raise ValueError(f"unknown source {source!r}")
