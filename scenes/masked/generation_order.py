@@ -272,9 +272,9 @@ class GenerationOrder(ExplainerScene):
         """A real decoder's own next tokens (:func:`attention_math.smollm.generate`, greedy), under the rule."""
         found = generate(self.scenario.model.sentence, max_new_tokens=CONTINUATION)  # type: ignore[union-attr]
         written = "".join(display_token(token) if not token.strip() else token for token in found.new_tokens)
-        words = VGroup(text("the model goes on:", size=SMALLEST_SIZE + 2, color=MUTED),
-                       self.label("{}", TokenPart(written, 28), size=SMALLEST_SIZE + 4, color=INK))
-        words.arrange(DOWN, buff=0.15, aligned_edge=LEFT).next_to(board.rule, DOWN, buff=0.45, aligned_edge=LEFT)
+        words = VGroup(text("the model goes on:", size=SMALLEST_SIZE, color=MUTED),
+                       self.label("{}", TokenPart(written, 28), size=SMALLEST_SIZE + 2, color=INK))
+        words.arrange(DOWN, buff=0.1, aligned_edge=LEFT).next_to(board.rule, DOWN, buff=0.25, aligned_edge=LEFT)
         room = HALF_WIDTH - 0.2 - words.get_left()[0]
         if words.width > room:
             words.scale_to_fit_width(room).align_to(board.rule, LEFT)

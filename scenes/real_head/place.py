@@ -28,7 +28,7 @@ CHIP_SIZE = 24
 CHIP_GAP = 0.14
 LINE_PITCH = 0.85  # between lines of token chips: a chip and its position under it
 LAYERS_Y, HEADS_Y = -1.3, -2.6
-DECODER_LAYERS_Y, DECODER_HEADS_Y = -0.8, -2.0  # higher: the heads' notes go under them (three lines)
+DECODER_LAYERS_Y, DECODER_HEADS_Y = -0.7, -1.65  # higher: the heads' notes go under them (three lines)
 SPECIAL = ("[CLS]", "[SEP]")
 
 
@@ -150,11 +150,11 @@ class RealHeadPlace(RealHeadScene):
                                  Fact("place", "kv_head_number"), Fact("place", "n_kv_heads"),
                                  Fact("place", "kv_first_column"), Fact("place", "kv_last_column"),
                                  size=SMALLEST_SIZE, color=KEY))
-        notes.arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+        notes.arrange(DOWN, buff=0.1 if self.encoder else 0.08, aligned_edge=LEFT)
         if self.encoder:
             notes.next_to(boxes, RIGHT, buff=0.35)
         else:  # under the heads, clear of the lines from the layer (which may be the last, far right)
-            notes.next_to(boxes, DOWN, buff=0.35, aligned_edge=LEFT)
+            notes.next_to(boxes, DOWN, buff=0.28, aligned_edge=LEFT)
         return VGroup(links, boxes), lit, notes
 
     def _shared(self, heads: VGroup, note: VMobject) -> None:
