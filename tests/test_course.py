@@ -135,14 +135,14 @@ def test_the_course_file_in_the_docs_is_read_as_it_says(tmp_path: Path) -> None:
     course = load_course(tmp_path / "week3.toml")
     assert course.title == "Attention, week 3" and len(course.entries) == 3
     first, second, third = course.entries
-    assert (first.source, first.value, first.scenes, first.quality, first.fps) == (
+    assert (first.source, first.value, first.args.scenes, first.args.quality, first.args.fps) == (
         "preset", "dog-chased-ball", "scores,softmax", "l", 5
     )
-    assert second.value == str(tmp_path / "my-sentence.toml") and second.query == "sat"
+    assert second.value == str(tmp_path / "my-sentence.toml") and second.args.query == "sat"
     assert [folder_name(e) for e in course.entries] == [
         "01-self-attention-dog-chased-ball", "my-sentence", "03-multi-head-the-cat-sat-on-the-mat"
     ]
-    assert (third.lecture, third.source, third.seed) == ("multi-head", "sentence", 3)
+    assert (third.lecture, third.source, third.args.seed) == ("multi-head", "sentence", 3)
 
 
 # --- on a cluster ------------------------------------------------------------------------------
