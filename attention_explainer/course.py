@@ -36,7 +36,10 @@ from attention_math import Scenario, ScenarioError, scenario_to_toml
 from .bundle import build_bundle, plan_bundle
 from .course_file import Course, CourseEntry, bundle_keys, folder_name, load_course
 from .forkserver import ForkServer, start_fork_server
+from .manifest import PAGE
 from .out_dir import atomic_write, prepare_out_dir
+from .outputs.pptx import PPTX
+from .outputs.slides import DECK
 from .plan import BundleError, BundlePlan, BundleSettings, SceneSpec
 from .products import SceneProducts, install_products, render_scene_products
 from .render_options import check_scenes_can_draw, settings_from_args
@@ -361,18 +364,9 @@ def _outcome(page: Path, bundles: list[_Bundle], lost: list[str]) -> CourseOutco
 
 
 def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
-    """The course page, ``index.html`` under ``--out``: a link to each bundle made, a line for each not."""
-    items = []
-    for bundle in bundles:
-        entry = bundle.entry
-        what = html.escape(bundle.scenario.title if bundle.scenario else (entry.value or ""))
-        lecture = html.escape(entry.lecture)
-        if bundle.error is None:
-            link = html.escape(f"{bundle.folder.name}/index.html", quote=True)
-            scenes = ", ".join(html.escape(s.name) for s in bundle.chosen)
-            items.append(f'<li><a href="{link}">{entry.number}. {lecture}: {what}</a> <small>({scenes})</small></li>')
-        else:
-            items.append(f'<li class="failed">{entry.number}. {lecture}: not made: {html.escape(bundle.error)}</li>')
+    """The course page, ``index.html`` under ``--out``: each bundle made with links to its lecture page and,
+    where it has them, its slide deck and PowerPoint deck; a line for each bundle not made."""
+    items = [_page_item(bundle) for bundle in bundles]
     title = html.escape(course.title)
     page = (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
@@ -384,6 +378,26 @@ def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
     with atomic_write(target) as tmp:
         tmp.write_text(page, encoding="utf-8")
     return target
+
+
+BUNDLE_LINKS = ((PAGE, "lecture page"), (DECK, "slides"), (PPTX, "PowerPoint"))
+"""What the course page links of each bundle made, where the bundle holds it: ``(file, link text)``."""
+
+
+def _page_item(bundle: _Bundle) -> str:
+    """One bundle's line of the course page."""
+    entry = bundle.entry
+    what = html.escape(bundle.scenario.title if bundle.scenario else (entry.value or ""))
+    lecture = html.escape(entry.lecture)
+    if bundle.error is not None:
+        return f'<li class="failed">{entry.number}. {lecture}: not made: {html.escape(bundle.error)}</li>'
+    def href(file: str) -> str:
+        return html.escape(f"{bundle.folder.name}/{file}", quote=True)
+
+    scenes = ", ".join(html.escape(s.name) for s in bundle.chosen)
+    links = [f'<a href="{href(file)}">{name}</a>' for file, name in BUNDLE_LINKS if (bundle.folder / file).is_file()]
+    return (f'<li><a href="{href(PAGE)}">{entry.number}. {lecture}: {what}</a> <small>({scenes})</small>'
+            + (f" <small>{' · '.join(links)}</small>" if links else "") + "</li>")
 
 
 @contextmanager
