@@ -250,10 +250,12 @@ def _where(entry: CourseEntry, error: Exception) -> tuple[str, str]:
     (``query: ...``: ``bundle 3 (query)``), else the entry's scenario (``bundle 3 (preset)``)."""
     message = str(error)
     first, _, rest = message.partition(": ")
-    key = first.removeprefix("--").replace("_", "-")
-    if rest and key in bundle_keys():
-        return entry.label(key), rest if first.startswith("--") else message
-    return entry.label(entry.source or "preset"), message
+    if first.startswith("--") and " " not in first:
+        return entry.label(first[2:]), rest
+    # "query: no token ...", or "--layer and --head choose ...": the first of them the entry gives
+    named = [word.removeprefix("--").replace("_", "-") for word in first.split()]
+    given = [key for key in named if key in bundle_keys() and getattr(entry.args, key.replace("-", "_"), None)]
+    return entry.label(given[0] if given else entry.source or "preset"), message
 
 
 def _check(bundle: _Bundle, say: Say) -> None:

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from course_checks import assert_whole
 from scene_helpers import clean_environment
 
 from attention_explainer.cli import main
@@ -235,16 +236,6 @@ def _course_command(course: Path, out: Path, address: str) -> list[str]:
             address]  # fmt: skip
 
 
-def _assert_whole(bundle: Path) -> None:
-    """The bundle's folder holds exactly what its manifest lists (hidden files too), each at its size."""
-    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    listed = {entry["path"]: entry["bytes"] for entry in manifest["files"]}
-    for rel, size in listed.items():
-        assert (bundle / rel).stat().st_size == size, rel
-    present = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
-    assert present - {"manifest.json"} == set(listed)
-
-
 @pytest.mark.render
 def test_a_course_on_a_cluster_survives_a_killed_worker_and_renders_nothing_twice(tmp_path: Path) -> None:
     course, out, held = tmp_path / "course.toml", tmp_path / "out", tmp_path / "held"
@@ -272,7 +263,7 @@ def test_a_course_on_a_cluster_survives_a_killed_worker_and_renders_nothing_twic
         assert "2 of 2 bundles made" in err and "1 worker lost" in err, err
         assert "Traceback" not in err, err
         for name in ("dog", "cat"):
-            _assert_whole(out / name)
+            assert_whole(out / name)
             assert f'href="{name}/index.html"' in (out / "index.html").read_text(encoding="utf-8")
         _assert_render_would_make(out / "dog")
         _assert_second_run(course, out, cluster.address, tmp_path)
@@ -302,7 +293,7 @@ def _assert_second_run(course: Path, out: Path, address: str, tmp_path: Path) ->
     assert "rendered on" not in result.stderr and "renders sent" not in result.stderr, result.stderr
     assert result.stderr.count("made (nothing changed)") == 2 and "2 of 3 bundles made" in result.stderr
     for name in ("dog", "cat"):
-        _assert_whole(out / name)
+        assert_whole(out / name)
         assert json.loads((out / name / "manifest.json").read_text(encoding="utf-8"))["rendered"] == []
         assert (out / name / "manifest.json").stat().st_mtime_ns >= before[name]
     assert "not made: bundle 3 (preset)" in (out / "index.html").read_text(encoding="utf-8")
