@@ -22,7 +22,9 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
    and 8 each within 1.2× of lecture 6's in the same run.
 9. a course of 4 bundles on a local Dask cluster of 2 workers against the same bundles rendered
    one after another by ``render``, side by side, and Dask's round trip of a trivial task
-   (:mod:`bench.course`).
+   (:mod:`bench.course`);
+10. the same course on a local cluster of 1 and of 2 workers, side by side, their ratio and Amdahl's
+   split of it into serial and parallel parts (:mod:`bench.scale`).
 
 Writes ``bench/results/latest.json`` and ``latest.md`` (``--docs`` also puts the table in
 docs/speed.md, between its bench markers).
@@ -52,6 +54,7 @@ import numpy as np
 
 from .course import course_renders, course_table, course_target
 from .measure import run_measured
+from .scale import scale_out, scale_table, scale_target
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -539,6 +542,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_variant_table(results.get("variants")),
         *_lecture_table(results.get("lectures")),
         *course_table(results.get("course")),
+        *scale_table(results.get("scale")),
         "",
         "Targets: " + ", ".join(_targets(results)) + ".",
     ]
@@ -723,7 +727,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
     if "skipped" not in peer and peer["quality"] in cold:
         ours = cold[peer["quality"]]["wall_per_video_s"]
         out.append(f"wall/video ≤ LLManim's {_mark(ours, peer['wall_per_video_s'])}")
-    return out + course_target(results.get("course"))
+    return out + course_target(results.get("course")) + scale_target(results.get("scale"))
 
 
 def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
@@ -736,10 +740,11 @@ def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
     page.write_text(f"{head}{BENCH_START}\n{table}{BENCH_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer", "course"})
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer", "course", "scale"})
 """What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
 16-token sentence and the multi-head lecture, the lecture-hall options, the lectures side by side,
-the peer, a course on Dask against render (:mod:`bench.course`)."""
+the peer, a course on Dask against render (:mod:`bench.course`), a course on 1 and on 2 workers
+(:mod:`bench.scale`)."""
 
 
 def _run_measures(
@@ -767,6 +772,8 @@ def _run_measures(
         results["peer"] = peer_render("l", args.runs, scratch)
     if "course" in only:
         results["course"] = course_renders(args.runs, scratch, quick=args.quick)
+    if "scale" in only:
+        results["scale"] = scale_out(args.runs, scratch, quick=args.quick)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -780,7 +787,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
         "--only", default="",
-        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer, course (default all)",
+        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer, course, scale "
+        "(default all)",
     )
     args = parser.parse_args(argv)
     if args.quick:
