@@ -127,23 +127,28 @@ def test_without_distributed_the_course_says_to_install_its_extra(
 
 
 def test_the_course_file_in_the_docs_is_read_as_it_says(tmp_path: Path) -> None:
-    from attention_explainer.course_file import folder_name, load_course
+    from attention_explainer.course_file import bundle_keys, folder_name, load_course
 
     text = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
     block = re.search(r"```toml\n(.*?)```", text, flags=re.DOTALL)
     assert block is not None
     (tmp_path / "week3.toml").write_text(block.group(1), encoding="utf-8")
     course = load_course(tmp_path / "week3.toml")
-    assert course.title == "Attention, week 3" and len(course.entries) == 3
-    first, second, third = course.entries
+    assert course.title == "Attention, week 3" and len(course.entries) == 4
+    first, second, third, fourth = course.entries
     assert (first.source, first.value, first.args.scenes, first.args.quality, first.args.fps) == (
         "preset", "dog-chased-ball", "scores,softmax", "l", 5
     )
-    assert second.value == str(tmp_path / "my-sentence.toml") and second.args.query == "sat"
+    assert first.args.slides and first.args.pptx and not first.args.voice
+    assert second.value == str(tmp_path / "my-sentence.toml") and second.args.query == "sat" and second.args.voice
     assert [folder_name(e) for e in course.entries] == [
-        "01-self-attention-dog-chased-ball", "my-sentence", "03-multi-head-the-cat-sat-on-the-mat"
+        "01-self-attention-dog-chased-ball", "my-sentence", "03-multi-head-the-cat-sat-on-the-mat",
+        "04-real-head-the-dog-chased-the-ball",
     ]
-    assert (third.lecture, third.source, third.args.seed) == ("multi-head", "sentence", 3)
+    assert (third.lecture, third.source, third.args.seed, third.args.heads) == ("multi-head", "sentence", 3, 3)
+    assert (fourth.args.model, fourth.args.layer, fourth.args.head, fourth.args.query) == ("minilm", 3, 4, "dog")
+    listed = re.search(r"Keys of a `\[\[bundle\]\]`: (.*?)\.\n", text, flags=re.DOTALL)
+    assert listed is not None and re.findall(r"`([a-z-]+)`", listed.group(1)) == list(bundle_keys())
 
 
 # --- on a cluster ------------------------------------------------------------------------------
