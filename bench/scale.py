@@ -31,15 +31,18 @@ PROJECTED = (2, 10, 20, 50, 100)
 """The worker counts the table projects the speed-up for."""
 
 
-def amdahl(serial_s: float, parallel_s: float, workers: int) -> float:
-    """The speed-up of ``workers`` over one when only ``parallel_s`` of the work shares out.
+def amdahl(serial_s: float, parallel_s: float, workers: int, longest_s: float = 0.0) -> float:
+    """The speed-up of ``workers`` over one when only ``parallel_s`` of the work shares out, in tasks of
+    which the longest takes ``longest_s`` (no worker count ends the renders sooner than that task).
 
     >>> round(amdahl(10.0, 90.0, 10), 2)
     5.26
     >>> amdahl(0.0, 90.0, 4)
     4.0
+    >>> amdahl(10.0, 90.0, 100, longest_s=15.0)
+    4.0
     """
-    return (serial_s + parallel_s) / (serial_s + parallel_s / workers)
+    return (serial_s + parallel_s) / (serial_s + max(parallel_s / workers, longest_s))
 
 
 def task_seconds(out: Path) -> list[float]:
@@ -76,6 +79,7 @@ def scale_out(runs: int, scratch: Path, quick: bool = False) -> dict[str, Any]:
     one_wall = statistics.median(r[1]["wall_s"] for r in rounds)
     parallel = statistics.median(sum(r[1]["tasks_s"]) for r in rounds)
     serial = max(0.0, one_wall - parallel)
+    longest = statistics.median(max(r[1]["tasks_s"]) for r in rounds)
     return {
         "runs": runs,
         "scenes": list(scenes),
@@ -88,7 +92,8 @@ def scale_out(runs: int, scratch: Path, quick: bool = False) -> dict[str, Any]:
         "task_median_s": statistics.median(t for r in rounds for t in r[1]["tasks_s"]),
         "serial_s": serial,
         "parallel_s": parallel,
-        "projected": {str(n): amdahl(serial, parallel, n) for n in PROJECTED},
+        "longest_s": longest,
+        "projected": {str(n): amdahl(serial, parallel, n, longest) for n in PROJECTED},
     }
 
 
@@ -109,7 +114,8 @@ def scale_table(scale: dict[str, Any] | None) -> list[str]:
         f"| ≥ {TARGET}× {verdict} |",
         "",
         f"Amdahl's split of the 1-worker course: scene renders {scale['parallel_s']:.1f} s (median per scene "
-        f"{scale['task_median_s']:.1f} s), the rest {scale['serial_s']:.1f} s; projected speed-up on N workers "
+        f"{scale['task_median_s']:.1f} s, longest {scale.get('longest_s', 0.0):.1f} s), the rest "
+        f"{scale['serial_s']:.1f} s; projected speed-up of this course on N workers "
         f"{projected} (load average {min(loads):.1f} to {max(loads):.1f} during the runs).",
     ]
 
