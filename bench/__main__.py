@@ -530,7 +530,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"Measured {m['date']} on {m['cpu']}, {m['cores']} cores, {m['memory']}; Python {m['python']}, "
         f"Manim {m['manim']}, numpy {m['numpy']}. Median of {results['runs']} run(s)"
         + (" (quick mode: a smoke run, not a measurement)" if results["quick"] else "")
-        + ".",
+        + "." + (f" The bench took {results['bench_wall_s'] / 60:.1f} min." if "bench_wall_s" in results else ""),
         "",
         *_cold_table(results["cold"]),
         *_warm_table(results.get("warm")),
@@ -779,7 +779,8 @@ def _run_measures(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: one run, -ql, small n (CI)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (median; default 3)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="runs per measurement (median; default 1, `make bench-full` 3)")
     parser.add_argument("--qualities", default="l,h", help="comma-separated manim qualities (default l,h)")
     parser.add_argument("--sizes", default="8,512,4096", help="token counts for attention_math (default 8,512,4096)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and latest.md")
@@ -803,8 +804,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--only: expected names from {', '.join(sorted(MEASURES))}")
     results: dict[str, Any] = {"machine": machine(), "quick": args.quick, "runs": args.runs, "cold": {}}
     scratch = Path(tempfile.mkdtemp(prefix="attention-bench-"))
+    started = time.perf_counter()
     try:
         _run_measures(results, only or MEASURES, args, qualities, sizes, scratch)
+        results["bench_wall_s"] = time.perf_counter() - started  # `make bench` keeps under 20 minutes (issue 39)
     finally:
         if args.keep:
             _log(f"render folders kept in {scratch}")
