@@ -65,9 +65,9 @@ class CourseEntry:
     """One bundle of the course: the arguments ``render`` would be given for it, and as its parser read them."""
 
     number: int  # from 1, in the file's order
-    argv: tuple[str, ...]
-    name: str | None = None
-    args: argparse.Namespace = field(default_factory=argparse.Namespace, compare=False, repr=False)
+    argv: tuple[str, ...]  # as render would be given them
+    args: argparse.Namespace = field(compare=False, repr=False)  # as render's parser reads them
+    name: str | None = None  # its folder under --out, if it names one
 
     @property
     def lecture(self) -> str:
@@ -155,7 +155,7 @@ def entry_from_table(number: int, table: Mapping[str, Any], base: Path) -> Cours
     except BundleError as error:
         field_name = error.option or "options"
         raise BundleError(f"{where} ({field_name}): {str(error).removeprefix(f'--{field_name}: ')}", 2) from None
-    return CourseEntry(number, tuple(argv), name, args)
+    return CourseEntry(number, tuple(argv), args, name)
 
 
 def _name(table: Mapping[str, Any], where: str) -> str | None:
@@ -182,7 +182,7 @@ def folder_name(entry: CourseEntry) -> str:
     """The bundle's folder under ``--out``: its ``name``, else its number, lecture and scenario.
 
     >>> from attention_explainer.render_options import parse_render_argv
-    >>> folder_name(CourseEntry(3, (), None, parse_render_argv(["--preset=two-heads"])))
+    >>> folder_name(CourseEntry(3, ("--preset=two-heads",), parse_render_argv(["--preset=two-heads"])))
     '03-self-attention-two-heads'
     """
     if entry.name:
