@@ -5,6 +5,11 @@ lecture at -ql) with ``attention-explainer course --workers 1`` and ``--workers 
 127.0.0.1), cold, in fresh folders, one after the other in each round (which goes first alternates);
 the measure is the ratio of their wall times, 1 worker / 2 workers (:data:`TARGET`: 1.7 on 2 cores).
 
+It does the same with workers each in a session of their own (:func:`own_sessions`: a ``dask scheduler`` and
+``dask worker`` processes on 127.0.0.1, ``course --scheduler``), as a deployment starts them: on a busy shared
+host Linux's autogroup scheduling gives each session a part of the CPU, so a local cluster's second worker,
+in the command's session, gets no more CPU than that session had with one.
+
 From the 1-worker run it splits the course's wall time as Amdahl's law does (:func:`amdahl`): the
 parallel part is the scene renders (each scene's ``render_s`` in its bundle's manifest, as the worker
 timed it), the serial part the rest (the cluster's start, planning, the round trips, the assembly of
@@ -210,4 +215,7 @@ def scale_target(scale: dict[str, Any] | None) -> list[str]:
     """The scale-out's line of the targets."""
     if not scale:
         return []
-    return [f"a course on 2 workers ≥ {TARGET}× on 1 {'✓' if scale['ratio'] >= TARGET else '✗'}"]
+    own = scale.get("own_sessions")
+    mark = "✓" if scale["ratio"] >= TARGET else "✗"
+    return [f"a course on 2 workers ≥ {TARGET}× on 1 {mark}"
+            + (f" (in sessions of their own {'✓' if own['ratio'] >= TARGET else '✗'})" if own else "")]
