@@ -128,14 +128,16 @@ class _Renders:
 
 def lecture_specs(lecture: str | None = None) -> tuple[SceneSpec, ...]:
     """The scenes of a lecture (``--lecture``; default self-attention), numbered from 1."""
-    from scenes.plan import DEFAULT_LECTURE, LECTURES, OWN_PRESET
+    from scenes import registry
 
-    name = lecture or DEFAULT_LECTURE
-    if name not in LECTURES:
-        raise BundleError(f"--lecture: unknown lecture {name!r}; expected one of {', '.join(LECTURES)}", 2)
+    name = lecture or registry.DEFAULT_LECTURE
+    if name not in registry.lecture_names():
+        known = ", ".join(registry.lecture_names())
+        raise BundleError(f"--lecture: unknown lecture {name!r}; expected one of {known}", 2)
+    declared = registry.lecture(name)
     return tuple(
-        SceneSpec(number, scene, module, uses_scenario=scene not in OWN_PRESET)
-        for number, (module, scene) in enumerate(LECTURES[name], start=1)
+        SceneSpec(number, scene, module, uses_scenario=scene not in declared.own_preset)
+        for number, (module, scene) in enumerate(declared.scenes, start=1)
     )
 
 
@@ -182,7 +184,7 @@ def slug(title: str) -> str:
 def default_out_dir(scenario: Scenario, root: Path | None = None, lecture: str | None = None) -> Path:
     """``media/<scenario-slug>/`` under ``root`` (default: the working folder); another lecture than
     the default adds its name, ``media/<scenario-slug>-multi-head/``."""
-    from scenes.plan import DEFAULT_LECTURE
+    from scenes.registry import DEFAULT_LECTURE
 
     suffix = "" if lecture in (None, DEFAULT_LECTURE) else f"-{lecture}"
     return (root or Path.cwd()) / "media" / (slug(scenario.title) + suffix)
@@ -859,9 +861,9 @@ def expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleS
     old = old_scenes.get(spec.name, {})
     if isinstance(old.get("render_s"), (int, float)) and old.get("quality") == settings.quality:
         return float(old["render_s"])
-    from scenes.plan import RENDER_COST
+    from scenes.registry import render_cost
 
-    return RENDER_COST["l" if settings.quality == "l" else "h"].get(spec.name, 1.0)
+    return render_cost(spec.name, settings.quality)
 
 
 def read_manifest(out: Path) -> dict[str, Any]:

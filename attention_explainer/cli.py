@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
 def _add_render(render: argparse.ArgumentParser) -> None:
     """The options of ``render``: the scenario's, then the bundle's."""
     from attention_math.__main__ import add_scenario_arguments
-    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, LECTURES, MODEL_LECTURE
+    from scenes.registry import DEFAULT_LECTURE, lecture_names, lectures, model_lecture
 
     from .bundle import CAPTIONS, FORMATS, QUALITIES
 
@@ -66,9 +66,9 @@ def _add_render(render: argparse.ArgumentParser) -> None:
     render.add_argument(
         "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
     )
-    lectures = f"{', '.join(LECTURES)} (default {DEFAULT_LECTURE}; with --model, {MODEL_LECTURE})"
-    presets = ", ".join(f"{name}: {LECTURE_PRESETS[name]}" for name in LECTURES if name != MODEL_LECTURE)
-    render.add_argument("--lecture", metavar="NAME", help=f"the lecture: {lectures}; each shows its own preset "
+    names = f"{', '.join(lecture_names())} (default {DEFAULT_LECTURE}; with --model, {model_lecture()})"
+    presets = ", ".join(f"{item.name}: {item.preset}" for item in lectures() if not item.model)
+    render.add_argument("--lecture", metavar="NAME", help=f"the lecture: {names}; each shows its own preset "
                         f"unless a scenario is given ({presets})")
     render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
     render.add_argument(
@@ -215,14 +215,14 @@ def _render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from attention_math.__main__ import scenario_from_args
-    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS, MODEL_LECTURE
+    from scenes.registry import DEFAULT_LECTURE, lecture, model_lecture
 
     from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes
 
     if args.lecture is None:  # a real model's head is its own lecture's
-        args.lecture = MODEL_LECTURE if args.model is not None else DEFAULT_LECTURE
+        args.lecture = model_lecture() if args.model is not None else DEFAULT_LECTURE
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
-    scenario = scenario_from_args(args, default=LECTURE_PRESETS[args.lecture])
+    scenario = scenario_from_args(args, default=lecture(args.lecture).preset)
     target = Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)
     if not _renders_nothing(args, scenario, target, chosen):
         # (a bundle that needs no render holds clips made, so checked, from this very scenario and code)

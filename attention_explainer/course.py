@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from attention_math import Scenario, ScenarioError, scenario_to_toml
+from scenes.registry import DEFAULT_LECTURE
 
 from .bundle import (
     SceneProducts,
@@ -267,14 +268,14 @@ def _refuse(bundle: _Bundle, where: str, why: str, say: Say, status: int) -> Non
 def _scenario(entry: CourseEntry) -> Scenario:
     """The entry's scenario, as render's --preset, --scenario, --sentence, --seed and --query make it."""
     from attention_math import load_scenario, preset
-    from scenes.plan import DEFAULT_LECTURE, LECTURE_PRESETS
+    from scenes.registry import lecture
 
     if entry.source == "scenario":
         scenario = load_scenario(entry.value or "")
     elif entry.source == "sentence":
         scenario = Scenario.from_sentence(entry.value or "", seed=entry.seed)
     else:
-        scenario = preset(entry.value or LECTURE_PRESETS[entry.lecture or DEFAULT_LECTURE])
+        scenario = preset(entry.value or lecture(entry.lecture or DEFAULT_LECTURE).preset)
     return scenario if entry.query is None else scenario.with_query(entry.query)
 
 
@@ -378,7 +379,7 @@ def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
     for bundle in bundles:
         entry = bundle.entry
         what = html.escape(bundle.scenario.title if bundle.scenario else (entry.value or ""))
-        lecture = html.escape(entry.lecture or "self-attention")
+        lecture = html.escape(entry.lecture or DEFAULT_LECTURE)
         if bundle.error is None:
             link = html.escape(f"{bundle.folder.name}/index.html", quote=True)
             scenes = ", ".join(html.escape(s.name) for s in bundle.chosen)

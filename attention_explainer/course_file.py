@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scenes.registry import DEFAULT_LECTURE
+
 from .plan import BundleError
 
 __all__ = ["BUNDLE_KEYS", "SOURCES", "Course", "CourseEntry", "folder_name", "load_course"]
@@ -169,7 +171,7 @@ def folder_name(entry: CourseEntry) -> str:
     if entry.source == "scenario":
         what = Path(what).stem
     words = re.findall(r"[a-z0-9]+", what.lower())
-    return "-".join([f"{entry.number:02d}", entry.lecture or "self-attention", *words[:8]])
+    return "-".join([f"{entry.number:02d}", entry.lecture or DEFAULT_LECTURE, *words[:8]])
 
 
 def _kind(value: Any) -> str:

@@ -176,7 +176,8 @@ class BundlePlan:
     def lecture(self) -> str:
         """The lecture the chosen scenes belong to (``--lecture``): it chooses the handout's and the
         notebook's steps (:mod:`attention_explainer.outputs.lectures`)."""
-        from scenes.plan import DEFAULT_LECTURE, lecture_of
+        from scenes.plan import lecture_of
+        from scenes.registry import DEFAULT_LECTURE
 
         return lecture_of(self.chosen[0].name) if self.chosen else DEFAULT_LECTURE
 

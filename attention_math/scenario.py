@@ -50,7 +50,8 @@ _HEAD_KEYS = _MATRIX_FIELDS[1:]
 _EXPLICIT_KEYS = ("title", "tokens", *_MATRIX_FIELDS, "query", "precision", "scaled", "heads", "w_out")
 _SENTENCE_KEYS = ("title", "sentence", "seed", "d_model", "d_k", "d_v", "heads", "query", "precision", "scaled")
 _MODEL_KEYS = ("title", "model", "query", "precision")
-_ALL_KEYS = tuple(dict.fromkeys(_EXPLICIT_KEYS + _SENTENCE_KEYS + _MODEL_KEYS))
+_FLAT_MODEL_KEYS = ("sentence", "layer", "head")  # beside ``model = "minilm"``, as the CLI's options
+_ALL_KEYS = tuple(dict.fromkeys(_EXPLICIT_KEYS + _SENTENCE_KEYS + _MODEL_KEYS + _FLAT_MODEL_KEYS))
 _MODEL_PRECISION = 2  # a real head's numbers are float32's: every decimal is rounded, 2 read best
 
 MODELS = ("minilm",)
@@ -119,13 +120,13 @@ class ModelChoice:
 def _model_choice(table: object) -> ModelChoice:
     """A scenario file's ``model`` table checked: its keys, then :class:`ModelChoice`'s own checks."""
     if not isinstance(table, Mapping):
-        raise ScenarioError(f"model: expected a table {{name, sentence, layer, head}}, got {table!r}")
+        raise ScenarioError(f"model: expected a model's name or a table {{name, sentence, layer, head}}, got {table!r}")
     known = ("name", "sentence", "layer", "head")
     for key in table:
         if key not in known:
             raise ScenarioError(f"model.{_key_name(key)}: unknown key{_suggest(str(key), known)}")
     if "sentence" not in table:
-        raise ScenarioError("sentence: missing; a model's head needs a sentence to read (model.sentence)")
+        raise ScenarioError("sentence: missing; a model's head needs a sentence to read")
     return ModelChoice(str(table.get("name", "minilm")), table["sentence"], table.get("layer", 1), table.get("head", 1))
 
 
@@ -887,6 +888,9 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
             raise ScenarioError(f"{_key_name(key)}: unknown key{_suggest(str(key))}")
     if "model" in data:
         return _model_scenario(data)
+    for key in ("layer", "head"):
+        if key in data:
+            raise ScenarioError(f"{key}: only allowed beside model = \"minilm\" (a real model's layer and head)")
     if "sentence" in data:
         return _sentence_scenario(data)
     for key in data:
@@ -914,13 +918,32 @@ def scenario_from_mapping(data: Mapping[str, Any]) -> Scenario:
 
 
 def _model_scenario(data: Mapping[str, Any]) -> Scenario:
-    """A file with a ``model`` table: a real model's head on its sentence."""
+    """A file with a ``model`` table, or ``model = "minilm"`` beside ``sentence``, ``layer`` and ``head`` (as the
+    CLI's options, 1-based): a real model's head on its sentence.
+
+    >>> _model_scenario({"model": "gpt2", "sentence": "Hi."})
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: model: unknown model 'gpt2'; expected one of minilm
+    >>> _model_scenario({"model": {"name": "minilm", "sentence": "Hi."}, "layer": 2})
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: layer: not allowed beside a model table (give it as model.layer)
+    """
+    flat = isinstance(data["model"], str)
+    if not flat and not isinstance(data["model"], Mapping):
+        _model_choice(data["model"])  # names what a model must be
+    allowed = _MODEL_KEYS + _FLAT_MODEL_KEYS if flat else _MODEL_KEYS
     for key in data:
-        if key not in _MODEL_KEYS:
+        if key not in allowed:
+            if key in _FLAT_MODEL_KEYS:
+                raise ScenarioError(f"{key}: not allowed beside a model table (give it as model.{key})")
             raise ScenarioError(
                 f"{_key_name(key)}: not allowed beside 'model' (the model gives the tokens and numbers)"
             )
-    return Scenario.from_model(_model_choice(data["model"]), query=data.get("query"), title=data.get("title"),
+    table = {"name": data["model"], **{key: data[key] for key in _FLAT_MODEL_KEYS if key in data}} if flat \
+        else data["model"]
+    return Scenario.from_model(_model_choice(table), query=data.get("query"), title=data.get("title"),
                                precision=data.get("precision"))
 
 

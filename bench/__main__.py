@@ -79,23 +79,23 @@ SIZES: tuple[tuple[str, tuple[str, ...], float], ...] = (
 )
 """``(name, render flags, the most wall time it may take cold at -ql, s)`` (issues 11 and 14)."""
 
-LECTURES: tuple[tuple[str, float | None], ...] = (
-    ("self-attention", None),
-    ("masked", 1.2),
-    ("multi-head", 1.2),
-    ("learned", 1.2),
-    ("real-head", 1.2),
-    ("inference", 1.2),
-    ("rope", 1.2),
-    ("flash-attention", 1.2),
-)
-"""``(lecture, the most its wall seconds per video second may be, as a multiple of the first's)``:
-each lecture's cost in the same run as lecture 6's, never in seconds (issues 29, 30, 32 and 33)."""
 
-LECTURE_FLAGS: dict[str, tuple[str, ...]] = {
-    "real-head": ("--model", "minilm", "--layer", "3", "--head", "4", "--sentence", "The dog chased the ball."),
-}
-"""What a lecture's bundle needs besides ``--lecture`` (a real model's head: the model, its head, a sentence)."""
+def lecture_rows() -> tuple[tuple[str, float | None], ...]:
+    """``(lecture, the most its wall seconds per video second may be, as a multiple of the first's)`` of every
+    lecture of :mod:`scenes.registry`, in its order (each lecture's ``bench_limit``): each lecture's cost in the same
+    run as lecture 6's, never in seconds (issues 29, 30, 32 and 33); a new lecture is benched with the others."""
+    from scenes.registry import lectures
+
+    return tuple((item.name, item.bench_limit) for item in lectures())
+
+
+def lecture_flags(name: str) -> tuple[str, ...]:
+    """What lecture ``name``'s bundle needs besides ``--lecture`` (a real model's head: the model, its head, a
+    sentence): its ``bench_flags``."""
+    from scenes.registry import lecture
+
+    return lecture(name).bench_flags
+
 
 _NOUNS = "dog ball cat bird car box hat cup key pen book door tree rock leaf ship bus fish cow pig rat duck".split()
 FORWARD_SENTENCES = tuple(
@@ -298,28 +298,29 @@ def size_renders(runs: int, scratch: Path) -> dict[str, Any]:
 
 # -- 8: the lectures side by side --------------------------------------------------------------
 def lecture_renders(runs: int, scratch: Path, scenes: str | None = None) -> dict[str, Any]:
-    """Cold -ql bundles of every lecture of :data:`LECTURES`, one after another in each round (a busy
+    """Cold -ql bundles of every lecture of :func:`lecture_rows`, one after another in each round (a busy
     moment of a shared host hits them alike); medians, wall seconds per video second, and each
     lecture's as a multiple of the first's."""
-    walls: dict[str, list[float]] = {name: [] for name, _ in LECTURES}
-    cpus: dict[str, list[float]] = {name: [] for name, _ in LECTURES}
+    rows_wanted = lecture_rows()
+    walls: dict[str, list[float]] = {name: [] for name, _ in rows_wanted}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in rows_wanted}
     videos: dict[str, float] = {}
     only = ("--scenes", scenes) if scenes else ()
     for run in range(runs):
-        for name, _ in LECTURES:
+        for name, _ in rows_wanted:
             out = scratch / f"lecture-{name}-{run}" / "bundle"
             _log(f"cold render -ql, the {name} lecture, run {run + 1} of {runs}")
-            report = run_measured(_render_command(out, "l", "--lecture", name, *LECTURE_FLAGS.get(name, ()), *only))
+            report = run_measured(_render_command(out, "l", "--lecture", name, *lecture_flags(name), *only))
             walls[name].append(report["wall_s"])
             cpus[name].append(report["cpu_s"])
             videos[name] = _lecture_seconds(_manifest(out))
             _log(f"  {report['wall_s']:.1f} s wall, {report['cpu_s']:.1f} s CPU for {videos[name]:.1f} s of video")
     rows: dict[str, dict[str, Any]] = {}
-    for name, _ in LECTURES:
+    for name, _ in rows_wanted:
         wall, cpu, video = _median(walls[name]), _median(cpus[name]), videos[name]
         rows[name] = {"wall_s": wall, "cpu_s": cpu, "video_s": video, "wall_per_video_s": wall / video,
                       "cpu_per_video_s": cpu / video}
-    first = rows[LECTURES[0][0]]
+    first = rows[rows_wanted[0][0]]
     for row in rows.values():
         row["ratio"] = row["wall_per_video_s"] / first["wall_per_video_s"]
         row["cpu_ratio"] = row["cpu_per_video_s"] / first["cpu_per_video_s"]
@@ -666,8 +667,8 @@ def _size_table(sizes: dict[str, Any] | None) -> list[str]:
 def _lecture_table(lectures: dict[str, Any] | None) -> list[str]:
     if not lectures:
         return []
-    limits = dict(LECTURES)
-    first = LECTURES[0][0]
+    limits = dict(lecture_rows())
+    first = lecture_rows()[0][0]
     lines = [
         "",
         f"| cold bundle at -ql, {lectures['scenes']} scenes, side by side | wall (s) | CPU (s) | video (s) "
@@ -688,7 +689,7 @@ def _lecture_targets(lectures: dict[str, Any] | None) -> list[str]:
     rows = (lectures or {"rows": {}})["rows"]
     return [
         f"the {name} lecture's wall/video ≤ {limit:.1f}× lecture 6's {_mark(rows[name]['ratio'], limit)}"
-        for name, limit in LECTURES
+        for name, limit in lecture_rows()
         if limit is not None and name in rows
     ]
 

@@ -56,7 +56,6 @@ from manim import (
 
 from attention_math import DEFAULT_PRESET, PRESETS, Scenario, ScenarioError, format_number, load_scenario, preset
 from attention_math.arithmetic import adds_up
-from attention_math.minilm import MAX_TOKENS as MODEL_MAX_TOKENS
 from scenes.facts import (
     Bands,
     Fact,
@@ -75,7 +74,7 @@ from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
 from scenes.kit.text import NUMBER_SIZE, drop_svg_paths, text
-from scenes.plan import LECTURE_PRESETS, LECTURES, MODEL_LECTURE, lecture_of
+from scenes.registry import lecture_of_scene, lectures, model_lecture
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
@@ -195,18 +194,12 @@ def check_scene_limits(scenario: Scenario, *, model: bool = False) -> Scenario:
 
 
 def _check_model_limits(scenario: Scenario, model: bool) -> Scenario:
-    """A real model's head for the scenes that show one, and tokens they can name one per row."""
+    """A real model's head for the scenes that show one (its lecture's scenes check its tokens), none for the others."""
     if scenario.model is None:
         raise ScenarioError("model: these scenes show a real model's head; give --model minilm and a --sentence")
     if not model:
         raise ScenarioError(
-            f"model: these scenes draw small made-up numbers; a real model's head is the {MODEL_LECTURE} lecture"
-        )
-    low, high = SCENE_LIMITS["tokens"]
-    if not low <= scenario.n_tokens <= high:
-        raise ScenarioError(
-            f"sentence: the scenes draw {low} to {high} WordPiece tokens with [CLS] and [SEP] (the model takes "
-            f"{MODEL_MAX_TOKENS}), this sentence has {scenario.n_tokens}; shorten it"
+            f"model: these scenes draw small made-up numbers; a real model's head is the {model_lecture()} lecture"
         )
     return scenario
 
@@ -266,8 +259,7 @@ def _negative(shown: str) -> bool:
 
 def lecture_number(name: str) -> int:
     """The number of scene ``name`` in its lecture (from 1)."""
-    names = [scene for _, scene in LECTURES[lecture_of(name)]]
-    return names.index(name) + 1
+    return lecture_of_scene(name).scene_names.index(name) + 1
 
 
 # -- the scene ----------------------------------------------------------------------------------------
@@ -590,13 +582,13 @@ class ExplainerScene(Scene):
 
     def _lecture_name(self) -> str:
         """The name of the lecture scene this is (a variant or test subclass keeps its number)."""
-        names = {scene for scenes in LECTURES.values() for _, scene in scenes}
+        names = {scene for lecture in lectures() for scene in lecture.scene_names}
         return next((cls.__name__ for cls in type(self).__mro__ if cls.__name__ in names), type(self).__name__)
 
     def _default_preset(self) -> str:
         """The preset shown when no scenario is chosen: the one of this scene's lecture."""
         try:
-            return LECTURE_PRESETS[lecture_of(self._lecture_name())]
+            return lecture_of_scene(self._lecture_name()).preset
         except KeyError:  # a scene of no lecture (a test's)
             return DEFAULT_PRESET
 

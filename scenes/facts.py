@@ -21,10 +21,11 @@ from typing import Any
 from manim import Mobject
 
 from scenes.kit.text import MAX_TOKEN_CHARS, shorten_token
+from scenes.registry import lectures
 
 __all__ = [
-    "BAND_KINDS", "POSITION_KINDS", "Bands", "Fact", "Named", "Plotted", "Relation", "Shown", "TokenPart", "position",
-    "quantity", "query_number", "scene_number", "size", "value",
+    "BAND_KINDS", "POSITION_KINDS", "Bands", "Fact", "Named", "Plotted", "Relation", "Shown", "TokenPart",
+    "known_kinds", "position", "quantity", "query_number", "scene_number", "size", "value",
 ]
 
 
@@ -69,10 +70,23 @@ POSITION_KINDS: dict[str, str] = {
 """What a shown position counts (``position(j, of=kind)``): the tests check it is one of the scenario's."""
 
 
+def known_kinds(what: str) -> dict[str, str]:
+    """The kinds of ``what`` (``"position"``: :data:`POSITION_KINDS`; ``"band"``: :data:`BAND_KINDS`) and those
+    the lectures declare of their own (``Lecture.position_kinds``, ``Lecture.band_kinds``), each with its meaning.
+
+    >>> known_kinds("position")["pair"]
+    'a pair of dimensions that RoPE turns together'
+    """
+    own = {"position": POSITION_KINDS, "band": BAND_KINDS}[what]
+    declared = (item.position_kinds if what == "position" else item.band_kinds for item in lectures())
+    return {**own, **{kind: meaning for kinds in declared for kind, meaning in kinds.items()}}
+
+
 def position(j: int, of: str = "token") -> Fact:
     """The number of thing ``j`` (0-based) of kind ``of`` (:data:`POSITION_KINDS`), as shown: ``j + 1``."""
-    if of not in POSITION_KINDS:
-        raise ValueError(f"of: expected one of {', '.join(POSITION_KINDS)}, got {of!r}")
+    kinds = known_kinds("position")
+    if of not in kinds:
+        raise ValueError(f"of: expected one of {', '.join(kinds)}, got {of!r}")
     return Fact("position", of, (int(j),))
 
 
@@ -210,7 +224,8 @@ class Bands:
     region: tuple[Mobject, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.kind not in BAND_KINDS:
-            raise ValueError(f"kind: expected one of {', '.join(BAND_KINDS)}, got {self.kind!r}")
+        kinds = known_kinds("band")
+        if self.kind not in kinds:
+            raise ValueError(f"kind: expected one of {', '.join(kinds)}, got {self.kind!r}")
         if self.axis not in ("row", "column"):
             raise ValueError(f"axis: expected 'row' or 'column', got {self.axis!r}")

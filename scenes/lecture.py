@@ -1,7 +1,7 @@
 """The lecture in order: one scene class per step, imported lazily.
 
-``LECTURE`` lists ``(module, class)`` pairs (``LECTURES`` every lecture's); :func:`lecture_scenes`
-imports them. Render the whole lecture scene by scene with ``manim render -ql scenes/lecture.py
+Each lecture lists its ``(module, class)`` pairs in its :class:`scenes.registry.Lecture`;
+:func:`lecture_scenes` imports them. Render the whole lecture scene by scene with ``manim render -ql scenes/lecture.py
 Explainer`` (one video) or one scene at a time with its own file.
 """
 
@@ -12,18 +12,18 @@ import importlib
 from manim import FadeOut, Group, Scene
 
 from scenes.base import ExplainerScene
-from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURES
+from scenes.registry import DEFAULT_LECTURE, lecture
 
-__all__ = ["LECTURE", "LECTURES", "Explainer", "lecture_scenes"]
+__all__ = ["Explainer", "lecture_scenes"]
 
 
-def lecture_scenes(lecture: str = DEFAULT_LECTURE) -> list[type[Scene]]:
+def lecture_scenes(name: str = DEFAULT_LECTURE) -> list[type[Scene]]:
     """The scene classes of a lecture (by default self-attention), in order."""
-    return [getattr(importlib.import_module(module), name) for module, name in LECTURES[lecture]]
+    return [getattr(importlib.import_module(module), scene) for module, scene in lecture(name).scenes]
 
 
 class Explainer(ExplainerScene):
-    """The whole lecture as one video: every scene of ``LECTURE`` in order.
+    """The whole default lecture as one video: every scene of it in order.
 
     Each scene's ``construct`` runs on a view of this scene that shares its state (renderer,
     mobjects, recorded numbers, beats) but has the scene's own methods, so scenes need no

@@ -23,9 +23,10 @@ from manim import config
 from manim_slides.slide import Slide as ManimSlide
 
 from scenes.kit.slide import Slide  # manim-slides' Slide, made on manim 0.22 too
-from scenes.lecture import LECTURES, lecture_scenes
+from scenes.lecture import lecture_scenes
+from scenes.registry import lectures
 
-__all__ = [name for scenes in LECTURES.values() for _, name in scenes]
+__all__ = [name for lecture in lectures() for name in lecture.scene_names]
 
 
 def _without_movie() -> bool:
@@ -48,7 +49,7 @@ def _render(self: Slide, *args: Any, **kwargs: Any) -> Any:
     return Slide.render(self, *args, **kwargs)
 
 
-for _scene in (scene for lecture in LECTURES for scene in lecture_scenes(lecture)):
+for _scene in (scene for lecture in lectures() for scene in lecture_scenes(lecture.name)):
     # Slide first, so its play/wait wrap ours; the variant keeps the scene's name.
     members = {"__module__": __name__, "__init__": _init, "render": _render}
     globals()[_scene.__name__] = type(_scene.__name__, (Slide, _scene), members)

@@ -69,13 +69,13 @@ STILL_SIZE = (1600, 900)
 
 
 def _scenes() -> dict[str, str]:
-    from scenes.plan import LECTURES
+    from scenes.registry import lectures
 
-    return {name: module for lecture in LECTURES.values() for module, name in lecture}
+    return {name: module for lecture in lectures() for module, name in lecture.scenes}
 
 
 SCENES: dict[str, str] = _scenes()
-"""Every scene of every lecture (``scenes.plan.LECTURES``), by name: its module."""
+"""Every scene of every lecture (``scenes.registry.lectures()``), by name: its module."""
 
 
 def scene_class(name: str) -> Any:
@@ -166,17 +166,18 @@ def _heads_scenario(seed: int, accepts: Callable[[Scenario], object]) -> Scenari
 
 def fresh_scenario_for(seed: int, scene: str) -> Scenario:
     """The scenario scene ``scene`` is read with for ``seed``: its lecture's preset for a scene that shows its own
-    numbers whatever the scenario (``OWN_PRESET``), a real model's head for the real-head lecture, several heads for
-    the scenes that draw every head, else :func:`fresh_scenario` (0 to 4 decimals) that the scene accepts."""
+    numbers whatever the scenario (its lecture's ``own_preset``), a real model's head for the real-head lecture,
+    several heads for the scenes that draw every head, else :func:`fresh_scenario` (0 to 4 decimals) that the scene
+    accepts."""
     from attention_math import preset
-    from scenes.plan import ALL_HEADS, LECTURE_PRESETS, MODEL_LECTURE, OWN_PRESET, lecture_of
+    from scenes.registry import lecture_of_scene
 
-    cls = scene_class(scene)
-    if scene in OWN_PRESET:  # it draws the same whatever the scenario (its positions count its own matrices)
-        return preset(LECTURE_PRESETS[lecture_of(scene)])
-    if lecture_of(scene) == MODEL_LECTURE:
+    cls, lecture = scene_class(scene), lecture_of_scene(scene)
+    if scene in lecture.own_preset:  # it draws the same whatever the scenario (its positions count its own matrices)
+        return preset(lecture.preset)
+    if lecture.model:
         return _model_scenario(seed)
-    if scene in ALL_HEADS:
+    if scene in lecture.all_heads:
         return _heads_scenario(seed, cls.check_scenario)
     return fresh_scenario(seed, accepts=cls.check_scenario, precisions=(0, 4))
 
@@ -535,7 +536,8 @@ def found_in(box: NumberBox, read: str) -> tuple[str, ...]:
     return tuple(numbers_in(plain, box.tokens))
 
 
-def read_boxes(pixels: np.ndarray, boxes: Sequence[NumberBox], enlarge: float = ENLARGE) -> list[tuple[str, np.ndarray]]:
+def read_boxes(pixels: np.ndarray, boxes: Sequence[NumberBox],
+               enlarge: float = ENLARGE) -> list[tuple[str, np.ndarray]]:
     """What Tesseract reads in each box of the frame's ``pixels`` at scale ``enlarge``, and the crop it read: numbers
     alone with the whitelist of digits (in one run), the others without (in another)."""
     crops = [normalised(pixels, box.box, box.turns, enlarge=enlarge) for box in boxes]

@@ -46,10 +46,12 @@ from attention_math import (
 )
 from attention_math.alignment import alignment
 from attention_math.masking import attention_dropout
-from scenes import plan
+from scenes import inference, learned
 from scenes.facts import Fact, Named, Plotted, Relation, Shown
+from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.text import shorten_token
-from scenes.plan import FLASH_BLOCKS, LECTURES, MASKED_DROPOUT, lecture_of
+from scenes.masked import MASKED_DROPOUT
+from scenes.registry import LectureChecks, lecture_of_scene, lectures
 
 __all__ = [
     "BELONGS",
@@ -64,6 +66,7 @@ __all__ = [
     "expected_for",
     "expected_text",
     "is_shortened",
+    "lecture_checks",
     "masked_row",
     "numbers_in",
     "place_problems",
@@ -466,11 +469,11 @@ the Hugging Face Hub, not from attention_math.PUBLISHED_CONFIGS)."""
 class _Memory:
     """The KV cache of published model ``k`` (0-based), counted here from its config.json: a key and a value per
     layer and key/value head, ``hidden_size / num_attention_heads`` numbers each; KiB a token, GiB for the lecture's
-    long context (``plan.CACHE_CONTEXT``)."""
+    long context (``scenes.inference.CACHE_CONTEXT``)."""
 
     def __init__(self, k: int) -> None:
         self.layers, heads, self.kv_heads, hidden, self.bytes_per_number = PUBLISHED_CONFIG_JSON[k]
-        self.key_and_value, self.d_head, self.context_tokens = 2, hidden // heads, plan.CACHE_CONTEXT
+        self.key_and_value, self.d_head, self.context_tokens = 2, hidden // heads, inference.CACHE_CONTEXT
         per_token = 2 * self.layers * self.kv_heads * self.d_head * self.bytes_per_number
         self.kib_per_token = per_token / 1024
         self.gib_context = per_token * self.context_tokens / 1024**3
@@ -490,7 +493,7 @@ def _run(seed: int, steps: int, learning_rate: float) -> TrainingTrace:
 def _training() -> TrainingTrace:
     """The learned lecture's training run, trained here again from its settings (read when derived, as the scenes
     read them when set up: a test may change them); the same for every scenario."""
-    return _run(*plan.LEARNED_TRAINING)
+    return _run(*learned.LEARNED_TRAINING)
 
 
 class _Online:
@@ -673,8 +676,7 @@ def expected_for(fact: Fact, scenario: Scenario, derived: dict[str, tuple[Any, i
             raise ValueError(f"the scenario has no size {fact.field!r}")
         return str(int(getattr(scenario, fact.field))), None
     if fact.source == "lecture":
-        names = [name for _, name in LECTURES[lecture_of(fact.field)]]
-        return str(names.index(fact.field) + 1), None
+        return str(lecture_of_scene(fact.field).scene_names.index(fact.field) + 1), None
     if fact.source not in derived:
         raise ValueError(f"unknown source {fact.source!r} (the tests derive {', '.join(sorted(derived))})")
     precision = derived[fact.source][1]
@@ -695,6 +697,8 @@ def position_count(kind: str, scenario: Scenario, derived: dict[str, tuple[Any, 
         "tile": lambda: -(-scenario.n_tokens // FLASH_BLOCKS[0]),
         "block": lambda: -(-scenario.n_tokens // min(FLASH_BLOCKS)),
     }
+    for checks in lecture_checks():
+        counts.update({name: (lambda count=count: count(scenario)) for name, count in checks.positions.items()})
     if kind not in counts:
         raise ValueError(f"a position of an unknown kind {kind!r}")
     return counts[kind]()
@@ -739,8 +743,34 @@ def plotted_problems(plotted: Iterable[Plotted], scenario: Scenario, tolerance: 
     return problems
 
 
+@cache
+def lecture_checks() -> tuple[LectureChecks, ...]:
+    """The number proofs the lectures declare in their folders (``Lecture.checks``), a source of each named once:
+    a lecture deriving a source the project's tests (or another lecture) derive is refused."""
+    found, names = [], set(DERIVED)
+    for item in lectures():
+        checks = item.load_checks()
+        if checks is None:
+            continue
+        taken = names & set(checks.derived)
+        if taken:
+            raise ValueError(f"lecture {item.name!r} derives {', '.join(sorted(taken))}, derived already")
+        names |= set(checks.derived)
+        found.append(checks)
+    return tuple(found)
+
+
 def derive_all(scenario: Scenario) -> dict[str, tuple[Any, int]]:
-    return {name: make(scenario) for name, make in DERIVED.items()}
+    sources = {**DERIVED, **{name: make for checks in lecture_checks() for name, make in checks.derived.items()}}
+    return {name: make(scenario) for name, make in sources.items()}
+
+
+def _lecture_belongs(source: str) -> dict[str, tuple[str, ...]] | None:
+    """What each index of each field of ``source`` names, where a lecture's own checks say (else ``None``)."""
+    for checks in lecture_checks():
+        if source in checks.belongs:
+            return dict(checks.belongs[source])
+    return None
 
 
 STEP_TO_TRACE = {"query": "queries", "scores": "scores", "scaled_scores": "scaled_scores", "weights": "weights",
@@ -1142,6 +1172,8 @@ def _indexed_things(source: str, field: str, index: tuple[int, ...],
         kinds = ONLINE_BELONGS.get(field, ())
     elif source.startswith("training"):
         kinds = TRAINING_BELONGS.get(field, ())
+    elif (own := _lecture_belongs(source)) is not None:
+        kinds = own.get(field, ())
     else:
         return []
     things: list[tuple[str, Any]] = []

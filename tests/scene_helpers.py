@@ -61,7 +61,7 @@ from attention_math import DEFAULT_PRESET, Scenario, preset, train_attention
 from attention_math.scenario import ModelChoice
 from scenes.base import AFTER_PLAY_HOOKS, Bands, Beat, ExplainerScene, Fact, Plotted, Relation, Shown
 from scenes.kit.layout import BOTTOM
-from scenes.lecture import LECTURES
+from scenes.registry import lectures
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -224,6 +224,29 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
 """Scenes tested with fewer scenarios than the rest, and why."""
 
 
+def _declared_scenarios() -> tuple[dict[str, Callable[[], Scenario]], dict[str, tuple[str, ...]]]:
+    """The test scenarios the lectures declare with their checks (``LectureChecks.scenarios``), and which of them
+    each of their scenes is built with; a name taken twice is refused."""
+    made: dict[str, Callable[[], Scenario]] = {}
+    own: dict[str, tuple[str, ...]] = {}
+    for item in lectures():
+        checks = item.load_checks()
+        if checks is None:
+            continue
+        taken = (set(SCENARIOS) | set(made)) & set(checks.scenarios)
+        if taken:
+            raise ValueError(f"lecture {item.name!r}: test scenarios {', '.join(sorted(taken))} are named already")
+        made.update(checks.scenarios)
+        own.update({scene: checks.scenarios_of(scene) for scene in item.scene_names})
+    return made, own
+
+
+LECTURE_SCENARIOS, _LECTURE_OWN = _declared_scenarios()
+"""Scenarios of the lectures that declare their checks in their folders: their scenes are built with those alone."""
+SCENARIOS.update(LECTURE_SCENARIOS)
+OWN_SCENARIOS.update(_LECTURE_OWN)
+
+
 EVERY_SCENE_SCENARIOS = ("default", "three", "sixteen")
 """Every scene (but those of :data:`OWN_SCENARIOS`) is built with these: the lecture's own, 3 tokens
 rounded to 1 decimal, and 16 tokens at 4 decimals."""
@@ -255,14 +278,14 @@ def scenarios_of(scene: str, chosen: tuple[str, ...]) -> tuple[str, ...]:
     a scene that names scenarios with several heads is built with those too."""
     own = OWN_SCENARIOS.get(scene)
     if own is not None:
-        return tuple(s for s in (*chosen, *HEADS_SCENARIOS, *MODEL_SCENARIOS) if s in own)
+        return tuple(s for s in (*chosen, *HEADS_SCENARIOS, *MODEL_SCENARIOS, *LECTURE_SCENARIOS) if s in own)
     if ALL_SCENARIOS:
         return chosen
     picked = {*EVERY_SCENE_SCENARIOS, *MORE_SCENARIOS.get(scene, ())}
     return tuple(s for s in chosen if s in picked)
 
 
-SCENES: tuple[tuple[str, str], ...] = tuple(scene for lecture in LECTURES.values() for scene in lecture)
+SCENES: tuple[tuple[str, str], ...] = tuple(scene for lecture in lectures() for scene in lecture.scenes)
 """(module, class) of every scene under test, every lecture's in lecture order."""
 
 

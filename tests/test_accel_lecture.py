@@ -1,6 +1,6 @@
 """Every scene of the default lecture, drawn with the accelerator, is manim's own, pixel for pixel.
 
-Each scene of ``scenes.plan.LECTURES["self-attention"]`` is rendered in this process twice, on
+Each scene of the default lecture (``scenes.registry``) is rendered in this process twice, on
 manim as it is and with :func:`attention_explainer.accel.enable`, and every frame given to the
 encoder (as the encoder reads it: the accelerator lends it the camera's own array) and the frame
 the camera holds at the end are compared byte for byte. A tiny frame at a few frames a second
@@ -19,7 +19,7 @@ import pytest
 from encoded_frames import frames_encoded
 
 from attention_explainer import accel
-from scenes.plan import DEFAULT_LECTURE, LECTURES
+from scenes.registry import DEFAULT_LECTURE, lecture
 
 # its own worker: the nine scenes twice are the longest of the accelerator's tests
 pytestmark = pytest.mark.xdist_group("accel-lecture")
@@ -41,7 +41,7 @@ def stock_first(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         assert accel.enable()
 
 
-@pytest.mark.parametrize(("module", "name"), LECTURES[DEFAULT_LECTURE], ids=[n for _, n in LECTURES[DEFAULT_LECTURE]])
+@pytest.mark.parametrize(("module", "name"), lecture(DEFAULT_LECTURE).scenes, ids=lecture(DEFAULT_LECTURE).scene_names)
 def test_the_lecture_scene_drawn_with_the_accelerator_is_manims(
     stock_first: None, tmp_path: Path, module: str, name: str
 ) -> None:

@@ -27,7 +27,7 @@ from attention_explainer.media import probe
 from attention_explainer.outputs.handout import handout_files
 from attention_explainer.outputs.notebook import notebook_json
 from attention_math import Scenario, format_number, load_scenario
-from scenes.plan import LECTURES
+from scenes.registry import lecture
 
 pytestmark = pytest.mark.render
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +98,7 @@ def test_the_masked_bundle_holds_its_scene_with_voice_deck_and_powerpoint(masked
     from pptx import Presentation
 
     manifest = _manifest(masked)
-    assert [(scene["number"], scene["name"]) for scene in manifest["scenes"]] == [(6, LECTURES["masked"][5][1])]
+    assert [(scene["number"], scene["name"]) for scene in manifest["scenes"]] == [(6, lecture("masked").scene_names[5])]
     assert manifest["rendered"] == ["TriangularMap"]
     assert manifest["settings"]["voice"] and manifest["deck"] and manifest["pptx"]
     kinds = {entry["path"]: entry["kind"] for entry in manifest["files"]}

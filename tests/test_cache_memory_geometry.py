@@ -15,9 +15,9 @@ import pytest
 from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
 
 from attention_math import PUBLISHED_CONFIGS
+from scenes.inference import CACHE_CONTEXT
 from scenes.inference.cache_memory import CacheMemory
 from scenes.kit.layout import BOTTOM, HALF_WIDTH
-from scenes.plan import CACHE_CONTEXT
 
 pytestmark = pytest.mark.xdist_group("cache-memory-geometry")  # one worker builds the scene once
 

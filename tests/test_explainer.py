@@ -25,7 +25,7 @@ from scene_helpers import RENDER_OPTIONS, REPO, no_pixels
 
 from attention_explainer.media import probe
 from scenes.base import ExplainerScene
-from scenes.plan import LECTURE
+from scenes.registry import DEFAULT_LECTURE, lecture
 
 pytestmark = [pytest.mark.render, pytest.mark.slow]
 
@@ -77,7 +77,7 @@ def scene_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[SceneR
         for name in [name for name in os.environ if name.startswith("ATTENTION_")]:
             patch.delenv(name)  # the render runs with a clean environment, in the repository
         patch.chdir(REPO)
-        yield [_dry_run(module, name, media_dir) for module, name in LECTURE]
+        yield [_dry_run(module, name, media_dir) for module, name in lecture(DEFAULT_LECTURE).scenes]
 
 
 @pytest.mark.parametrize("scene", [EXPLAINER], ids=["Explainer"])

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
 
+from scenes.flash_attention import FLASH_BLOCKS
 from scenes.flash_attention.memory_routes import MemoryRoutes
 from scenes.flash_attention.online_softmax import OnlineSoftmax
 from scenes.flash_attention.tiled_traffic import TiledTraffic
 from scenes.kit.layout import BOTTOM, HALF_WIDTH
-from scenes.plan import FLASH_BLOCKS
 
 pytestmark = pytest.mark.xdist_group("flash-attention-geometry")  # one worker builds each scene once
 

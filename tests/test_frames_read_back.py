@@ -1,7 +1,7 @@
 """The numbers on screen, read back from rendered frames by an OCR engine, each in its own box.
 
 Fixed, reviewed scenarios (:data:`FIXED`, the same every run; no random draw): the last frame of one
-number-rich scene of every lecture of ``scenes.plan.LECTURES`` (and lecture 6's ScaleAndSoftmax, Scores and
+number-rich scene of every lecture of ``scenes.registry`` (and lecture 6's ScaleAndSoftmax, Scores and
 WeightedSum) is rendered by manim at 1600 × 900, in processes of their own, two at a time
 (``frame_reading.render_frames``). The render process also writes where each recorded number stands at the
 end: every ``scene.shown`` entry whose mobject is on screen (in the family of the scene's mobjects, drawing
@@ -38,7 +38,7 @@ from reviewed_scenarios import REVIEWED
 from scene_helpers import MODEL_SCENARIOS
 
 from attention_math import Scenario, preset, self_attention
-from scenes.plan import LECTURES
+from scenes.registry import lectures
 
 pytestmark = [
     pytest.mark.render,  # renders in subprocesses; the module's tests share one worker (conftest)
@@ -73,7 +73,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Frame]:
 def test_every_lecture_has_a_frame_read() -> None:
     read = {name for name in FIXED}
     assert read <= set(SCENES)
-    assert [lecture for lecture, scenes in LECTURES.items() if not read & {name for _, name in scenes}] == []
+    assert [lecture.name for lecture in lectures() if not read & set(lecture.scene_names)] == []
 
 
 @pytest.mark.parametrize("last_frame", list(FIXED))

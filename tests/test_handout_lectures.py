@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from attention_explainer.outputs.handout import (
-    HANDOUT_MATRICES,
     handout_files,
     handout_names,
     latex_escape,
     read_matrix_csv,
 )
-from attention_explainer.outputs.lectures import LECTURE_STEPS, lecture_steps
+from attention_explainer.outputs.lectures import lecture_steps
 from attention_explainer.outputs.page import handout_section
+from attention_explainer.outputs.steps import LectureSteps
 from attention_explainer.plan import BundlePlan, BundleSettings
 from attention_math import (
     Scenario,
@@ -34,7 +34,10 @@ from attention_math import (
     preset,
     renormalised_weights,
 )
-from scenes.plan import LEARNED_TRAINING, LECTURES, MASKED_DROPOUT
+from scenes.learned import LEARNED_TRAINING
+from scenes.masked import MASKED_DROPOUT
+from scenes.registry import lecture_names
+from scenes.self_attention.handout import HANDOUT_MATRICES
 
 HOSTILE = ("\\input{/etc/hostname}", "50% & $x_1$", '"); import os #', "\u202eevil\u200b", "{{ x }}")
 
@@ -70,13 +73,13 @@ def _equal(actual: np.ndarray, expected: object, name: str) -> None:
 
 
 def test_every_lecture_has_its_handout_and_notebook() -> None:
-    assert set(LECTURES) <= set(LECTURE_STEPS)
-    assert {"self-attention", "masked", "multi-head", "rope"} <= set(LECTURE_STEPS)
-    with pytest.raises(KeyError, match="lecture: no handout for 'no-such-lecture'; expected one of self-attention, "):
+    assert all(isinstance(lecture_steps(name), LectureSteps) for name in lecture_names())
+    assert {"self-attention", "masked", "multi-head", "rope"} <= set(lecture_names())
+    with pytest.raises(KeyError, match="unknown lecture 'no-such-lecture'; expected one of self-attention, "):
         lecture_steps("no-such-lecture")
 
 
-@pytest.mark.parametrize("lecture", sorted(LECTURE_STEPS))
+@pytest.mark.parametrize("lecture", sorted(lecture_names()))
 def test_every_table_is_a_csv_and_a_latex_file(lecture: str) -> None:
     scenario = preset("two-heads")
     steps = lecture_steps(lecture)
@@ -109,7 +112,7 @@ def test_a_bundle_plan_knows_its_lecture_from_its_scenes(tmp_path: Path) -> None
         chosen = tuple(select_scenes(None, name))
         return BundlePlan(preset("two-heads"), tmp_path, BundleSettings(), chosen, "", {}, {}, tmp_path).lecture
 
-    assert [lecture(name) for name in LECTURES] == list(LECTURES)
+    assert [lecture(name) for name in lecture_names()] == list(lecture_names())
 
 
 # -- masked ----------------------------------------------------------------------------------------
@@ -215,7 +218,7 @@ def test_a_one_head_scenario_has_its_heads_steps_and_no_w_o() -> None:
 # -- the page and hostile tokens --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("lecture", sorted(LECTURE_STEPS))
+@pytest.mark.parametrize("lecture", sorted(lecture_names()))
 def test_the_page_lists_every_file_of_the_lectures_handout(lecture: str) -> None:
     scenario = preset("two-heads")
     section = handout_section(scenario, lecture)
@@ -225,7 +228,7 @@ def test_the_page_lists_every_file_of_the_lectures_handout(lecture: str) -> None
     assert len(captions) == len(lecture_steps(lecture).tables(scenario))
 
 
-@pytest.mark.parametrize("lecture", sorted(LECTURE_STEPS))
+@pytest.mark.parametrize("lecture", sorted(lecture_names()))
 def test_hostile_tokens_are_whole_in_csv_and_escaped_in_latex(lecture: str) -> None:
     scenario = Scenario.from_sentence(" ".join(f"t{i}" for i in range(len(HOSTILE))), heads=2, seed=3)
     scenario = dataclasses.replace(scenario, tokens=HOSTILE, title=HOSTILE[0])
@@ -324,7 +327,7 @@ def test_the_inference_handout_holds_masked_attentions_rows_step_by_step(name: s
 def test_the_inference_handout_holds_the_published_models_cache_sizes() -> None:
     """Each model's row: its config.json's sizes (typed here from the files docs/math.md cites), the bytes a token
     keeps worked out here (Llama-2-7B's 0.5 MiB a token is the figure usually quoted), MiB for 4096 tokens."""
-    from scenes.plan import CACHE_CONTEXT
+    from scenes.inference import CACHE_CONTEXT
 
     memory = next(t for t in lecture_steps("inference").tables(preset("grouped-dog")) if t.stem == "cache_memory")
     configs = {"meta-llama/Llama-2-7b-hf": (32, 32, 32, 4096 // 32),
@@ -346,7 +349,7 @@ def test_the_flash_attention_handout_holds_the_walk_the_tiled_output_and_the_tra
     traffic against Algorithms 0 and 1 in closed form (n = 1024, d = 64, M = 51200 for the paper's)."""
     import math
 
-    from scenes.plan import FLASH_BLOCKS
+    from scenes.flash_attention import FLASH_BLOCKS
 
     scenario = preset("dog-chased-ball") if name == "dog-chased-ball" else MASKED_SCENARIOS[name]
     trace, keys = scenario.trace(), FLASH_BLOCKS[0]

@@ -2,7 +2,7 @@
 
 * TeX (which the scenes use only for their own formulas) runs with ``\\write18`` disabled
   outright, not TeX Live's default restricted mode: checked with manim's own compile function.
-* Every lecture's handout tables (:mod:`attention_explainer.outputs.lectures`), for the same tokens,
+* Every lecture's handout tables (each lecture's ``handout.py``), for the same tokens,
   compiled by pdflatex: the tokens print literally, no file they name is read, nothing runs.
 * A still of ``Scores`` rendered for tokens such as ``\\input{/etc/hostname}`` and
   ``\\write18{touch PWNED}``: no file named PWNED appears, no TeX source holds user text, no
@@ -26,10 +26,10 @@ from PIL import Image
 from scene_helpers import DRY_RUN_SETTINGS, REPO, clean_environment, manim_command, on_screen, text_of, with_scenario
 
 from attention_explainer.outputs.handout import handout_files
-from attention_explainer.outputs.lectures import LECTURE_STEPS
 from attention_math import Scenario, load_scenario
 from scenes.kit.palette import BACKGROUND
 from scenes.kit.text import shorten_token
+from scenes.registry import lecture_names
 from scenes.self_attention.scores import Scores
 
 TIMEOUT = 600
@@ -110,7 +110,7 @@ def _hostile_scenario_file(folder: Path) -> tuple[Path, list[str], str]:
     return path, tokens, secret
 
 
-@pytest.mark.parametrize("lecture", sorted(LECTURE_STEPS))
+@pytest.mark.parametrize("lecture", sorted(lecture_names()))
 def test_every_lectures_handout_latex_prints_hostile_tokens_and_reads_nothing(lecture: str, tmp_path: Path) -> None:
     scenario_file, tokens, secret = _hostile_scenario_file(tmp_path)
     one_head = load_scenario(scenario_file)

@@ -7,7 +7,8 @@ function or under ``if TYPE_CHECKING`` alike (a lazy import is still a dependenc
 * ``attention_math`` imports numpy, the standard library and itself, nothing else (its optional
   model module, ``attention_math.minilm``, may import the model's own libraries; the other,
   ``attention_math.smollm``, reads its GGUF file with numpy and the standard library alone);
-* ``scenes`` never imports ``attention_explainer``;
+* ``scenes`` never imports ``attention_explainer``, but a lecture's handout (``scenes.<folder>.handout``) its
+  vocabulary, :data:`HANDOUT_VOCABULARY`;
 * nothing outside ``attention_explainer.accel`` reaches into it: its modules are the runner's
   alone, and its entry (``attention_explainer.accel`` itself) is the runner's, the command
   line's and the bundle's;
@@ -41,6 +42,9 @@ MATH_EXTRAS = {"attention_math.minilm": {"safetensors", "tokenizers"}}
 ACCEL = "attention_explainer.accel"
 ACCEL_ENTRY_USERS = {"attention_explainer.runner", "attention_explainer.cli", "attention_explainer.bundle"}
 ACCEL_MODULE_USERS = {"attention_explainer.runner"}
+HANDOUT_VOCABULARY = {"attention_explainer.outputs.steps", "attention_explainer.escape"}
+"""What a lecture's handout module may import of ``attention_explainer``: the steps it declares and the escaping of
+the notes it writes (neither imports a lecture)."""
 
 
 @dataclass(frozen=True)
@@ -200,12 +204,19 @@ def math_leaks(imports: list[Import]) -> list[str]:
 
 
 def scene_leaks(imports: list[Import]) -> list[str]:
-    """Imports of ``attention_explainer`` by ``scenes``."""
+    """Imports of ``attention_explainer`` by ``scenes``, but a lecture's handout's of its vocabulary."""
     return [
         f"{item}: scenes never import attention_explainer"
         for item in imports
         if item.importer.split(".")[0] == "scenes" and item.target.split(".")[0] == "attention_explainer"
+        and not (_is_handout(item.importer) and item.target in HANDOUT_VOCABULARY)
     ]
+
+
+def _is_handout(module: str) -> bool:
+    """``scenes.<folder>.handout``: a lecture's handout and notebook."""
+    parts = module.split(".")
+    return len(parts) == 3 and parts[0] == "scenes" and parts[2] == "handout"
 
 
 def accel_leaks(imports: list[Import]) -> list[str]:
@@ -298,6 +309,9 @@ CLEAN = {
     "attention_explainer/accel/_rows.py": "def rows():\n    pass\n",
     "attention_explainer/runner.py": "def main():\n    from attention_explainer.accel import speedups\n",
     "scenes/base.py": "import manim\nfrom attention_math.core import np\n",
+    "attention_explainer/outputs/steps.py": "from attention_math.core import np\n",
+    "scenes/masked/__init__.py": "",
+    "scenes/masked/handout.py": "from attention_explainer.outputs.steps import np\n",
     "tools/stills.py": "from attention_explainer import bundle\n",
     "tests/test_x.py": "from attention_explainer.accel import enable\nfrom attention_math import core\n",
 }
@@ -349,6 +363,14 @@ def test_a_scene_importing_attention_explainer_fails(tmp_path: Path) -> None:
     planted = {**CLEAN, "scenes/kit/text.py": "def share():\n    from attention_explainer.plan import np\n"}
     assert violations(_tree(tmp_path, planted)) == [
         "scenes/kit/text.py:2: scenes.kit.text imports attention_explainer.plan (np): "
+        "scenes never import attention_explainer"
+    ]
+
+
+def test_a_lecture_handout_importing_beyond_its_vocabulary_fails(tmp_path: Path) -> None:
+    planted = {**CLEAN, "scenes/masked/handout.py": "from attention_explainer.plan import np\n"}
+    assert violations(_tree(tmp_path, planted)) == [
+        "scenes/masked/handout.py:1: scenes.masked.handout imports attention_explainer.plan (np): "
         "scenes never import attention_explainer"
     ]
 

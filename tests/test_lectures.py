@@ -29,7 +29,8 @@ from scenes.multi_head.multi_head import MAX_DRAWN as MULTI_HEAD_DRAWN
 from scenes.multi_head.multi_head import MultiHead
 from scenes.multi_head.per_head import PerHead
 from scenes.multi_head.why_heads import MAX_DRAWN, WhyHeads
-from scenes.plan import DEFAULT_LECTURE, LECTURE, LECTURE_PRESETS, LECTURES, MODEL_LECTURE, OWN_PRESET, lecture_of
+from scenes.plan import lecture_of
+from scenes.registry import DEFAULT_LECTURE, lecture, lecture_names, lectures, model_lecture
 
 WHY_SCALE = ("scenes.self_attention.why_scale", "WhyScale")
 MULTI_HEAD = ("scenes.multi_head.multi_head", "MultiHead")
@@ -38,17 +39,16 @@ PER_HEAD = ("scenes.multi_head.per_head", "PerHead")
 
 
 def test_why_scale_follows_scale_and_softmax_in_the_default_lecture() -> None:
-    names = [name for _, name in LECTURE]
+    names = lecture(DEFAULT_LECTURE).scene_names
     assert names[names.index("ScaleAndSoftmax") + 1] == "WhyScale"
-    assert DEFAULT_LECTURE == "self-attention" and LECTURES[DEFAULT_LECTURE] is LECTURE
-    assert "WhyScale" in OWN_PRESET  # its clip never depends on the scenario
+    assert DEFAULT_LECTURE == "self-attention" and lectures()[0] is lecture(DEFAULT_LECTURE)
+    assert "WhyScale" in lecture(DEFAULT_LECTURE).own_preset  # its clip never depends on the scenario
 
 
 def test_every_lecture_has_a_preset_and_every_scene_one_lecture() -> None:
-    assert set(LECTURE_PRESETS) == set(LECTURES)
-    assert all(name in PRESETS for name in LECTURE_PRESETS.values())
-    assert LECTURE_PRESETS["multi-head"] == "two-heads"
-    scenes = [name for lecture in LECTURES.values() for _, name in lecture]
+    assert all(item.preset in PRESETS for item in lectures())
+    assert lecture("multi-head").preset == "two-heads"
+    scenes = [name for item in lectures() for name in item.scene_names]
     assert len(scenes) == len(set(scenes))
     assert lecture_of("MultiHead") == "multi-head" and lecture_of("Scores") == DEFAULT_LECTURE
 
@@ -59,7 +59,7 @@ def test_the_multi_head_lecture_has_its_own_scenes_numbered_from_one() -> None:
         (1, "WhyHeads", "01-why-heads"), (2, "PerHead", "02-per-head"), (3, "FusedProjection", "03-fused-projection"),
         (4, "CausalHeads", "04-causal-heads"), (5, "MultiHead", "05-multi-head")]
     assert select_scenes("why-heads,per-head,fused-projection,causal-heads,multi-head", "multi-head") == specs
-    assert [spec.name for spec in select_scenes(None)] == [name for _, name in LECTURE]
+    assert [spec.name for spec in select_scenes(None)] == list(lecture(DEFAULT_LECTURE).scene_names)
     with pytest.raises(BundleError, match="--scenes: unknown scene 'scores'; expected names from WhyHeads, PerHead"):
         select_scenes("scores", "multi-head")
 
@@ -68,7 +68,7 @@ def test_an_unknown_lecture_is_one_line_with_the_known_names(capsys: pytest.Capt
     with pytest.raises(BundleError) as error:
         lecture_specs("unmasked")
     assert error.value.status == 2
-    known = ", ".join(LECTURES)
+    known = ", ".join(lecture_names())
     assert str(error.value) == f"--lecture: unknown lecture 'unmasked'; expected one of {known}"
     assert main(["render", "--lecture", "unmasked"]) == 2
     err = capsys.readouterr().err
@@ -98,7 +98,7 @@ def _rendered_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *argv: str) 
 
 def test_the_multi_head_lecture_shows_the_two_heads_preset_unless_told(monkeypatch, tmp_path) -> None:
     asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "multi-head")
-    assert asked["scenes"] == [name for _, name in LECTURES["multi-head"]]
+    assert asked["scenes"] == list(lecture("multi-head").scene_names)
     assert asked["scenario"].title == preset("two-heads").title
     asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "multi-head", "--sentence", "a b c", "--heads", "3")
     assert asked["scenario"].n_heads == 3
@@ -116,7 +116,7 @@ def test_the_masked_lecture_has_its_scenes_in_order_and_its_own_preset(monkeypat
     assert [spec.name for spec in specs][:3] == list(MASKED)
     assert [(spec.number, spec.stem) for spec in specs][:3] == [(1, "01-generation-order"), (2, "02-masked-scores"),
                                                                  (3, "03-renormalise")]
-    assert LECTURE_PRESETS["masked"] == "masked-dog" and preset("masked-dog").query_token == "chased"
+    assert lecture("masked").preset == "masked-dog" and preset("masked-dog").query_token == "chased"
     asked = _rendered_with(monkeypatch, tmp_path, "--lecture", "masked")
     assert asked["scenes"][:3] == list(MASKED) and asked["scenario"].title == preset("masked-dog").title
     assert asked["out"] == tmp_path / "out"
@@ -128,8 +128,8 @@ def test_the_command_line_names_every_lecture_and_its_preset(capsys: pytest.Capt
     with pytest.raises(SystemExit):
         main(["render", "--help"])
     shown = re.sub(r"-\s+", "-", " ".join(capsys.readouterr().out.split()))  # argparse wraps after a hyphen
-    for name, preset_name in LECTURE_PRESETS.items():
-        if name == MODEL_LECTURE:  # a real model's head: no preset, its lecture named with --model's
+    for name, preset_name in ((item.name, item.preset) for item in lectures()):
+        if name == model_lecture():  # a real model's head: no preset, its lecture named with --model's
             assert f"with --model, {name}" in shown
         else:
             assert name in shown and f"{name}: {preset_name}" in shown, name

@@ -3,7 +3,7 @@
 Skipped unless the manim installed is 0.22 (the suite's ``.venv`` holds 0.21, the pinned default);
 ``make test-manim22`` makes a second venv with manim 0.22.0 and runs this module there, with the
 accelerator's, the runner's and the slides' own tests. Each lecture's cheapest scene (by
-``scenes.plan.RENDER_COST``) is rendered at -ql and 5 frames a second: the render says nothing to
+its lecture's ``cost``) is rendered at -ql and 5 frames a second: the render says nothing to
 the person rendering (``bundle.NOTICE``: no accelerator refused, no runner's hook left out, so the
 still is the frame as drawn), the clip is x264's as the accelerator sets it, and the still is there.
 The default lecture's scene is rendered as a lecturer does (``--captions burn --slides``): its deck
@@ -25,7 +25,7 @@ import srt
 from scene_helpers import REPO, clean_environment, x264_options
 
 from attention_explainer import accel, bundle
-from scenes.plan import DEFAULT_LECTURE, LECTURES, RENDER_COST
+from scenes import registry
 
 pytestmark = [
     pytest.mark.render,
@@ -36,8 +36,9 @@ pytestmark = [
 
 def _cheapest(lecture: str) -> tuple[int, str]:
     """The number and name of the lecture's scene that renders quickest at -ql."""
-    costs = [(RENDER_COST["l"].get(name, 1.0), number, name)
-             for number, (_, name) in enumerate(LECTURES[lecture], start=1)]
+    declared = registry.lecture(lecture)
+    costs = [(declared.render_cost(name, "l"), number, name)
+             for number, name in enumerate(declared.scene_names, start=1)]
     _, number, name = min(costs)
     return number, name
 
@@ -55,11 +56,11 @@ def test_the_accelerator_fits_this_manim() -> None:
     assert [group.problems() for group in accel._groups()] == [[]] * len(accel._groups())
 
 
-@pytest.mark.parametrize("lecture", list(LECTURES))
+@pytest.mark.parametrize("lecture", registry.lecture_names())
 def test_a_scene_of_each_lecture_renders_on_manim_022(tmp_path: Path, lecture: str) -> None:
     number, name = _cheapest(lecture)
     more: tuple[str, ...] = ()
-    if lecture == DEFAULT_LECTURE:
+    if lecture == registry.DEFAULT_LECTURE:
         more = ("--captions", "burn", "--slides")
     elif lecture == "real-head":  # all-MiniLM-L6-v2's head: the model's weights (the dev install's) and a sentence
         more = ("--model", "minilm", "--sentence", "the dog chased the ball")
@@ -77,7 +78,7 @@ def test_a_scene_of_each_lecture_renders_on_manim_022(tmp_path: Path, lecture: s
     assert "me=dia" in x264_options(clip) and "subme=1" in x264_options(clip)  # the accelerator's x264
     stem = clip.stem
     assert (out / "stills" / f"{stem}.png").is_file()
-    if lecture == DEFAULT_LECTURE:
+    if lecture == registry.DEFAULT_LECTURE:
         cues = list(srt.parse((out / f"{stem}.srt").read_text(encoding="utf-8")))
         deck = (out / "slides.html").read_text(encoding="utf-8")
         assert manifest["deck"] and len(re.findall(r"<section\b", deck)) == len(cues) > 0

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from frame_reading import fresh_scenario_for
 from manim import Polygon
 from manim.utils.color import ManimColor
-from frame_reading import fresh_scenario_for
 from number_checks import masked_row
 from scene_helpers import SCENARIOS, build_watched, family_box, on_screen
 from scene_helpers import text_of as said_by
@@ -161,7 +161,7 @@ def test_the_box_is_on_the_row_followed(watched, case: str) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_the_box_never_strikes_through_the_number_written_across_the_mask(watched, case: str) -> None:
-    scenario, looks = watched[case]
+    _, looks = watched[case]
     marks = 0
     for look in _from(looks, MASK_STEP):
         if look.cell_texts or look.box is None or look.mask is None:

@@ -143,6 +143,7 @@ from scenes.base import ExplainerScene
 from scenes.facts import Fact
 from scenes.kit.bars import BarRows
 from scenes.kit.text import text
+from scenes.registry import lectures
 
 Plant = Callable[[pytest.MonkeyPatch], None]
 
@@ -1033,6 +1034,26 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "typed into a cache weight": ("grouped-dog",),
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
+
+def _declared_faults() -> tuple[dict[str, tuple[tuple[str, str], Plant]], dict[str, tuple[str, ...]]]:
+    """The faults the lectures plant in their own scenes (``LectureChecks.faults``), and the scenarios each is
+    tried with (their scenarios join :data:`SCENARIOS`); a name planted twice is refused."""
+    faults: dict[str, tuple[tuple[str, str], Plant]] = {}
+    tried: dict[str, tuple[str, ...]] = {}
+    for item in lectures():
+        checks = item.load_checks()
+        for fault in checks.faults if checks is not None else ():
+            if fault.name in FAULTS or fault.name in faults:
+                raise ValueError(f"lecture {item.name!r}: fault {fault.name!r} is planted already")
+            module = {name: module for module, name in item.scenes}[fault.scene]
+            faults[fault.name], tried[fault.name] = ((module, fault.scene), fault.plant), fault.scenarios
+            SCENARIOS.update({name: checks.scenarios[name] for name in fault.scenarios})
+    return faults, tried
+
+
+_DECLARED, _DECLARED_SCENARIOS = _declared_faults()
+FAULTS.update(_DECLARED)
+FAULT_SCENARIOS.update(_DECLARED_SCENARIOS)
 
 POSITION_FAULTS = frozenset({"plotted elsewhere", "unmasked chain"})
 """Faults that only the position checks see: built with the layout checks (the others without)."""

@@ -1,7 +1,7 @@
 """The handout's notebook as code: user text only as literals, every step the handout has, and a
 run of it for a scenario at 4 decimals (the bundle's own notebook runs in test_lecture_hall).
 
-Every lecture's notebook (:mod:`attention_explainer.outputs.lectures`): run under nbclient, it prints
+Every lecture's notebook (each lecture's ``handout.py``): run under nbclient, it prints
 attention_math's numbers (computed here, as its ``show`` prints them) and its check cell passes
 against the handout's CSVs; run here, a number a little off in any one CSV, or a wrong token, fails
 the check cell, naming the step.
@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from attention_explainer.escape import markdown_literal
-from attention_explainer.outputs.handout import HANDOUT_MATRICES, handout_files
+from attention_explainer.outputs.handout import handout_files
 from attention_explainer.outputs.lectures import lecture_steps
 from attention_explainer.outputs.notebook import notebook_json
 from attention_math import (
@@ -34,7 +34,8 @@ from attention_math import (
     preset,
     renormalised_weights,
 )
-from scenes.plan import MASKED_DROPOUT
+from scenes.masked import MASKED_DROPOUT
+from scenes.self_attention.handout import HANDOUT_MATRICES
 
 HOSTILE_TITLE = '"); import os # {{ x }} \'\'\' """ \\ \u202eevil\u200b <script>x</script>'
 HOSTILE_SENTENCE = '"); import {{x}} \'\'\' \\n \u202eevil a\u200bb'
@@ -240,7 +241,7 @@ def test_every_lectures_notebook_runs_and_prints_attention_maths_numbers(lecture
 def test_the_learned_notebook_trains_the_lectures_run_to_the_last_bit(tmp_path: Path) -> None:
     """Its plain-numpy loop gives train_attention's numbers bit for bit and ends on the preset's W_Q and W_K."""
     from attention_math import train_attention
-    from scenes.plan import LEARNED_TRAINING
+    from scenes.learned import LEARNED_TRAINING
 
     scenario = preset("learned")
     _write_handout(tmp_path, scenario, "learned")

@@ -13,10 +13,10 @@ import pytest
 from scene_helpers import NUMBER_SCENARIOS, built, load_scene_class, scenarios_of
 
 from scenes.base import LONGEST_READING, READING_PACE
-from scenes.plan import DEFAULT_LECTURE, LECTURES
+from scenes.registry import DEFAULT_LECTURE, lecture, lectures
 
 FRAME = 0.1  # a beat's wait is whole frames: at most one short of its reading at any frame rate above 10
-PACED = [scene for name, scenes in LECTURES.items() if name != DEFAULT_LECTURE for scene in scenes]
+PACED = [scene for item in lectures() if item.name != DEFAULT_LECTURE for scene in item.scenes]
 
 
 @pytest.mark.parametrize("scene", PACED, ids=[name for _, name in PACED])
@@ -30,6 +30,6 @@ def test_every_beat_of_a_later_lecture_lasts_long_enough_to_read_its_caption(sce
             assert beat.end - beat.start >= needed - FRAME, (scene[1], scenario, beat.number, beat.caption)
 
 
-@pytest.mark.parametrize("scene", LECTURES[DEFAULT_LECTURE], ids=[name for _, name in LECTURES[DEFAULT_LECTURE]])
+@pytest.mark.parametrize("scene", lecture(DEFAULT_LECTURE).scenes, ids=lecture(DEFAULT_LECTURE).scene_names)
 def test_lecture_6_keeps_its_waits_as_written(scene) -> None:
     assert load_scene_class(*scene).reading_pace is None

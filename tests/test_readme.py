@@ -100,14 +100,15 @@ def test_the_sentence_file_documents_every_sentence_key() -> None:
 
 
 def test_every_lecture_has_its_line_its_stills_and_its_scene_table() -> None:
-    """Each lecture of ``scenes.plan.LECTURES`` has its ``--lecture`` line in the README and each scene,
+    """Each lecture of ``scenes.registry`` has its ``--lecture`` line in the README and each scene,
     numbered in lecture order, its row with its file in docs/scenes.md and its still in the README's
     gallery; the README keeps no scene table of its own."""
-    from scenes.plan import LECTURES
+    from scenes.registry import lectures
 
     readme = README.read_text(encoding="utf-8")
     scenes_page = (DOCS / "scenes.md").read_text(encoding="utf-8")
-    for lecture, scenes in LECTURES.items():
+    for declared in lectures():
+        lecture, scenes = declared.name, declared.scenes
         line = next((line for line in readme.splitlines() if f"`--lecture {lecture}`" in line), "")
         assert f"| {len(scenes)} |" in line, f"README: {lecture}'s line in the table of lectures, with its scene count"
         for number, (module, name) in enumerate(scenes, start=1):
@@ -115,7 +116,7 @@ def test_every_lecture_has_its_line_its_stills_and_its_scene_table() -> None:
             row = rf"^\| {number} \| `{name}` \| `{re.escape(path)}` \|"
             assert re.search(row, scenes_page, flags=re.MULTILINE), f"docs/scenes.md: no row {number} for {name}"
             assert not re.search(row, readme, flags=re.MULTILINE), f"{name}'s row belongs in docs/scenes.md only"
-            still = f"docs/stills/{lecture.replace('-', '_')}/{path.rsplit('/', 1)[1][:-3]}.png"
+            still = f"{declared.stills}/{path.rsplit('/', 1)[1][:-3]}.png"
             assert f"]({still})" in readme, still
             assert (ROOT / still).is_file(), f"{still} is missing: python tools/stills.py --lecture {lecture}"
 

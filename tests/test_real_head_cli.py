@@ -8,6 +8,7 @@ the field (or the install commands), exit 2, no traceback, nothing rendered or m
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -20,7 +21,8 @@ from attention_explainer import cli
 from attention_explainer.bundle import BundleSettings, lecture_specs, scene_key
 from attention_math import Scenario, ScenarioError, load_scenario, minilm, scenario_from_mapping, scenario_to_toml
 from attention_math.scenario import ModelChoice
-from scenes.plan import MODEL_LECTURE, scene_view
+from scenes.plan import scene_view
+from scenes.registry import model_lecture
 
 if minilm.missing_model_parts():
     pytest.skip("the model extra is not installed", allow_module_level=True)
@@ -83,7 +85,11 @@ def test_a_scenario_file_with_a_model_table_reads_back_exactly(tmp_path: Path) -
         ({"model": {"sentence": "   "}}, "sentence: expected text for the model to read"),
         ({"model": {"sentence": DOG, "layers": 2}}, "model.layers: unknown key (did you mean 'layer'?)"),
         ({"model": {"sentence": DOG}, "tokens": ["a"]}, "tokens: not allowed beside 'model'"),
-        ({"model": "minilm"}, "model: expected a table"),
+        ({"model": 5, "sentence": DOG}, "model: expected a model's name or a table"),
+        ({"model": "minilm"}, "sentence: missing; a model's head needs a sentence"),
+        ({"model": "minilm", "sentence": DOG, "layer": 7}, "layer: expected a whole number from 1 to 6"),
+        ({"model": {"sentence": DOG}, "layer": 2}, "layer: not allowed beside a model table (give it as model.layer)"),
+        ({"sentence": DOG, "head": 2}, 'head: only allowed beside model = "minilm"'),
     ],
 )
 def test_a_bad_model_table_names_its_field(data: dict[str, object], message: str) -> None:
@@ -92,8 +98,27 @@ def test_a_bad_model_table_names_its_field(data: dict[str, object], message: str
     assert str(error.value).startswith(message), str(error.value)
 
 
+def test_a_scenario_file_names_a_model_as_the_command_line_does() -> None:
+    flat = scenario_from_mapping({"model": "minilm", "sentence": DOG, "layer": 3, "head": 4, "query": "dog"})
+    assert flat.model == _model().model and flat.query == _model().query
+    assert np.array_equal(flat.trace().weights, _model().trace().weights)
+
+
+def test_plain_manim_render_draws_a_model_scenario_file(tmp_path: Path) -> None:
+    path = tmp_path / "head.toml"
+    path.write_text(f'model = "minilm"\nsentence = "{DOG}"\nlayer = 2\nhead = 5\nquery = "ball"\n', encoding="utf-8")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ATTENTION_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "manim", "render", "-ql", "-s", "--disable_caching",
+         "--media_dir", str(tmp_path / "media"), str(ROOT / "scenes" / "real_head" / "place.py"), "RealHeadPlace"],
+        cwd=tmp_path, env={**env, "ATTENTION_SCENARIO": str(path)}, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list((tmp_path / "media").rglob("RealHeadPlace*.png")), "no still written"
+
+
 def test_the_clip_keys_hold_the_model_sentence_layer_and_head() -> None:
-    settings, specs = BundleSettings(), lecture_specs(MODEL_LECTURE)
+    settings, specs = BundleSettings(), lecture_specs(model_lecture())
     base = _model()
     others = [_model(layer=4), _model(head=5), _model(sentence="The dog chased the cat.")]
     for spec in specs:
@@ -132,7 +157,7 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
         (("--model", "minilm", "--sentence", "word " * 600), "sentence: expected at most 512 tokens"),
         (("--model", "minilm", "--sentence", DOG, "--lecture", "self-attention"),
          "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
-        (("--lecture", MODEL_LECTURE), "model: these scenes show a real model's head; give --model minilm"),
+        (("--lecture", model_lecture()), "model: these scenes show a real model's head; give --model minilm"),
         (("--model", "minilm", "--sentence", DOG, "--precision", "3"),
          "precision: the real-head scenes draw 0 to 2 decimals (a model's numbers are rounded either way), "
          "this scenario asks for 3"),

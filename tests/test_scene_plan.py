@@ -17,7 +17,8 @@ from attention_explainer.bundle import SCENES, BundleSettings, scene_key
 from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.plan import work_folder
 from attention_math import preset
-from scenes.plan import INPUTS, LECTURE, SHOWS, depends_on, scene_view
+from scenes.plan import INPUTS, depends_on, scene_view
+from scenes.registry import DEFAULT_LECTURE, lecture, lecture_of_scene, lectures, render_cost
 
 SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 
@@ -31,7 +32,8 @@ CASES = [
 def test_a_scene_reads_no_number_the_plan_does_not_declare(scene_builds, scene, scenario) -> None:
     build = built(scene_builds, scene, scenario)
     read = frozenset().union(*(depends_on(source, name) for source, name in build.reads))
-    assert read <= SHOWS[scene[1]], f"{scene[1]} reads {sorted(read - SHOWS[scene[1]])} beyond scenes.plan.SHOWS"
+    shows = lecture_of_scene(scene[1]).shows[scene[1]]
+    assert read <= shows, f"{scene[1]} reads {sorted(read - shows)} beyond its lecture's shows"
 
 
 @pytest.mark.parametrize("scene", ALL_SCENES, ids=[name for _, name in ALL_SCENES])
@@ -43,7 +45,7 @@ def test_the_plan_declares_nothing_a_scene_never_reads(scene_builds, scene) -> N
             for source, name in built(scene_builds, scene, scenario).reads
         )
     )
-    assert sorted(read) == sorted(SHOWS[scene[1]])
+    assert sorted(read) == sorted(lecture_of_scene(scene[1]).shows[scene[1]])
 
 
 def _with_value_weight_changed(scenario):
@@ -60,7 +62,8 @@ def test_a_value_weight_change_keeps_exactly_the_clips_that_show_no_value() -> N
     assert kept == {"RawDotProducts", "Scores", "ScaleAndSoftmax", "WhyScale"}
     # the same rule, from the plan: a scene keeps its clip when it shows nothing W_V changes
     touched = {"w_value", "values", "context"}
-    assert kept == {name for _, name in LECTURE if not SHOWS[name] & touched}
+    default = lecture(DEFAULT_LECTURE)
+    assert kept == {name for name in default.scene_names if not default.shows[name] & touched}
 
 
 @pytest.mark.parametrize(
@@ -142,12 +145,12 @@ def test_every_scene_has_a_render_cost_at_each_quality() -> None:
     """The bundle starts the longest renders first by these tables; a scene missing from one
     would start as if it cost as much as Scores."""
     from attention_explainer.bundle import expected_cost
-    from scenes.plan import LECTURES, RENDER_COST
-
-    names = {name for scenes in LECTURES.values() for _, name in scenes}
-    for quality, table in RENDER_COST.items():
-        assert set(table) == names, f"-q{quality}: {sorted(names ^ set(table))}"
+    for declared in lectures():
+        for quality in "lh":
+            table = declared.cost[quality]
+            assert set(table) == set(declared.scene_names), f"{declared.name} -q{quality}: {sorted(table)}"
     spec = next(s for s in SCENES if s.name == "WeightedSum")
     costs = {q: expected_cost(spec, {}, dataclasses.replace(BundleSettings(), quality=q)) for q in "lmh"}
-    assert costs == {"l": RENDER_COST["l"]["WeightedSum"], "m": RENDER_COST["h"]["WeightedSum"],
-                     "h": RENDER_COST["h"]["WeightedSum"]}
+    assert costs == {"l": render_cost("WeightedSum", "l"), "m": render_cost("WeightedSum", "h"),
+                     "h": render_cost("WeightedSum", "h")}
+    assert render_cost("WeightedSum", "l") == 0.9 and render_cost("WeightedSum", "m") == 1.25

@@ -25,7 +25,7 @@ from manim.utils.testing.frames_comparison import frames_comparison
 from scene_helpers import MODEL_SCENARIOS, SCENES, load_scene_class, with_scenario
 
 from attention_math import preset
-from scenes.plan import LECTURE_PRESETS, lecture_of
+from scenes.registry import lecture_of_scene
 
 MODEL_FRAME = "minilm-eight"
 """The real-head scenes' scenario (they show a real model's head, never a preset): 8 WordPieces, layer 3, head 4."""
@@ -57,7 +57,7 @@ def test_last_frame(scene: tuple[str, str], request: pytest.FixtureRequest, tmp_
     with pytest.MonkeyPatch.context() as patch:
         if issubclass(cls, MovingCameraScene):
             patch.setattr(frames_comparison_module, "_make_test_renderer_class", _with_moving_camera)
-        scenario = MODEL_SCENARIOS[MODEL_FRAME]() if cls.shows_model else preset(LECTURE_PRESETS[lecture_of(name)])
+        scenario = MODEL_SCENARIOS[MODEL_FRAME]() if cls.shows_model else preset(lecture_of_scene(name).preset)
         compare = frames_comparison(base_scene=with_scenario(cls, scenario))(draw)
         try:
             compare(request=request, tmp_path=tmp_path)

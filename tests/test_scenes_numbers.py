@@ -47,9 +47,9 @@ from scene_helpers import (
 )
 
 from attention_math import Scenario, preset, scaling_spread
-from scenes import plan
+from scenes import flash_attention, learned
 from scenes.base import ExplainerScene, Shown
-from scenes.facts import BAND_KINDS, Fact, position, query_number, size, value
+from scenes.facts import Fact, known_kinds, position, query_number, size, value
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import HeatGrid
 from scenes.kit.text import text
@@ -125,12 +125,12 @@ SIZES: Callable[[Scenario], Iterable[Index]] = lambda s: every_index((len(SPREAD
 ROW: Callable[[Scenario], Iterable[Index]] = lambda s: every_index((len(SPREAD.row_scores),))  # noqa: E731
 
 
-# The learned lecture's training scenes show the run of scenes.plan.LEARNED_TRAINING, whatever the scenario: at each
+# The learned lecture's training scenes show the run of scenes.learned.LEARNED_TRAINING, whatever the scenario: at each
 # keyframe, the loss, the step, both "it"s' rows, every entry of W_Q and W_K.
 
 
 def _keyframes() -> tuple[int, ...]:
-    return plan.learned_keyframes(plan.LEARNED_TRAINING[1])
+    return learned.learned_keyframes(learned.LEARNED_TRAINING[1])
 
 
 KEYFRAMES: Callable[[Scenario], Iterable[Index]] = lambda s: [(t,) for t in _keyframes()]  # noqa: E731
@@ -357,9 +357,9 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
     "MemoryRoutes": [("traffic", "block_size", lambda s: [()]), ("traffic", "query_block_size", lambda s: [()])],
     "OnlineSoftmax": [  # every key's score and exp, every tile's m, factor, ℓ and output, o / ℓ and softmax·V
         ("online", "scores", every(n)), ("online", "tile_exps", every(n)),
-        *(("online", name, lambda s: every_index((-(-s.n_tokens // plan.FLASH_BLOCKS[0]),)))
+        *(("online", name, lambda s: every_index((-(-s.n_tokens // flash_attention.FLASH_BLOCKS[0]),)))
           for name in ("maxima", "rescales", "sums")),
-        ("online", "outputs", lambda s: every_index((-(-s.n_tokens // plan.FLASH_BLOCKS[0]), s.d_v))),
+        ("online", "outputs", lambda s: every_index((-(-s.n_tokens // flash_attention.FLASH_BLOCKS[0]), s.d_v))),
         ("online", "output", every(d_v)), ("step", "context", every(d_v)),
     ],
     "TiledTraffic": [(source, name, lambda s: [()]) for source in ("traffic", "a100") for name in (
@@ -609,7 +609,7 @@ def test_at_its_inputs_precision_the_projection_adds_up_exactly(scene_builds, sc
 
 def test_every_kind_a_field_names_is_one_a_scene_can_register() -> None:
     named = {kind for kinds in (*BELONGS.values(), *SCALING_BELONGS.values()) for kind in kinds} | {"head"}
-    assert named <= set(BAND_KINDS), named - set(BAND_KINDS)
+    assert named <= set(known_kinds("band")), named - set(known_kinds("band"))
 
 
 def test_belongs_to_reads_the_thing_from_the_fact_alone() -> None:

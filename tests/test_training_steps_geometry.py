@@ -1,6 +1,6 @@
 """The learned lecture's training scenes with two training runs: every check, and their pictures measured.
 
-TrainingSteps and LearnedWeights show the run of ``scenes.plan.LEARNED_TRAINING``, whatever the scenario, so
+TrainingSteps and LearnedWeights show the run of ``scenes.learned.LEARNED_TRAINING``, whatever the scenario, so
 the shared scene tests build them with the lecture's run alone. Here each is built again with another run
 (seed 5, 40 steps of 0.5: other weights, other keyframes), with the layout probe and the number proof, whose
 sources (``tests/number_checks.DERIVED``) train that run again from its settings. Then what the probe cannot see:
@@ -23,12 +23,12 @@ import pytest
 from scene_helpers import Build, after_every_play, build_scene, family_box, load_scene_class, number_problems
 
 from attention_math import preset, train_attention
-from scenes import plan
+from scenes import learned
 from scenes.kit.labels import box_to_segment
 
 pytestmark = pytest.mark.xdist_group("training-scenes-runs")  # one worker builds each (scene, run) once
 
-RUNS = {"lecture": plan.LEARNED_TRAINING, "seed-5": (5, 40, 0.5)}
+RUNS = {"lecture": learned.LEARNED_TRAINING, "seed-5": (5, 40, 0.5)}
 SCENES = {"TrainingSteps": "scenes.learned.training_steps", "LearnedWeights": "scenes.learned.learned_weights"}
 
 
@@ -39,7 +39,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tup
         for name, module in SCENES.items():
             seen: list[Any] = []
             with pytest.MonkeyPatch.context() as patch, after_every_play(seen.append):
-                patch.setattr(plan, "LEARNED_TRAINING", setting)
+                patch.setattr(learned, "LEARNED_TRAINING", setting)
                 build = build_scene(load_scene_class(module, name), preset("learned"),
                                     Path(tmp_path_factory.mktemp(f"{name}-{run}")), f"{name} [{run}]")
                 # the proof reads the run's settings when it derives: still patched here

@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def _lecture() -> list[tuple[str, str]]:
     """Every lecture's scenes, in order (the default lecture's first)."""
     sys.path.insert(0, str(ROOT))
-    from scenes.plan import LECTURES
+    from scenes.registry import lectures
 
-    return [scene for scenes in LECTURES.values() for scene in scenes]
+    return [scene for lecture in lectures() for scene in lecture.scenes]
 
 
 def render(module: str, name: str, scenario_file: Path, media: Path, quality: str) -> Path:

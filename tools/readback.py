@@ -4,7 +4,7 @@
     .venv/bin/python tools/readback.py --seeds 1 --start 81  # replay one seed
     .venv/bin/python tools/readback.py --seeds 200 --start 2000 --reread  # read a sweep's frames again, no render
 
-Seed ``s`` renders scene ``s mod N`` of the N scenes of ``scenes.plan.LECTURES`` (in lecture order) for a
+Seed ``s`` renders scene ``s mod N`` of the N scenes of every lecture of ``scenes.registry`` (in lecture order) for a
 scenario drawn from ``s`` (``frame_reading.fresh_scenario_for``: random letters, sizes and decimals the scene
 accepts; a random sentence, layer and head of all-MiniLM-L6-v2 for the real-head lecture; 2 to 4 heads for the
 scenes that draw every head), two renders at a time, and reads every number on its last frame in its own box

@@ -2,7 +2,8 @@
 
 Each lecture's scenes with its own preset (what ``manim render -s`` shows with no scenario
 named), one PNG per scene in ``docs/stills/<lecture>/<file>.png``: the README's gallery.
-``scenes.plan.LECTURES`` is the list, so a new lecture's stills come with its registry entry::
+The lectures of ``scenes.registry`` are the list (each its ``stills`` folder), so a new lecture's stills
+come with its declaration::
 
     .venv/bin/python tools/stills.py                       # every lecture
     .venv/bin/python tools/stills.py --lecture multi-head  # one
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MANIM = Path(sys.executable).with_name("manim")
 
 
-def still(module: str, name: str, lecture: str, media: Path) -> Path:
+def still(module: str, name: str, folder: str, media: Path) -> Path:
     """Render scene ``name`` of ``module`` with ``-ql -s`` and copy its PNG into docs/stills."""
     source = ROOT / (module.replace(".", "/") + ".py")
     command = [str(MANIM), "render", "-ql", "-s", "--media_dir", str(media), str(source.relative_to(ROOT)), name]
@@ -29,7 +30,7 @@ def still(module: str, name: str, lecture: str, media: Path) -> Path:
     made = sorted(media.rglob(f"{name}_ManimCE_*.png"))
     if not made:
         raise SystemExit(f"stills: {name} wrote no PNG under {media}")
-    target = ROOT / "docs" / "stills" / lecture.replace("-", "_") / f"{source.stem}.png"
+    target = ROOT / folder / f"{source.stem}.png"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(made[-1], target)
     return target
@@ -37,16 +38,17 @@ def still(module: str, name: str, lecture: str, media: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from scenes.plan import LECTURES
+    from scenes.registry import lectures
 
+    known = {item.name: item for item in lectures() if item.stills}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lecture", choices=sorted(LECTURES), help="one lecture (default: every lecture)")
+    parser.add_argument("--lecture", choices=sorted(known), help="one lecture (default: every lecture)")
     args = parser.parse_args(argv)
-    lectures = [args.lecture] if args.lecture else list(LECTURES)
+    chosen = [known[args.lecture]] if args.lecture else list(known.values())
     with tempfile.TemporaryDirectory(prefix="stills-") as media:
-        for lecture in lectures:
-            for module, name in LECTURES[lecture]:
-                print(still(module, name, lecture, Path(media)).relative_to(ROOT))
+        for lecture in chosen:
+            for module, name in lecture.scenes:
+                print(still(module, name, str(lecture.stills), Path(media)).relative_to(ROOT))
     return 0
 
 

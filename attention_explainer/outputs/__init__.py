@@ -4,7 +4,7 @@
 the HTML slide deck, :mod:`~attention_explainer.outputs.pptx` the PowerPoint deck,
 :mod:`~attention_explainer.outputs.handout` the handout's tables and
 walkthrough, :mod:`~attention_explainer.outputs.notebook` its notebook (both the lecture's own steps:
-:mod:`~attention_explainer.outputs.lectures`, one module per lecture, made of
+:mod:`~attention_explainer.outputs.lectures` finds them in each lecture's folder, made of
 :mod:`~attention_explainer.outputs.steps`),
 :mod:`~attention_explainer.outputs.subtitles` the WebVTT subtitles, and
 :mod:`~attention_explainer.outputs.captions` the captions the runner burns into the frames.

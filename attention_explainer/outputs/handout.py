@@ -1,6 +1,6 @@
 """The handout: every step of the lecture as CSV and as a LaTeX table, and the walkthrough.
 
-Which steps is the lecture's choice (:mod:`attention_explainer.outputs.lectures`): lecture 6's X,
+Which steps is the lecture's choice (its folder's ``handout.py``): lecture 6's X,
 W_Q, W_K, W_V, Q, K, V, the scores, the scaled scores, the weights and Z; the masked lecture's
 mask, masked scores, renormalised route and dropout; the multi-head lecture's heads, their join
 and W_O. CSV values are written with ``repr`` (they read back to the same float64; a masked
@@ -17,14 +17,12 @@ import csv
 import io
 
 from attention_math import Scenario, format_walkthrough
-from scenes.plan import DEFAULT_LECTURE
+from scenes.registry import DEFAULT_LECTURE
 
 from .lectures import lecture_steps
-from .lectures.self_attention import HANDOUT_MATRICES
 from .steps import Table
 
 __all__ = [
-    "HANDOUT_MATRICES",
     "handout_files",
     "handout_names",
     "handout_tables",
@@ -119,7 +117,7 @@ def handout_files(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> dict[st
     scenario
         What the lecture shows.
     lecture
-        A name of :data:`attention_explainer.outputs.lectures.LECTURE_STEPS` (``--lecture``).
+        A lecture's name (``--lecture``, :func:`scenes.registry.lecture_names`).
 
     Returns
     -------

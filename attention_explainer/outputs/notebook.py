@@ -1,7 +1,7 @@
 """The handout's notebook, ``handout/notebook.ipynb``: the lecture's arithmetic to run and change.
 
 The scenario's matrices, then numpy cells that compute the lecture's steps one by one
-(:mod:`attention_explainer.outputs.lectures` says which: lecture 6's Q, K and V, the scores, ÷ √d_k,
+(its folder's ``handout.py`` says which: lecture 6's Q, K and V, the scores, ÷ √d_k,
 the weights and the context vectors; the masked lecture's mask, renormalised route and dropout;
 the multi-head lecture's heads, their join, W_O and the fused form), each printed at the
 lecture's precision; a last cell checks every step against the handout's CSV files beside the
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from attention_math import Scenario
-from scenes.plan import DEFAULT_LECTURE
+from scenes.registry import DEFAULT_LECTURE
 
 from .lectures import lecture_steps
 from .steps import Table
@@ -107,7 +107,7 @@ def notebook_json(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> str:
         The scenario whose matrices the notebook holds (its first head, when it has several and
         the lecture follows one head).
     lecture
-        A name of :data:`attention_explainer.outputs.lectures.LECTURE_STEPS` (``--lecture``).
+        A lecture's name (``--lecture``, :func:`scenes.registry.lecture_names`).
 
     Returns
     -------

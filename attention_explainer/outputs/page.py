@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import srt
 
 from attention_math import Scenario, format_number
+from scenes.registry import DEFAULT_LECTURE
 
 from ..escape import visible
 from .handout import handout_tables
@@ -148,9 +149,9 @@ def _weight_row(scenario: Scenario, row: QueryRow) -> str:
     )
 
 
-def scenario_summary(scenario: Scenario, lecture: str = "self-attention") -> str:
+def scenario_summary(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> str:
     """The top of the page: the lecture's name, intro and formula; the scenario's tokens and sizes; the
-    query's weights and vectors as the lecture computes them (:data:`~.lectures.LECTURE_STEPS`' ``page``)."""
+    query's weights and vectors as the lecture computes them (its ``LectureSteps``' ``page``)."""
     summary = lecture_steps(lecture).page(scenario)
     p = scenario.precision
     tokens = " ".join(f'<span class="token">{_e(token)}</span>' for token in scenario.tokens)

@@ -1,6 +1,6 @@
 """What a lecture's handout and notebook are made of: its steps as tables, and its notebook's cells.
 
-Each lecture says (in :mod:`attention_explainer.outputs.lectures`) which matrices its handout
+Each lecture says (in its folder's ``handout.py``, named by its ``scenes.registry.Lecture``) which matrices its handout
 holds, as :class:`Table`, and which cells its notebook runs, as :class:`NotebookCells`; the
 handout (:mod:`~attention_explainer.outputs.handout`), the notebook
 (:mod:`~attention_explainer.outputs.notebook`) and the page write whatever a lecture lists, the
@@ -181,7 +181,7 @@ class PageSummary:
 
 @dataclass(frozen=True)
 class LectureSteps:
-    """One lecture's handout and notebook, as :mod:`attention_explainer.outputs.lectures` registers it.
+    """One lecture's handout and notebook, as a lecture's folder declares it (``scenes/<folder>/handout.py``).
 
     Attributes
     ----------

@@ -6,7 +6,7 @@ all n × n of them to slow memory, reads them back for the softmax, writes the w
 again for P·V. FlashAttention (Algorithm 1) brings a block of keys and values and a block of queries into
 SRAM, computes that tile of scores there, folds it into each query's running m, ℓ and O, and moves on: the
 n × n matrix is never stored. Sizes only: n and d from the scenario, the blocks from
-``scenes.plan.FLASH_BLOCKS`` (source ``traffic``: ``attention_math.memory_traffic``).
+``scenes.flash_attention.FLASH_BLOCKS`` (source ``traffic``: ``attention_math.memory_traffic``).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from manim import DOWN, LEFT, RIGHT, UP, Arrow, FadeIn, Line, Rectangle, Rounded
 from attention_math import memory_traffic
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import size, value
+from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
 from scenes.kit.text import text
-from scenes.plan import FLASH_BLOCKS
 
 __all__ = ["MemoryRoutes"]
 

@@ -1,6 +1,6 @@
 """Scene 2 of the flash-attention lecture: one query's row of scores walked tile by tile, the online softmax.
 
-On the left a row per key, grouped in tiles of ``B_c`` keys (``scenes.plan.FLASH_BLOCKS``): its scaled score
+On the left a row per key, grouped in tiles of ``B_c`` keys (``scenes.flash_attention.FLASH_BLOCKS``): its scaled score
 s, its exp(s − m) as its tile made it (m the largest score seen so far) and its value v. On the right a row
 per tile, beside its keys: the running maximum m, the factor exp(m_old − m) that shrinks what came before when
 the tile raises m, the running sum ℓ and the running output o = Σ exp(s − m)·v. At the end o / ℓ stands over
@@ -17,10 +17,10 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, Line, MathTex, Mobject, Rectang
 from attention_math import online_softmax_row
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
+from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, text
-from scenes.plan import FLASH_BLOCKS
 
 __all__ = ["OnlineSoftmax"]
 

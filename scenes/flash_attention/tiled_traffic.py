@@ -1,7 +1,7 @@
 """Scene 3 of the flash-attention lecture: the whole matrix in tiles, and the slow-memory traffic counted.
 
 The n × n matrix of scores as a grid cut into blocks of ``B_r`` queries × ``B_c`` keys
-(``scenes.plan.FLASH_BLOCKS``), lit in the order FlashAttention's Algorithm 1 visits them: key blocks in
+(``scenes.flash_attention.FLASH_BLOCKS``), lit in the order FlashAttention's Algorithm 1 visits them: key blocks in
 the outer loop (K_j and V_j loaded once), query blocks in the inner one (Q_i, O_i, ℓ_i, m_i read, then
 O_i, ℓ_i, m_i written back). Then the numbers read from and written to slow memory by the plain route
 and the tiled one, counted by ``attention_math.memory_traffic`` for the lecture's sizes (source
@@ -20,11 +20,11 @@ from manim import LEFT, UP, FadeIn, LaggedStart, Mobject, Rectangle, VGroup, VMo
 from attention_math import a100_traffic, memory_traffic
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import position, value
+from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.grids import Brackets
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, text
-from scenes.plan import FLASH_BLOCKS
 
 __all__ = ["TiledTraffic"]
 

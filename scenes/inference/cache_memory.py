@@ -3,7 +3,7 @@
 A row per model of ``attention_math.PUBLISHED_CONFIGS`` (multi-head, grouped-query, multi-query): its
 name and kind, its cache per token written out as ``2 × layers × key/value heads × d_head × bytes``;
 then two charts on their own scales, the KiB a token keeps and the GiB a context of
-:data:`scenes.plan.CACHE_CONTEXT` tokens keeps. The numbers are ``attention_math.cache_memory``'s, one
+:data:`scenes.inference.CACHE_CONTEXT` tokens keeps. The numbers are ``attention_math.cache_memory``'s, one
 source per model (``memory1`` … whole, ``memory1_gib`` … at 2 decimals). The scenario is not shown:
 these are the published models' own sizes (each config's address in ``docs/math.md``).
 """
@@ -18,11 +18,11 @@ from manim import DOWN, LEFT, RIGHT, UP, FadeIn, GrowFromEdge, Mobject, Rectangl
 from attention_math import PUBLISHED_CONFIGS, cache_memory
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, value
+from scenes.inference import CACHE_CONTEXT
 from scenes.kit.bars import BarRows
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import INK, KEY, MUTED, VALUE
 from scenes.kit.text import text
-from scenes.plan import CACHE_CONTEXT
 
 __all__ = ["CacheMemory"]
 

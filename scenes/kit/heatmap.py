@@ -487,7 +487,7 @@ def legend(scene: Any, ranges: str, field: str, hue: str, *, size: float = SMALL
     return ends_legend(scene, low, high, hue)
 
 
-def ends_legend(scene: Any, low: VMobject, high: VMobject, hue: str, *, width: float = 0.9,
+def ends_legend(scene: Any, low: Text, high: Text, hue: str, *, width: float = 0.9,
                 height: float = 0.2) -> Legend:
     """A colour scale around a bar from two numbers the scene recorded, its ends registered as facts of their side
     (``scene.columns("end", …)``): the low end's number must stand left of the bar's middle, the high end's right."""

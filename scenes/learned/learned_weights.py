@@ -3,10 +3,10 @@
 W_Q and W_K of the training run (``TrainingTrace.w_query``, ``w_key``) side by side, a row per feature
 of the embedding (animal, thing, shared, role), a column per dimension of a query or key, each cell's
 number written in it and its colour on one scale for the whole run (so growth shows as colour too). The
-scene stops at the keyframes of ``scenes.plan.learned_keyframes`` (0, 5, 20, 60 for the lecture's run),
+scene stops at the keyframes of ``scenes.learned.learned_keyframes`` (0, 5, 20, 60 for the lecture's run),
 the step and its loss written over the maps; at the end the entries that grew most are outlined: what W_Q
 learned to read, and what W_K learned to set apart. The training run is the lecture's
-(``scenes.plan.LEARNED_TRAINING``), whatever the scenario.
+(``scenes.learned.LEARNED_TRAINING``), whatever the scenario.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from manim import (
 )
 
 from attention_math import TrainingTrace, train_attention
-from scenes import plan
+from scenes import learned as lecture_run
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import position, value
 from scenes.kit.heatmap import HeatGrid, ink_on, opacity_of
@@ -65,14 +65,14 @@ class LearnedWeights(ExplainerScene):
     marks: VGroup  # the outlined entries, at the end
 
     def construct(self) -> None:
-        seed, steps, rate = plan.LEARNED_TRAINING
+        seed, steps, rate = lecture_run.LEARNED_TRAINING
         self.run = train_attention(seed, steps=steps, learning_rate=rate)
         self.add_source("training", self.run, 2)
         self.add_source("training_whole", self.run, 0)
         self.header("W_Q and W_K, from random to learned", "query", "key")
         everything = np.concatenate([self.run.w_query.ravel(), self.run.w_key.ravel()])
         self.scale = (float(everything.min()), float(everything.max()))  # one colour scale for the whole run
-        keyframes = self.keyframes = plan.learned_keyframes(self.run.steps)
+        keyframes = self.keyframes = lecture_run.learned_keyframes(self.run.steps)
         self._start(keyframes[0])
         for step in keyframes[1:]:
             self._step(step)

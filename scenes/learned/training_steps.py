@@ -3,9 +3,9 @@
 Left, the loss against the step (``TrainingTrace.step_losses``), drawn as far as the step shown, its
 point marked and its value written; right, each "it"'s attention row (``TrainingTrace.rows``) as bars
 over the sentence's four tokens, its noun outlined. The scene stops at a few steps
-(``scenes.plan.learned_keyframes``: 0, 5, 20, 60 for the lecture's run) rather than at every one:
+(``scenes.learned.learned_keyframes``: 0, 5, 20, 60 for the lecture's run) rather than at every one:
 spread evenly over dog and ball at first, each "it" ends on its own noun. The training run is the
-lecture's (``scenes.plan.LEARNED_TRAINING``), whatever the scenario: the scene shows none of it.
+lecture's (``scenes.learned.LEARNED_TRAINING``), whatever the scenario: the scene shows none of it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from manim import (
 )
 
 from attention_math import TrainingTrace, train_attention
-from scenes import plan
+from scenes import learned as lecture_run
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.bars import BarRows
@@ -71,12 +71,12 @@ class TrainingSteps(ExplainerScene):
     loss_label: VMobject  # the current step's loss, by its point
 
     def construct(self) -> None:
-        seed, steps, rate = plan.LEARNED_TRAINING
+        seed, steps, rate = lecture_run.LEARNED_TRAINING
         self.run = train_attention(seed, steps=steps, learning_rate=rate)
         self.add_source("training", self.run, 2)
         self.add_source("training_whole", self.run, 0)
         self.header("Learned, not given: the loss falls", "query", "key", "softmax")
-        keyframes = plan.learned_keyframes(self.run.steps)
+        keyframes = lecture_run.learned_keyframes(self.run.steps)
         self._goal(keyframes[0])
         for before, step in itertools.pairwise(keyframes):
             self._step(before, step)

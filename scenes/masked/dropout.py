@@ -54,13 +54,13 @@ from scenes.kit.heatmap import (
 from scenes.kit.layout import HALF_WIDTH
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
-from scenes.plan import MASKED_DROPOUT
+from scenes.masked import MASKED_DROPOUT
 
 __all__ = ["SEED", "AttentionDropout", "P"]
 
 P, SEED = MASKED_DROPOUT
 """The dropout probability (Raschka's chapter 3 example drops attention weights with p = 0.5) and the seed of
-the draw (``attention_dropout``'s), the lecture's own (:data:`scenes.plan.MASKED_DROPOUT`, which its handout
+the draw (``attention_dropout``'s), the lecture's own (:data:`scenes.masked.MASKED_DROPOUT`, which its handout
 replays too): the seed drops at least one weight of the triangle and keeps at
 least one, for 2 to 16 tokens (and drops one and keeps one in the query's row of the lecture's preset)."""
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from attention_math import Scenario, ScenarioError
 from attention_math.heat import Extremes
-from attention_math.minilm import ModelHead
-from scenes.base import READING_PACE, ExplainerScene
+from attention_math.minilm import MAX_TOKENS, ModelHead
+from scenes.base import READING_PACE, SCENE_LIMITS, ExplainerScene
 
 __all__ = ["MOST_DECIMALS", "RealHeadScene"]
 
@@ -29,7 +29,14 @@ class RealHeadScene(ExplainerScene):
     @classmethod
     def check_scenario(cls, scenario: Scenario) -> Scenario:
         """At most :data:`MOST_DECIMALS` decimals (slices of 6 numbers beside three colour maps); the model's
-        head is read once here, so a missing model fails before anything is drawn."""
+        head is read once here, so a missing model fails before anything is drawn. Tokens they can name one
+        per row first: the model reads a long sentence all the same."""
+        low, high = SCENE_LIMITS["tokens"]
+        if not low <= scenario.n_tokens <= high:
+            raise ScenarioError(
+                f"sentence: the scenes draw {low} to {high} WordPiece tokens with [CLS] and [SEP] (the model takes "
+                f"{MAX_TOKENS}), this sentence has {scenario.n_tokens}; shorten it"
+            )
         if scenario.precision > MOST_DECIMALS:
             raise ScenarioError(
                 f"precision: the real-head scenes draw 0 to {MOST_DECIMALS} decimals (a model's numbers are "

@@ -2,7 +2,7 @@
 slow-memory traffic of both routes.
 
 The handout holds X, the weight matrices, Q, K, V and the scaled scores (head 1's when the scenario has several);
-the query's row walked in tiles of ``B_c`` keys (``scenes.plan.FLASH_BLOCKS``): each key's exp(s − m) as its tile
+the query's row walked in tiles of ``B_c`` keys (:data:`FLASH_BLOCKS`): each key's exp(s − m) as its tile
 made it (``tile_exps``) and, per tile, the running m, the factor exp(m_old − m), ℓ and the running output
 (``online_walk``); the output of FlashAttention's Algorithm 1 over the whole matrix (``Z``); and the numbers read from
 and written to slow memory at the lecture's sizes and the paper's (``traffic``, ``traffic_paper``), with Theorem 2's
@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
 from attention_math import MemoryTraffic, Scenario, a100_traffic, flash_attention, memory_traffic, online_softmax_row
-from scenes.plan import FLASH_BLOCKS
-
-from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
-from .self_attention import HANDOUT_MATRICES, PROJECTIONS, data_cell, head_one_fact, head_one_note, trace_table
+from scenes.flash_attention import FLASH_BLOCKS
+from scenes.self_attention.handout import (
+    HANDOUT_MATRICES,
+    PROJECTIONS,
+    data_cell,
+    head_one_fact,
+    head_one_note,
+    trace_table,
+)
 
 __all__ = ["FLASH", "notebook", "page", "tables"]
 

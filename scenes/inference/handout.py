@@ -5,7 +5,7 @@ after the last step (``K_cache``, ``V_cache``), each step's weights over the cac
 (``step_weights``: row t holds step t's weights of keys 1 … t, 0 after them), each step's context
 (``Z``), each step's multiplies with and without the cache, and the cache's memory in published
 models (``cache_memory``: 2 × layers × key/value heads × d_head × bytes a number, a token and for
-``scenes.plan.CACHE_CONTEXT`` tokens, beside what one key/value head per query head would keep). The
+``scenes.inference.CACHE_CONTEXT`` tokens, beside what one key/value head per query head would keep). The
 notebook replays the generation with numpy, one token at a time, appending a row to each cache, checks
 every step against full masked attention, counts the multiplies both ways and works out the models'
 cache sizes from their configurations; its last cell checks every table against the handout's CSVs.
@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
 from attention_math import PUBLISHED_CONFIGS, Scenario, cache_memory, kv_cache_generation
-from scenes.plan import CACHE_CONTEXT
-
-from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
-from .self_attention import HANDOUT_MATRICES, data_cell, head_one_fact, head_one_note, scores_words, trace_table
+from scenes.inference import CACHE_CONTEXT
+from scenes.self_attention.handout import (
+    HANDOUT_MATRICES,
+    data_cell,
+    head_one_fact,
+    head_one_note,
+    scores_words,
+    trace_table,
+)
 
 __all__ = ["INFERENCE", "notebook", "page", "tables"]
 

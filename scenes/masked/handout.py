@@ -3,7 +3,7 @@
 The handout holds X and the weight matrices, the scaled scores before the mask, the mask, the
 masked scores (``-inf`` above the diagonal), the causal weights, the other route's full softmax,
 zeroed rows and row sums, the dropout's kept weights, the weights after dropout and their row
-sums (with :data:`scenes.plan.MASKED_DROPOUT`, the dropout scene's ``p`` and seed), V and the
+sums (with :data:`scenes.masked.MASKED_DROPOUT`, the dropout scene's ``p`` and seed), V and the
 causal Z; the notebook computes each with numpy (``np.triu`` for the mask, ``default_rng(seed)``
 replaying the dropout). Of head 1, when the scenario has several. No walkthrough:
 :func:`attention_math.format_walkthrough` works unmasked attention.
@@ -11,12 +11,18 @@ replaying the dropout). Of head 1, when the scenario has several. No walkthrough
 
 from __future__ import annotations
 
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, table
 from attention_math import Scenario, attention_dropout, causal_mask, masked_scores, renormalised_weights
-from scenes.plan import MASKED_DROPOUT
-
-from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, table
-from .self_attention import HANDOUT_MATRICES, data_cell, head_one_fact, head_one_note, scores_words, trace_table
+from scenes.masked import MASKED_DROPOUT
+from scenes.self_attention.handout import (
+    HANDOUT_MATRICES,
+    data_cell,
+    head_one_fact,
+    head_one_note,
+    scores_words,
+    trace_table,
+)
 
 __all__ = ["MASKED", "notebook", "page", "tables"]
 

@@ -1,6 +1,6 @@
 """Where W comes from, "Learned, not given": the training run, then the learned matrices through the pipeline.
 
-The handout holds the training run of :data:`scenes.plan.LEARNED_TRAINING` (the one the lecture's scenes
+The handout holds the training run of :data:`scenes.learned.LEARNED_TRAINING` (the one the lecture's scenes
 show, whatever the scenario): the loss at every step and each "it"'s attention row at every step; then the
 scenario's W_Q and W_K (the ``learned`` preset's are that run's last step), its values, scores, scaled
 scores, weights and context vectors. The notebook trains the same run in plain numpy (the same draw of the
@@ -12,12 +12,26 @@ works one query of lecture 6.
 
 from __future__ import annotations
 
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import (
+    LectureSteps,
+    NotebookCells,
+    PageSummary,
+    QueryRow,
+    Table,
+    matrix_literal,
+    table,
+)
 from attention_math import Scenario, TrainingTrace, train_attention
-from scenes.plan import LEARNED_TRAINING, learned_keyframes
-
-from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, matrix_literal, table
-from .self_attention import HANDOUT_MATRICES, data_cell, head_one_fact, head_one_note, scores_words, trace_table
+from scenes.learned import LEARNED_TRAINING, learned_keyframes
+from scenes.self_attention.handout import (
+    HANDOUT_MATRICES,
+    data_cell,
+    head_one_fact,
+    head_one_note,
+    scores_words,
+    trace_table,
+)
 
 __all__ = ["LEARNED", "notebook", "page", "tables", "training_run"]
 
@@ -25,7 +39,7 @@ _PIPELINE = ("W_Q", "W_K", "V", "scores", "scaled_scores", "weights", "Z")
 
 
 def training_run() -> TrainingTrace:
-    """The lecture's training run (:data:`scenes.plan.LEARNED_TRAINING`), as its scenes show it."""
+    """The lecture's training run (:data:`scenes.learned.LEARNED_TRAINING`), as its scenes show it."""
     seed, steps, rate = LEARNED_TRAINING
     return train_attention(seed, steps=steps, learning_rate=rate)
 

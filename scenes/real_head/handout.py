@@ -7,10 +7,9 @@ so its tables and notebook are lecture 6's; only the page's top says which model
 
 from __future__ import annotations
 
+from attention_explainer.outputs.steps import LectureSteps, PageSummary, QueryRow
 from attention_math import Scenario
-
-from ..steps import LectureSteps, PageSummary, QueryRow
-from .self_attention import notebook, tables
+from scenes.self_attention.handout import notebook, tables
 
 __all__ = ["REAL_HEAD", "page"]
 

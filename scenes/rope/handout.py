@@ -10,11 +10,17 @@ a fixed reordering of the dimensions. Of head 1, when the scenario has several; 
 
 from __future__ import annotations
 
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
 from attention_math import RopeTrace, Scenario, rope_attention
-
-from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
-from .self_attention import HANDOUT_MATRICES, data_cell, head_one_fact, head_one_note, scores_words, trace_table
+from scenes.self_attention.handout import (
+    HANDOUT_MATRICES,
+    data_cell,
+    head_one_fact,
+    head_one_note,
+    scores_words,
+    trace_table,
+)
 
 __all__ = ["ROPE", "notebook", "page", "tables"]
 

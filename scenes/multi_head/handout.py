@@ -16,10 +16,8 @@ import dataclasses
 
 import numpy as np
 
-from attention_math import FusedHeadsTrace, Scenario, fused_multi_head
-
-from ...escape import markdown_literal
-from ..steps import (
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import (
     LectureSteps,
     NotebookCells,
     PageSummary,
@@ -30,7 +28,8 @@ from ..steps import (
     stack_literal,
     table,
 )
-from .self_attention import HANDOUT_MATRICES, trace_table
+from attention_math import FusedHeadsTrace, Scenario, fused_multi_head
+from scenes.self_attention.handout import HANDOUT_MATRICES, trace_table
 
 __all__ = ["MULTI_HEAD", "notebook", "page", "tables"]
 

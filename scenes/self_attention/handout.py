@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_explainer.escape import markdown_literal
+from attention_explainer.outputs.steps import (
+    LectureSteps,
+    NotebookCells,
+    PageSummary,
+    QueryRow,
+    Table,
+    matrix_literal,
+    numbered,
+    table,
+)
 from attention_math import AttentionTrace, Scenario
-
-from ...escape import markdown_literal
-from ..steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, matrix_literal, numbered, table
 
 __all__ = [
     "HANDOUT_MATRICES",
