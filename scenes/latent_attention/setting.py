@@ -1,8 +1,8 @@
-"""The latent-attention lecture's setting: its MLA weights, drawn from a seed for the scenario's embeddings.
+"""What the latent-attention lecture's scenes share: its MLA of the scenario, its grids and its tables of keys.
 
 A scenario carries ``X`` and the weights of plain attention; multi-head latent attention needs eight other
-matrices. They are the lecture's, not the scenario's, like the masked lecture's dropout ``(p, seed)``:
-``attention_math.latent_weights(d_in, **LATENT_SETUP)``, one decimal each, the same for every sentence of that
+matrices. They are the lecture's (:data:`scenes.latent_attention.LATENT_SETUP`), not the scenario's:
+``attention_math.latent_weights(d_in, **LATENT_SETUP)``, one decimal each, the same for every sentence of one
 width. Every scene runs ``attention_math.latent_attention`` on the scenario's own ``X`` with them.
 """
 
@@ -12,29 +12,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from manim import LEFT, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
 
 from attention_math import LatentTrace, Scenario, ScenarioError, latent_attention, latent_weights
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import MUTED
 from scenes.kit.text import token_text
+from scenes.latent_attention import LATENT_SETUP, MAX_TOKENS
 
-__all__ = ["LATENT_SETUP", "MAX_TOKENS", "KeyTable", "key_table", "check_latent", "fit", "latent_trace", "register_latent", "slice_grid"]
-
-LATENT_SETUP: dict[str, int] = {"seed": 1, "d_c": 2, "d_c_query": 2, "heads": 2, "d_h": 2, "d_rope": 2}
-"""The keyword arguments of ``latent_weights`` after ``d_model``: the seed, ``d_c`` (the latent), ``d_c'`` (the
-query's latent), 2 heads of ``d_h`` = 2 content numbers and ``d_R`` = 2 RoPE numbers. Small, so every number fits
-on screen: a token keeps ``d_c + d_R`` = 4 numbers where multi-head attention of these heads keeps 8."""
-
+__all__ = ["Column", "KeyTable", "check_latent", "fit", "key_table", "latent_trace", "register_latent", "side_by_side",
+           "slice_grid", "source_of", "titled_row"]
 
 LABEL = 26  # a token's size as a row's label: it reads when a table is shrunk to fit (to 0.75)
-
-MAX_TOKENS = 12
-"""The most tokens the lecture's tables draw: a row each, at a size that reads."""
+HEADER = 24  # a column's header
 
 
 def check_latent(scenario: Scenario) -> Scenario:
-    """The scenario, or a ``ScenarioError`` in one line when the lecture cannot draw it (more than 12 tokens)."""
+    """The scenario, or a ``ScenarioError`` in one line when the lecture cannot draw it (more than
+    :data:`~scenes.latent_attention.MAX_TOKENS` tokens: a row each)."""
     if scenario.n_tokens > MAX_TOKENS:
         raise ScenarioError(f"tokens: the latent-attention lecture draws at most {MAX_TOKENS} tokens a table, got "
                             f"{scenario.n_tokens}")
@@ -48,30 +43,37 @@ def latent_trace(scenario: Scenario) -> LatentTrace:
 
 
 def register_latent(scene: Any) -> LatentTrace:
-    """Register the trace as ``latent`` (at the scenario's decimals), ``latent_whole`` (sizes, whole) and
-    ``latent_tenths`` (the weights, drawn at one decimal)."""
+    """Register the trace as ``latent`` (at the scenario's decimals), ``latent_whole`` (its sizes, whole) and
+    ``latent_tenths`` (the weights, one decimal each)."""
     trace = latent_trace(scene.scenario)
     scene.add_source("latent", trace, scene.scenario.precision)
     scene.add_source("latent_whole", trace, 0)
-    scene.add_source("latent_tenths", trace, 1)  # the weights: one decimal each, exactly
+    scene.add_source("latent_tenths", trace, 1)
     return trace
 
 
+def source_of(field: str) -> str:
+    """The source a field's numbers are drawn from: a weight at one decimal, the rest at the scenario's."""
+    return "latent_tenths" if field.startswith("w_") else "latent"
+
+
 def slice_grid(scene: Any, field: str, lead: tuple[int, ...], rows: Sequence[int], columns: int, *, color: str,
-               row_labels: Sequence[str] | None = None, size: float = 26, h_buff: float = 0.28) -> NumberGrid:
+               row_labels: Sequence[str] | None = None, size: float = 26, h_buff: float = 0.28,
+               v_buff: float = 0.06) -> NumberGrid:
     """Rows ``rows`` of ``latent.field[*lead]`` as a grid, every number recorded (``lead``: a head, for a stack; a
-    weight at one decimal); ``columns`` 0: one number a row, ``field[*lead, i]``."""
-    source = "latent_tenths" if field.startswith("w_") else "latent"
+    query, for a row of scores); ``columns`` 0: one number a row, ``field[*lead, i]``. Rows as close as the grid allows
+(``v_buff``): 16 of them fit the frame's height at a size that reads."""
+    source = source_of(field)
     entries = [[scene.number(source, field, *lead, i, *((c,) if columns else ()), color=color, size=size)
                 for c in range(max(columns, 1))] for i in rows]
     labels = None if row_labels is None else [token_text(token, size=LABEL, color=MUTED) for token in row_labels]
-    return NumberGrid(entries, row_labels=labels, color=color, h_buff=h_buff)
+    return NumberGrid(entries, row_labels=labels, color=color, h_buff=h_buff, v_buff=v_buff)
 
 
-def fit(mob: Mobject | VGroup, width: float, height: float) -> float:
-    """Shrink ``mob`` (never grow it) to fit ``width`` × ``height``; the factor it was scaled by."""
-    factor = min(1.0, width / mob.width, height / mob.height)
-    if factor < 1.0:
+def fit(mob: Mobject | VGroup, width: float, height: float, *, most: float = 1.0) -> float:
+    """Scale ``mob`` to fit ``width`` × ``height``, growing it to ``most`` at the most; the factor it was scaled by."""
+    factor = min(most, width / mob.width, height / mob.height)
+    if factor != 1.0:
         mob.scale(factor)
     return factor
 
@@ -90,31 +92,50 @@ class KeyTable:
         return VGroup(self.headers[k], self.grids[k])
 
 
-def key_table(scene: Any, columns: Sequence[tuple[str, tuple[int, ...], int, str, Mobject]], keys: Sequence[int],
-              *, gap: float = 0.4) -> KeyTable:
-    """A table of ``latent.field[*lead, j, :width]`` for each key ``j`` of ``keys``, a column per
-    ``(field, lead, width, colour, header)``: its rows registered as keys, its columns as the fields'."""
+Column = tuple[str, tuple[int, ...], int, str, Mobject]
+"""A table's column: ``(field, lead, width, colour, header)``, ``latent.field[*lead, j, :width]`` for each key ``j``
+(``width`` 0: one number, ``field[*lead, j]``)."""
+
+
+def key_table(scene: Any, columns: Sequence[Column], keys: Sequence[int], *, gap: float = 0.35) -> KeyTable:
+    """A table of ``columns`` for each key of ``keys``, each column as wide as its header or its numbers: its rows
+    registered as the keys', its columns as their quantities'."""
     tokens = scene.scenario.tokens
     labels = VGroup(*(token_text(tokens[j], size=LABEL, color=MUTED) for j in keys))
     grids = [slice_grid(scene, field, lead, keys, width, color=color, h_buff=0.2)
              for field, lead, width, color, _ in columns]
-    body = VGroup(*grids).arrange(RIGHT, buff=gap, aligned_edge=UP)
-    for grid in grids[1:]:
-        grid.shift(UP * (grids[0].cells[0][0].get_y() - grid.cells[0][0].get_y()))
+    headers = VGroup(*(header for *_, header in columns))
+    left = 0.0
+    for grid, header in zip(grids, headers, strict=True):
+        room = max(grid.width, header.width)
+        grid.set_x(left + room / 2)
+        left += room + gap
+    top = grids[0].brackets.get_top()[1]
+    for grid, header in zip(grids, headers, strict=True):
+        grid.shift(UP * (top - grid.brackets.get_top()[1]))
+        header.set_x(grid.get_x()).align_to((0, top + 0.15, 0), DOWN)  # their bottoms on one line
     for label, k in zip(labels, range(len(keys)), strict=True):
         label.next_to(grids[0].brackets, LEFT, buff=0.2).set_y(grids[0].cells[k][0].get_y())
-    headers = VGroup()
-    for grid, (*_, header) in zip(grids, columns, strict=True):
-        header.next_to(grid.brackets, UP, buff=0.15)
-        headers.add(header)
-    bottom = min(header.get_bottom()[1] for header in headers)
-    for header in headers:
-        header.shift(UP * (bottom - header.get_bottom()[1]))  # their bottoms on one line
-    group = VGroup(labels, body, headers)
+    group = VGroup(labels, VGroup(*grids), headers)
     scene.rows("key", dict(zip(keys, labels, strict=True)), *grids)
-    scene.fields("column", {f"{_source(field)}.{field}": header for (field, *_), header in zip(columns, headers, strict=True)}, *grids)
+    scene.fields("column", {f"{source_of(field)}.{field}": header
+                            for (field, *_), header in zip(columns, headers, strict=True)}, *grids)
     return KeyTable(labels, grids, headers, group)
 
 
-def _source(field: str) -> str:
-    return "latent_tenths" if field.startswith("w_") else "latent"
+def side_by_side(*mobs: Mobject, buff: float) -> VGroup:
+    """``mobs`` in a row, their tops on one line."""
+    return VGroup(*mobs).arrange(RIGHT, buff=buff, aligned_edge=UP)
+
+
+def titled_row(grids: Sequence[NumberGrid], titles: Sequence[Mobject], buffs: Sequence[float]) -> VGroup:
+    """Grids of the same rows side by side (``buffs[k]`` after grid ``k``), their rows on one line, each title over
+    its grid with the titles' bottoms on one line; a ``VGroup`` of ``(grid, title)`` pairs."""
+    left = grids[0].get_left()[0]
+    for grid, buff in zip(grids, (*buffs, 0.0), strict=False):
+        grid.shift(RIGHT * (left - grid.get_left()[0]) + UP * (grids[0].cells[0][0].get_y() - grid.cells[0][0].get_y()))
+        left = grid.get_right()[0] + buff
+    line = max(grid.brackets.get_top()[1] for grid in grids) + 0.15
+    for grid, title in zip(grids, titles, strict=True):
+        title.move_to((grid.get_x(), 0, 0)).align_to((0, line, 0), DOWN)
+    return VGroup(*(VGroup(grid, title) for grid, title in zip(grids, titles, strict=True)))
