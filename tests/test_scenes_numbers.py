@@ -31,6 +31,7 @@ from number_checks import (
     derive_all,
     expected_for,
     expected_text,
+    lecture_checks,
     masked_row,
 )
 from scene_helpers import (
@@ -367,6 +368,9 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         "standard_formula", "n", "d", "sram")],
 }
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
+
+# the lectures that declare their number proof in their folders say there what their scenes must show
+KEY_NUMBERS.update({scene: list(needs) for checks in lecture_checks() for scene, needs in checks.key_numbers.items()})
 
 COLOURS_ONLY = "colours only"
 """What a token grid says when its cells show colours, not numbers (then its rows are told apart)."""

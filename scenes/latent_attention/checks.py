@@ -22,7 +22,9 @@ from scenes.facts import Fact
 from scenes.latent_attention import GQA_GROUPS, LATENT_SETUP
 from scenes.registry import LectureChecks, PlantedFault
 
-__all__ = ["BELONGS", "CHECKS", "DEEPSEEK_V2_CONFIG_JSON", "FAULTS", "LLAMA_2_7B_CONFIG_JSON", "SCENARIOS"]
+__all__ = [
+    "BELONGS", "CHECKS", "DEEPSEEK_V2_CONFIG_JSON", "FAULTS", "KEY_NUMBERS", "LLAMA_2_7B_CONFIG_JSON", "SCENARIOS",
+]
 
 DEEPSEEK_V2_CONFIG_JSON = {
     # https://huggingface.co/deepseek-ai/DeepSeek-V2/blob/main/config.json
@@ -223,6 +225,57 @@ FAULTS = (
 """Wrong numbers planted in the lecture's scenes: true numbers in another row or head, a typed number, a caption
 tied to the wrong key, a head that does not exist."""
 
+def _every(*shape: Callable[[Scenario], int]) -> Callable[[Scenario], list[tuple[int, ...]]]:
+    """Every index of an array of the given sizes (each a function of the scenario)."""
+    return lambda s: [tuple(int(i) for i in index) for index in np.ndindex(*(size(s) for size in shape))]
+
+
+def _head_one(*rest: Callable[[Scenario], int]) -> Callable[[Scenario], list[tuple[int, ...]]]:
+    """Head 1's every index of the given sizes after the head."""
+    return lambda s: [(0, *index) for index in _every(*rest)(s)]
+
+
+def _query_row(width: int = 0) -> Callable[[Scenario], list[tuple[int, ...]]]:
+    """Head 1's numbers of the query's row: a key each up to the query (``width`` 0), or its ``width`` numbers."""
+    if width:
+        return lambda s: [(0, s.query, c) for c in range(width)]
+    return lambda s: [(0, s.query, j) for j in range(s.query + 1)]
+
+
+def _tokens(s: Scenario) -> int:
+    return s.n_tokens
+
+
+def _d_in(s: Scenario) -> int:
+    return s.d_in
+
+
+def _d_c(s: Scenario) -> int:
+    return LATENT_SETUP["d_c"]
+
+
+def _d_h(s: Scenario) -> int:
+    return LATENT_SETUP["d_h"]
+
+
+KEY_NUMBERS = {
+    "LatentProjection": [("llama", "kib_per_token", lambda s: [()]), ("latent", "embeddings", _every(_tokens, _d_in)),
+                         ("latent", "latent", _every(_tokens, _d_c)),
+                         ("latent", "content_keys", _head_one(_tokens, _d_h)),
+                         ("latent", "values", _head_one(_tokens, _d_h))],
+    "Absorption": [("latent", "content_queries", _query_row(LATENT_SETUP["d_h"])),
+                   ("latent", "absorbed_queries", _query_row(LATENT_SETUP["d_c"])),
+                   ("latent", "content_scores", _query_row()), ("latent", "absorbed_content_scores", _query_row())],
+    "DecoupledRope": [("latent", "rope_queries", _query_row(LATENT_SETUP["d_rope"])),
+                      ("latent", "rope_keys", lambda s: [(j, c) for j in range(s.query + 1)
+                                                         for c in range(LATENT_SETUP["d_rope"])]),
+                      ("latent", "rope_scores", _query_row()), ("latent", "scores", _query_row()),
+                      ("latent", "weights", _query_row())],
+    "LatentCacheSizes": [("deepseek", "sizes", lambda s: [(m,) for m in range(4)])],
+}
+"""What each scene must show at least: the latent and head 1's keys and values; the query's absorbed and usual
+scores; its RoPE parts, scores and weights; DeepSeek-V2's four sizes."""
+
 CHECKS = LectureChecks(
     derived=DERIVED,
     belongs=BELONGS,
@@ -233,5 +286,7 @@ CHECKS = LectureChecks(
         "LatentCacheSizes": ("latent-dog",),
     },
     faults=FAULTS,
+    key_numbers=KEY_NUMBERS,
+    read_back=("DecoupledRope", "latent-dog", 30),
 )
 """The lecture's number proof."""
