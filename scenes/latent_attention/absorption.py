@@ -8,7 +8,7 @@ its dot product with each latent, ``q_A · c_KV``: the same numbers side by side
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, FadeIn, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, FadeIn, SurroundingRectangle, VGroup
 
 from attention_math import Scenario
 from scenes.base import READING_PACE, ExplainerScene
@@ -16,12 +16,11 @@ from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, QUERY, WEIGHT
 from scenes.kit.text import text
-from scenes.latent_attention.setting import KeyTable, check_latent, fit, key_table, register_latent
+from scenes.latent_attention.setting import KeyTable, check_latent, fit, key_table, place_panel, register_latent
 
 __all__ = ["Absorption"]
 
 HEAD = 0  # the head the scene follows
-PANEL_GAP = 0.6  # between the table and the query's panel
 MOST = 1.3  # the layout grows to this where it has room
 BOX_ROOM = 0.15  # around the table: the scores' box
 
@@ -65,7 +64,7 @@ class Absorption(ExplainerScene):
         absorbed.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         identity = VGroup(text("q_C · (c_KV W_UK)", size=26, color=WEIGHT),
                           text("= (q_C W_UKᵀ) · c_KV", size=26, color=WEIGHT)).arrange(DOWN, aligned_edge=LEFT)
-        return VGroup(who, content, absorbed, identity).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        return VGroup(VGroup(who, content).arrange(DOWN, buff=0.12, aligned_edge=LEFT), absorbed, identity)
 
     def _layout(self) -> None:
         t, q = self.trace, self.scenario.query
@@ -77,32 +76,18 @@ class Absorption(ExplainerScene):
         ]
         self.table = key_table(self, columns, range(q + 1))
         self.panel = self._panel()
-        whole = self._arrange(self.table.group, self.panel)
+        whole = place_panel(self.table.group, self.table.headers, self.panel, width=2 * HALF_WIDTH,
+                            height=TOP - BOTTOM - 2 * BOX_ROOM)
         fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))
         scores = VGroup(self.table.grids[2], self.table.grids[3])
         self.box = SurroundingRectangle(scores, color=HIGHLIGHT, buff=0.1)
 
-    def _arrange(self, table: VGroup, panel: VGroup) -> VGroup:
-        """The panel beside the table (many keys), or over it in two columns (few keys): whichever reads larger."""
-        lines, identity = VGroup(*panel[:3]), panel[3]
-        beside = min(2 * HALF_WIDTH / (table.width + PANEL_GAP + panel.width), (TOP - BOTTOM) / max(table.height,
-                                                                                                       panel.height))
-        over_width = max(table.width, lines.width + PANEL_GAP + identity.width)
-        over = min(2 * HALF_WIDTH / over_width, (TOP - BOTTOM) / (table.height + 0.4 + max(lines.height,
-                                                                                            identity.height)))
-        if beside >= over:
-            panel.next_to(table, RIGHT, buff=PANEL_GAP).align_to(self.table.headers, UP)
-        else:
-            identity.next_to(lines, RIGHT, buff=PANEL_GAP, aligned_edge=UP)
-            panel.next_to(table, UP, buff=0.4)
-        return VGroup(table, panel)
-
     # -- the beats ------------------------------------------------------------------------------------------------
     def _query(self) -> None:
         head, query = self.cite(position(HEAD, "latent_head")), self.quote(self.scenario.query, "query")
         self.beat(f"Head {head}'s content query for {query}, and the latents the cache holds for it and every token "
-                  "before it.", FadeIn(self.panel[0], self.panel[1], self.table.labels, self.table.column(0)),
+                  "before it.", FadeIn(self.panel[0], self.table.labels, self.table.column(0)),
                   run_time=1.2)
 
     def _keys(self) -> None:
@@ -111,7 +96,7 @@ class Absorption(ExplainerScene):
 
     def _absorbed(self) -> None:
         self.beat("Or move W_UK to the query's side, once: q_A = q_C W_UKᵀ has as many numbers as a latent.",
-                  FadeIn(self.panel[2], shift=LEFT * 0.2), run_time=1.0)
+                  FadeIn(self.panel[1], shift=LEFT * 0.2), run_time=1.0)
 
     def _same(self) -> None:
         q = self.scenario.query
@@ -122,5 +107,5 @@ class Absorption(ExplainerScene):
 
     def _summary(self) -> None:
         self.beat("So W_UK is absorbed into the query, and W_UV into W_O the same way: the cache needs only the "
-                  "latents.", FadeIn(self.panel[3]), wait=2.0)
+                  "latents.", FadeIn(self.panel[2]), wait=2.0)
 

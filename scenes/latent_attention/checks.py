@@ -269,7 +269,7 @@ KEY_NUMBERS = {
     "DecoupledRope": [("latent", "rope_queries", _query_row(LATENT_SETUP["d_rope"])),
                       ("latent", "rope_keys", lambda s: [(j, c) for j in range(s.query + 1)
                                                          for c in range(LATENT_SETUP["d_rope"])]),
-                      ("latent", "rope_scores", _query_row()), ("latent", "scores", _query_row()),
+                      ("latent", "content_scores", _query_row()), ("latent", "rope_scores", _query_row()),
                       ("latent", "weights", _query_row())],
     "LatentCacheSizes": [("deepseek", "sizes", lambda s: [(m,) for m in range(4)])],
 }

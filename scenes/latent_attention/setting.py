@@ -20,8 +20,20 @@ from scenes.kit.palette import MUTED
 from scenes.kit.text import token_text
 from scenes.latent_attention import LATENT_SETUP, MAX_TOKENS
 
-__all__ = ["Column", "KeyTable", "check_latent", "fit", "key_table", "latent_trace", "register_latent", "side_by_side",
-           "slice_grid", "source_of", "titled_row"]
+__all__ = [
+    "Column",
+    "KeyTable",
+    "check_latent",
+    "fit",
+    "key_table",
+    "latent_trace",
+    "place_panel",
+    "register_latent",
+    "side_by_side",
+    "slice_grid",
+    "source_of",
+    "titled_row",
+]
 
 LABEL = 26  # a token's size as a row's label: it reads when a table is shrunk to fit (to 0.75)
 HEADER = 24  # a column's header
@@ -126,6 +138,36 @@ def key_table(scene: Any, columns: Sequence[Column], keys: Sequence[int], *, gap
 def side_by_side(*mobs: Mobject, buff: float) -> VGroup:
     """``mobs`` in a row, their tops on one line."""
     return VGroup(*mobs).arrange(RIGHT, buff=buff, aligned_edge=UP)
+
+
+def _panel_columns(parts: Sequence[Mobject], columns: int, gap: float) -> VGroup:
+    """``parts`` in ``columns`` columns, in order (the first columns one part longer where they do not divide)."""
+    size, extra = divmod(len(parts), columns)
+    chunks, start = [], 0
+    for k in range(columns):
+        end = start + size + (k < extra)
+        chunks.append(VGroup(*parts[start:end]).arrange(DOWN, buff=0.3, aligned_edge=LEFT))
+        start = end
+    return VGroup(*chunks).arrange(RIGHT, buff=gap, aligned_edge=UP)
+
+
+def place_panel(table: VGroup, headers: Mobject, parts: Sequence[Mobject], *, width: float, height: float,
+                gap: float = 0.6) -> VGroup:
+    """A table and its panel of ``parts``: the parts in one column beside the table (its top at the headers'), or in
+    two or more columns over it, whichever lets the whole be drawn largest in ``width`` × ``height``; the whole."""
+    def scale(columns: int) -> float:
+        panel = _panel_columns(parts, columns, gap)
+        if columns == 1:
+            return min(width / (table.width + gap + panel.width), height / max(table.height, panel.height))
+        return min(width / max(table.width, panel.width), height / (table.height + 0.4 + panel.height))
+
+    best = max(range(1, len(parts) + 1), key=scale)
+    panel = _panel_columns(parts, best, gap)
+    if best == 1:
+        panel.next_to(table, RIGHT, buff=gap).align_to(headers, UP)
+    else:
+        panel.next_to(table, UP, buff=0.4)
+    return VGroup(table, panel)
 
 
 def titled_row(grids: Sequence[NumberGrid], titles: Sequence[Mobject], buffs: Sequence[float]) -> VGroup:
