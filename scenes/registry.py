@@ -49,6 +49,7 @@ GROUP = "attention_explainer.lectures"
 
 BUILT_IN = (
     "self-attention", "masked", "multi-head", "real-head", "learned", "rope", "inference", "flash-attention",
+    "latent-attention",
 )
 """The project's own lectures in the course's order; lectures of other packages follow, by name."""
 

@@ -84,7 +84,7 @@ class DecoupledRope(ExplainerScene):
             ("rope_keys", (), t.d_rope, KEY, text("k_R", size=26, color=KEY)),
             ("content_scores", (HEAD, q), 0, WEIGHT, text("q_C·k_C", size=26, color=WEIGHT)),
             ("rope_scores", (HEAD, q), 0, WEIGHT, text("q_R·k_R", size=26, color=WEIGHT)),
-            ("weights", (HEAD, q), 0, WEIGHT, text("w", size=26, color=WEIGHT)),
+            ("weights", (HEAD, q), 0, WEIGHT, text("weight", size=26, color=WEIGHT)),
         ]
         self.table = key_table(self, columns, range(q + 1))
         self.panel = self._panel()

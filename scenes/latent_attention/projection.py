@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Rectangle, SurroundingRectangle, VGroup
 
 from attention_math import PUBLISHED_CONFIGS, Scenario, cache_memory
@@ -146,7 +145,7 @@ class LatentProjection(ExplainerScene):
         left = VGroup(self.x.row_labels, self.latent, self.cache_box[0])
         target = left.copy().scale(1 / self.factor)  # as built
         target[0].shift(RIGHT * (target[1].get_left()[0] - 0.2 - target[0].get_right()[0]))
-        drawn = self._drawn_heads(target.width)
+        drawn = self._drawn_heads(target.width, target.height + 0.5)
         self.heads = self._heads(drawn)
         if drawn < self.trace.n_heads:
             self.heads.add(self._others(drawn))
@@ -172,14 +171,18 @@ class LatentProjection(ExplainerScene):
                                position(last, "latent_head"), size=26, color=MUTED)
         return VGroup(first, text("from its own columns", size=26, color=MUTED)).arrange(DOWN, aligned_edge=LEFT)
 
-    def _drawn_heads(self, left: float) -> int:
-        """Every head when their grids fit beside the latent (``left`` wide) at a size that reads, else the first."""
+    def _drawn_heads(self, left: float, height: float) -> int:
+        """Every head when their grids fit beside the latent (``left`` wide, ``height`` tall) at a size that reads,
+        else the first: measured on unrecorded copies of the widest head's grids."""
         t = self.trace
-        widest = max(text(self.text_for(value("latent", field, *index)), size=26).width
-                     for field in ("content_keys", "values") for index in np.ndindex(*getattr(t, field).shape))
-        pair = 2 * (t.d_h * (widest + 0.2) + 0.45) + 0.25
-        width = left + GAP + 0.3 + t.n_heads * pair + (t.n_heads - 1) * 0.55
-        return t.n_heads if 2 * HALF_WIDTH / width >= READABLE else 1
+        widest = 0.0
+        for head in range(t.n_heads):
+            for field in ("content_keys", "values"):
+                entries = [[text(self.text_for(value("latent", field, head, i, c)), size=26) for c in range(t.d_h)]
+                           for i in range(t.n_tokens)]
+                widest = max(widest, NumberGrid(entries, h_buff=0.2, v_buff=0.06).width)
+        width = left + GAP + 0.3 + t.n_heads * (2 * widest + 0.25) + (t.n_heads - 1) * 0.55
+        return t.n_heads if min(2 * HALF_WIDTH / width, (TOP - BOTTOM - SUMMARY_ROOM) / height) >= READABLE else 1
 
     def _up(self) -> None:
         leaving = VGroup(self.x.body, self.x.brackets, self.signs, self.w_dkv, self.titles, self.cache_box[1])

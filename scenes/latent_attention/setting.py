@@ -125,7 +125,10 @@ def key_table(scene: Any, columns: Sequence[Column], keys: Sequence[int], *, gap
     top = grids[0].brackets.get_top()[1]
     for grid, header in zip(grids, headers, strict=True):
         grid.shift(UP * (top - grid.brackets.get_top()[1]))
-        header.set_x(grid.get_x()).align_to((0, top + 0.15, 0), DOWN)  # their bottoms on one line
+        header.set_x(grid.get_x()).align_to((0, top + 0.15, 0), DOWN)
+    high = max(header.get_top()[1] for header in headers)
+    for header in headers:  # their tops on one line
+        header.align_to((0, high, 0), UP)
     for label, k in zip(labels, range(len(keys)), strict=True):
         label.next_to(grids[0].brackets, LEFT, buff=0.2).set_y(grids[0].cells[k][0].get_y())
     group = VGroup(labels, VGroup(*grids), headers)
@@ -172,7 +175,7 @@ def place_panel(table: VGroup, headers: Mobject, parts: Sequence[Mobject], *, wi
 
 def titled_row(grids: Sequence[NumberGrid], titles: Sequence[Mobject], buffs: Sequence[float]) -> VGroup:
     """Grids of the same rows side by side (``buffs[k]`` after grid ``k``), their rows on one line, each title over
-    its grid with the titles' bottoms on one line; a ``VGroup`` of ``(grid, title)`` pairs."""
+    its grid with the titles' tops on one line; a ``VGroup`` of ``(grid, title)`` pairs."""
     left = grids[0].get_left()[0]
     for grid, buff in zip(grids, (*buffs, 0.0), strict=False):
         grid.shift(RIGHT * (left - grid.get_left()[0]) + UP * (grids[0].cells[0][0].get_y() - grid.cells[0][0].get_y()))
@@ -180,4 +183,7 @@ def titled_row(grids: Sequence[NumberGrid], titles: Sequence[Mobject], buffs: Se
     line = max(grid.brackets.get_top()[1] for grid in grids) + 0.15
     for grid, title in zip(grids, titles, strict=True):
         title.move_to((grid.get_x(), 0, 0)).align_to((0, line, 0), DOWN)
+    top = max(title.get_top()[1] for title in titles)
+    for title in titles:  # their tops on one line (a subscript's descender would drop a bottom-aligned title)
+        title.align_to((0, top, 0), UP)
     return VGroup(*(VGroup(grid, title) for grid, title in zip(grids, titles, strict=True)))
