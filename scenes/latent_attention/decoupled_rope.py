@@ -55,8 +55,10 @@ class DecoupledRope(ExplainerScene):
         """The panel's parts, each shown in its beat: the obstacle, the RoPE key, the query's q_R, the softmax, the
         cache."""
         q, whole = self.scenario.query, "latent_whole"
-        obstacle = VGroup(text("RoPE on k_C:", size=26, color=MUTED), text("q_C · R_j (c_KV W_UK)", size=26, color=KEY),
-                          text("a turn R_j per key j", size=26, color=MUTED))
+        obstacle = VGroup(text("absorbed:  q_C · (c_KV W_UK) = (q_C W_UKᵀ) · c_KV", size=26, color=INK),
+                          text("RoPE on k_C:  q_C · R_j (c_KV W_UK)", size=26, color=KEY),
+                          text("R_j turns key j by its position: one for every key,", size=26, color=MUTED),
+                          text("between q_C and W_UK, so W_UK cannot move to the query", size=26, color=MUTED))
         key = VGroup(text("k_R = RoPE(x W_KR)", size=26, color=KEY),
                      self.label("{} numbers, every head's", value(whole, "d_rope"), size=26, color=KEY))
         who = self.label("head {}, query {}", position(HEAD, "latent_head"), TokenPart(self.scenario.tokens[q], 12),
