@@ -46,8 +46,10 @@ LECTURE = Lecture(
         "LatentCacheSizes": frozenset(),
     },
     cost={
-        "l": {"LatentProjection": 0.5, "Absorption": 0.5, "DecoupledRope": 0.6, "LatentCacheSizes": 0.35},
-        "h": {"LatentProjection": 0.5, "Absorption": 0.5, "DecoupledRope": 0.6, "LatentCacheSizes": 0.4},
+        # one cold render of the lecture each (two scenes at a time), against Scores' alone just before: -ql 4.5, 2.0,
+        # 4.0 and 2.1 s against 4.5 s; -qh 24.3, 13.4, 21.6 and 14.7 s against 20.5 s
+        "l": {"LatentProjection": 1.0, "Absorption": 0.45, "DecoupledRope": 0.9, "LatentCacheSizes": 0.45},
+        "h": {"LatentProjection": 1.2, "Absorption": 0.65, "DecoupledRope": 1.05, "LatentCacheSizes": 0.7},
     },
     steps="scenes.latent_attention.handout:LATENT",
     own_preset=frozenset({"LatentCacheSizes"}),  # DeepSeek-V2's configuration
