@@ -421,8 +421,8 @@ def test_find_grouped_preset_reproduces_the_matrices() -> None:
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "grouped-dog", "latent-dog", "learned", "masked-dog", "raw-dot-product",
-                               "rope-dog", "softmax-saturation", "two-heads", "your-journey"]
+    assert sorted(PRESETS) == ["dog-chased-ball", "grouped-dog", "latent-dog", "learned", "masked-dog",
+                               "raw-dot-product", "rope-dog", "softmax-saturation", "two-heads", "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario
         assert isinstance(scenario, Scenario)
