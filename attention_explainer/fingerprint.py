@@ -30,10 +30,13 @@ def _package_dir(name: str) -> Path:
 
 
 def source_files() -> dict[str, Path]:
-    """Every ``.py`` file of ``scenes``, ``attention_math`` and ``attention_explainer``, sub-packages
-    included, by its path from the package's parent (``scenes/kit/text.py``)."""
+    """Every ``.py`` file of ``scenes``, ``attention_math``, ``attention_explainer`` and the packages of other
+    lectures' scenes, sub-packages included, by its path from the package's parent (``scenes/kit/text.py``)."""
+    from scenes.registry import lectures
+
     files: dict[str, Path] = {}
-    for package in ("scenes", "attention_math", "attention_explainer"):
+    others = sorted({module.split(".")[0] for item in lectures() for module, _ in item.scenes} - {"scenes"})
+    for package in ("scenes", "attention_math", "attention_explainer", *others):
         folder = _package_dir(package)
         for path in sorted(folder.rglob("*.py")):
             if "__pycache__" not in path.parts:

@@ -77,7 +77,13 @@ class SceneSpec:
 
     @property
     def file(self) -> Path:
-        return scenes_folder().parent.joinpath(*self.module.split(".")).with_suffix(".py")
+        """Its module's file, wherever the lecture is installed (a lecture of another package too)."""
+        import importlib.util
+
+        spec = importlib.util.find_spec(self.module)
+        if spec is None or spec.origin is None:
+            return scenes_folder().parent.joinpath(*self.module.split(".")).with_suffix(".py")
+        return Path(spec.origin)
 
     @property
     def stem(self) -> str:

@@ -199,6 +199,9 @@ class LectureChecks:
         unless :attr:`scene_scenarios` names fewer.
     scene_scenarios
         A scene → the names of :attr:`scenarios` it is built with.
+    key_numbers
+        Each scene → ``(source, field, indexes)`` of the numbers it must show at some point, ``indexes`` a
+        function of the scenario (every weight of the query's row: ``lambda s: [(t, j) for ...]``).
     faults
         Its planted faults.
     key_numbers
@@ -223,6 +226,8 @@ class LectureChecks:
     positions: Mapping[str, Callable[[Any], int]] = field(default_factory=dict)
     scenarios: Mapping[str, Callable[[], Any]] = field(default_factory=dict)
     scene_scenarios: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    key_numbers: Mapping[str, tuple[tuple[str, str, Callable[[Any], Iterable[tuple[int, ...]]]], ...]] = field(
+        default_factory=dict)
     faults: tuple[PlantedFault, ...] = ()
     key_numbers: Mapping[str, Sequence[tuple[str, str, Callable[[Any], Iterable[tuple[int, ...]]]]]] = field(
         default_factory=dict)

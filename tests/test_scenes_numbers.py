@@ -367,6 +367,8 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         "standard_reads", "standard_writes", "standard_accesses", "flash_reads", "flash_writes", "flash_accesses",
         "standard_formula", "n", "d", "sram")],
 }
+KEY_NUMBERS.update({scene: list(required) for checks in lecture_checks() for scene, required in
+                    checks.key_numbers.items()})  # the lectures that declare their proof in their folders
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
 # the lectures that declare their number proof in their folders say there what their scenes must show
