@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
@@ -204,9 +204,6 @@ class LectureChecks:
         function of the scenario (every weight of the query's row: ``lambda s: [(t, j) for ...]``).
     faults
         Its planted faults.
-    key_numbers
-        A scene → what it must show at least: ``(source, field, lambda scenario: indexes)``, each index of which must
-        be on screen at some point (``tests/test_scenes_numbers.py``).
     read_back
         ``(scene, scenario, least)``: the scene whose last frame an OCR engine reads back, with that test scenario (a
         name of :attr:`scenarios`) and the fewest numbers it showed at review (``tests/test_frames_read_back.py``);
@@ -229,8 +226,6 @@ class LectureChecks:
     key_numbers: Mapping[str, tuple[tuple[str, str, Callable[[Any], Iterable[tuple[int, ...]]]], ...]] = field(
         default_factory=dict)
     faults: tuple[PlantedFault, ...] = ()
-    key_numbers: Mapping[str, Sequence[tuple[str, str, Callable[[Any], Iterable[tuple[int, ...]]]]]] = field(
-        default_factory=dict)
     read_back: tuple[str, str, int] | None = None
 
     def scenarios_of(self, scene: str) -> tuple[str, ...]:

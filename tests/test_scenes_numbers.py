@@ -371,9 +371,6 @@ KEY_NUMBERS.update({scene: list(required) for checks in lecture_checks() for sce
                     checks.key_numbers.items()})  # the lectures that declare their proof in their folders
 """What each scene must show at least (step.x[j] and trace.x[query, j] count as the same number)."""
 
-# the lectures that declare their number proof in their folders say there what their scenes must show
-KEY_NUMBERS.update({scene: list(needs) for checks in lecture_checks() for scene, needs in checks.key_numbers.items()})
-
 COLOURS_ONLY = "colours only"
 """What a token grid says when its cells show colours, not numbers (then its rows are told apart)."""
 

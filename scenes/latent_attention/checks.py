@@ -259,19 +259,19 @@ def _d_h(s: Scenario) -> int:
 
 
 KEY_NUMBERS = {
-    "LatentProjection": [("llama", "kib_per_token", lambda s: [()]), ("latent", "embeddings", _every(_tokens, _d_in)),
+    "LatentProjection": (("llama", "kib_per_token", lambda s: [()]), ("latent", "embeddings", _every(_tokens, _d_in)),
                          ("latent", "latent", _every(_tokens, _d_c)),
                          ("latent", "content_keys", _head_one(_tokens, _d_h)),
-                         ("latent", "values", _head_one(_tokens, _d_h))],
-    "Absorption": [("latent", "content_queries", _query_row(LATENT_SETUP["d_h"])),
+                         ("latent", "values", _head_one(_tokens, _d_h))),
+    "Absorption": (("latent", "content_queries", _query_row(LATENT_SETUP["d_h"])),
                    ("latent", "absorbed_queries", _query_row(LATENT_SETUP["d_c"])),
-                   ("latent", "content_scores", _query_row()), ("latent", "absorbed_content_scores", _query_row())],
-    "DecoupledRope": [("latent", "rope_queries", _query_row(LATENT_SETUP["d_rope"])),
+                   ("latent", "content_scores", _query_row()), ("latent", "absorbed_content_scores", _query_row())),
+    "DecoupledRope": (("latent", "rope_queries", _query_row(LATENT_SETUP["d_rope"])),
                       ("latent", "rope_keys", lambda s: [(j, c) for j in range(s.query + 1)
                                                          for c in range(LATENT_SETUP["d_rope"])]),
                       ("latent", "content_scores", _query_row()), ("latent", "rope_scores", _query_row()),
-                      ("latent", "weights", _query_row())],
-    "LatentCacheSizes": [("deepseek", "sizes", lambda s: [(m,) for m in range(4)])],
+                      ("latent", "weights", _query_row())),
+    "LatentCacheSizes": (("deepseek", "sizes", lambda s: [(m,) for m in range(4)]),),
 }
 """What each scene must show at least: the latent and head 1's keys and values; the query's absorbed and usual
 scores; its RoPE parts, scores and weights; DeepSeek-V2's four sizes."""
