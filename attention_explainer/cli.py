@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import interrupts  # light, as every import here: the command owns Ctrl-C before it imports numpy
 
 if TYPE_CHECKING:
-    from .bundle import BundleSettings
+    from .plan import BundleSettings
 
 __all__ = ["STOCK_MANIM", "main"]
 
@@ -51,7 +51,7 @@ def _add_render(render: argparse.ArgumentParser) -> None:
     from attention_math.__main__ import add_scenario_arguments
     from scenes.registry import DEFAULT_LECTURE, lecture_names, lectures, model_lecture
 
-    from .bundle import CAPTIONS, FORMATS, QUALITIES
+    from .plan import CAPTIONS, FORMATS, QUALITIES
 
     add_scenario_arguments(render)
     render.add_argument("--quality", choices=QUALITIES, default="l", help="manim quality flag (default l: 480p15)")
@@ -139,8 +139,8 @@ def _cmd_numbers(args: argparse.Namespace) -> int:
 
 def _check_render_request(args: argparse.Namespace) -> None:
     """Refuse, in one line (exit 2), what cannot be rendered as asked, before anything renders."""
-    from .bundle import BundleError
     from .extras import INSTALL_VOICE, missing_voice_modules
+    from .plan import BundleError
 
     if args.jobs < 1:
         raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
@@ -185,7 +185,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
 def _cmd_course(args: argparse.Namespace) -> int:
     """Every bundle of the course file, its scenes rendered on Dask; exit 2 if an entry was bad, 1 if a
     render failed."""
-    from .bundle import BundleError, slug
+    from .out_dir import slug
+    from .plan import BundleError
 
     try:
         course = importlib.import_module("attention_explainer.course")
@@ -217,7 +218,10 @@ def _render(args: argparse.Namespace) -> int:
     from attention_math.__main__ import scenario_from_args
     from scenes.registry import DEFAULT_LECTURE, lecture, model_lecture
 
-    from .bundle import MANIFEST, build_bundle, default_out_dir, prepare_out_dir, select_scenes
+    from .bundle import build_bundle
+    from .manifest import MANIFEST
+    from .out_dir import default_out_dir, prepare_out_dir
+    from .selection import select_scenes
 
     if args.lecture is None:  # a real model's head is its own lecture's
         args.lecture = model_lecture() if args.model is not None else DEFAULT_LECTURE
@@ -254,7 +258,7 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> BundleSettings:
-    from .bundle import BundleSettings
+    from .plan import BundleSettings
 
     return BundleSettings(
         quality=args.quality,
@@ -272,7 +276,7 @@ def _settings(args: argparse.Namespace) -> BundleSettings:
 
 def _stock_manim_asked() -> bool:
     """Does :data:`STOCK_MANIM` ask for manim as it is (``1``; ``0`` or unset: the accelerator)?"""
-    from .bundle import BundleError
+    from .plan import BundleError
 
     value = os.environ.get(STOCK_MANIM, "")
     if value not in ("", "0", "1"):
@@ -289,7 +293,7 @@ def _renders_nothing(args: argparse.Namespace, scenario: Any, target: Path, chos
 
 def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> None:
     """What the scenes cannot draw, in one line, before any render starts."""
-    from .bundle import start_renders_early
+    from .processes import start_renders_early
 
     if first:
         # a bundle's first render renders every scene: the process the renders are forked from
@@ -307,7 +311,7 @@ class _ProgressDisplay:
     """Progress of the render: scenes done of total, each scene's current step, elapsed time.
 
     A live table on a terminal; one plain line per change of a scene's state otherwise (logs, CI).
-    A line a render says to the person rendering (``bundle.NOTICE``: the accelerator left out, say)
+    A line a render says to the person rendering (``processes.NOTICE``: the accelerator left out, say)
     is printed once, however many renders say it.
     """
 
@@ -412,7 +416,7 @@ def _run(argv: list[str]) -> int:
             raise
         from attention_math import ScenarioError
 
-        from .bundle import BundleError  # both imported by then: the parser imports them
+        from .plan import BundleError  # both imported by then: the parser imports them
 
         if isinstance(error, ScenarioError | BundleError):  # bad input (2) or a failure (1), said in one line
             print(f"{PROG}: error: {error}", file=sys.stderr)

@@ -3,9 +3,9 @@
 Every scene render of every bundle is a task on a Dask cluster: a local one on this machine by
 default (:func:`local_cluster`), or the cluster a ``--scheduler tcp://HOST:PORT`` names, whose
 workers have the project installed and share no disk with the command. A task renders its scene
-in the worker's own folder (:func:`attention_explainer.bundle.render_scene_products`) and sends
+in the worker's own folder (:func:`attention_explainer.products.render_scene_products`) and sends
 back what the bundle needs of it as bytes; the command writes those into the bundle's work folder
-(:func:`attention_explainer.bundle.install_products`) and assembles the bundle as ``render`` does
+(:func:`attention_explainer.products.install_products`) and assembles the bundle as ``render`` does
 (:func:`attention_explainer.bundle.build_bundle`), each bundle as soon as its last scene is back.
 Which scenes render is the bundle's own affair (its manifest and clip keys, computed here): a
 second run with nothing changed renders nothing. A worker lost mid-render costs its tasks a second
@@ -35,19 +35,13 @@ from typing import Any
 from attention_math import Scenario, ScenarioError, scenario_to_toml
 from scenes.registry import DEFAULT_LECTURE
 
-from .bundle import (
-    SceneProducts,
-    atomic_write,
-    build_bundle,
-    install_products,
-    plan_bundle,
-    prepare_out_dir,
-    render_scene_products,
-    select_scenes,
-)
+from .bundle import build_bundle, plan_bundle
 from .course_file import Course, CourseEntry, folder_name, load_course
 from .forkserver import ForkServer, start_fork_server
+from .out_dir import atomic_write, prepare_out_dir
 from .plan import BundleError, BundlePlan, BundleSettings, SceneSpec
+from .products import SceneProducts, install_products, render_scene_products
+from .selection import select_scenes
 
 INSTALL_COURSE = "pip install 'attention-explainer[course]'"
 

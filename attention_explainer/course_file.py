@@ -37,7 +37,7 @@ SOURCES = ("preset", "scenario", "sentence")
 """The keys that name a bundle's scenario; at most one per bundle (none: the lecture's preset)."""
 
 BUNDLE_KEYS = ("lecture", *SOURCES, "seed", "query", "scenes", "quality", "fps", "name")
-QUALITIES = ("l", "m", "h", "p", "k")  # as render's --quality (bundle.QUALITIES, which imports manim's helpers)
+QUALITIES = ("l", "m", "h", "p", "k")  # as render's --quality (plan.QUALITIES; the course file imports no numpy)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 

@@ -26,11 +26,13 @@ The first signal stops the command; later ones are recorded and wait for its one
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-__all__ = ["Terminated", "handled", "own_signals", "received", "restore", "settle", "stop_meant_by"]
+__all__ = ["Terminated", "handled", "own_signals", "received", "restore", "settle", "signals_deferred", "stop_meant_by"]
 
 STOPS = (signal.SIGINT, signal.SIGTERM)
 """The signals that stop a render and leave the previous bundle whole."""
@@ -113,3 +115,21 @@ def stop_meant_by(status: int) -> KeyboardInterrupt | None:
         if status in (-signum, 128 + signum):
             return _stop_for(signum)
     return None
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block is done, then deliver them (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum)) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    for number in dict.fromkeys(caught):
+        signal.raise_signal(number)

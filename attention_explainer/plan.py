@@ -21,15 +21,24 @@ from typing import Any
 from attention_math import Scenario
 
 __all__ = [
+    "CAPTIONS",
+    "FORMATS",
+    "QUALITIES",
     "SLIDES",
     "BundleError",
     "BundlePlan",
     "BundleSettings",
     "SceneSpec",
     "json_hash",
+    "scene_key",
     "scenes_folder",
     "work_folder",
 ]
+
+QUALITIES = ("l", "m", "h", "p", "k")
+FORMATS = ("mp4", "webm", "gif", "mov")
+CAPTIONS = ("soft", "burn")
+"""``soft``: subtitle files beside the clips (players show them); ``burn``: drawn into the frames too."""
 
 SLIDES = "slides"
 """The folder of the bundle's work folder where manim-slides writes each scene's slides
@@ -104,7 +113,7 @@ class BundleSettings:
     slides: bool = False
     pptx: bool = False  # the PowerPoint deck, lecture.pptx (made from the clips: no render of its own)
     voice: bool = False  # speak every caption (Piper, the voice extra)
-    captions: str = "soft"  # one of bundle.CAPTIONS
+    captions: str = "soft"  # one of CAPTIONS
     stock_manim: bool = False  # render on manim as it is, without the accelerator (attention_explainer.accel)
 
     @property
@@ -215,3 +224,21 @@ class BundlePlan:
             or not (self.out / self.clip(spec)).exists()
             or (self.settings.slides and not self.has_slides(spec))
         ]
+
+
+def scene_key(spec: SceneSpec, scenario: Scenario, settings: BundleSettings, code: str) -> str:
+    """What a clip depends on: the scene, what it shows of the scenario, settings and code.
+
+    A scenario change that leaves everything a scene shows bit-equal (say a value weight, for
+    the scores scene) keeps that scene's clip.
+    """
+    from scenes.plan import scene_view
+
+    return json_hash(
+        {
+            "scene": spec.name,
+            "view": scene_view(spec.name, scenario),
+            "settings": settings.key(),
+            "code": code,
+        }
+    )

@@ -12,8 +12,11 @@ own among them, so never worse by them); for more threads or renders, LPT.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["finish_time", "start_order"]
+from .plan import BundleSettings, SceneSpec
+
+__all__ = ["expected_cost", "finish_time", "start_order"]
 
 MOST_SPLIT = 12
 """Up to this many renders, two threads try every split (2^11 queues at most)."""
@@ -68,3 +71,14 @@ def _queue(lists: Sequence[list[int]], costs: Sequence[float]) -> list[int]:
         order.append(source.pop(0))
         clocks[free] += costs[order[-1]]
     return order
+
+
+def expected_cost(spec: SceneSpec, old_scenes: dict[str, Any], settings: BundleSettings) -> float:
+    """Seconds the scene's render will take: its last render at this quality, else a rough
+    order measured here (at -ql MatrixForm takes 2.4 times Scores, at -qh 1.5 times)."""
+    old = old_scenes.get(spec.name, {})
+    if isinstance(old.get("render_s"), (int, float)) and old.get("quality") == settings.quality:
+        return float(old["render_s"])
+    from scenes.registry import render_cost
+
+    return render_cost(spec.name, settings.quality)

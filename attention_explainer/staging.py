@@ -2,16 +2,19 @@
 
 Every output writes its files into a staging folder beside the bundle (on its file system, so
 that moving them in is a rename); the previous bundle stays untouched until the bundle swaps the
-staged files in (:func:`attention_explainer.bundle.build_bundle`), the manifest last.
+staged files in (:func:`swap_in`), the manifest last.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Staging"]
+from .interrupts import signals_deferred
+
+__all__ = ["Staging", "swap_in"]
 
 
 @dataclass
@@ -70,3 +73,28 @@ class Staging:
     def current(self, rel: str) -> Path:
         """The file ``rel`` as the new bundle will have it: staged, else the previous one."""
         return self.staged.get(rel, self.out / rel)
+
+
+def swap_in(staging: Staging, last: str) -> None:
+    """Move every staged file into place, ``last`` (the manifest) last; the renames take milliseconds.
+
+    Then the files of replaced folders that the new bundle no longer has, and what it removes, go.
+    """
+    with signals_deferred():  # Ctrl-C or SIGTERM waits for the last rename (SIGKILL cannot)
+        for rel in sorted(staging.staged, key=lambda r: r == last):
+            target = staging.out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging.staged[rel], target)
+    for folder in sorted(staging.whole):
+        for path in sorted((staging.out / folder).rglob("*"), reverse=True):
+            rel = path.relative_to(staging.out).as_posix()
+            if path.is_file() and rel not in staging.staged:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    for rel in sorted(staging.removed):
+        target = staging.out / rel
+        if target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)

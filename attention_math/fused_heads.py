@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ._core import FloatArray, owned, softmax
 from ._errors import ScenarioError
-from .multi_head import checked_heads
+from .multi_head import checked_heads, projected
 
 __all__ = ["FusedHeadsTrace", "fused_multi_head"]
 
@@ -254,8 +254,4 @@ def _joined(context: FloatArray, w_out: FloatArray) -> tuple[FloatArray, FloatAr
     """``(h, n, d_v)`` back to ``(n, h, d_v)`` and to ``n × h·d_v``; and that times ``W_O``, checked."""
     h, n, d_v = context.shape
     concat = context.transpose(1, 0, 2).reshape(n, h * d_v).copy()  # a copy even when the reshape needs none
-    with np.errstate(over="ignore", invalid="ignore"):
-        output = concat @ w_out
-    if not np.all(np.isfinite(output)):
-        raise ScenarioError("w_out: numbers too large, the output overflows float64 (keep weights far below 1e100)")
-    return concat, output
+    return concat, projected(concat, w_out)

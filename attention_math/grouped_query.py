@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._core import FloatArray, as_array, as_matrix, checked_attention
+from ._core import as_array, checked_attention
 from ._errors import ScenarioError
-from .multi_head import MultiHeadTrace, combine_heads
+from .multi_head import MultiHeadTrace, checked_heads, combine_heads
 
 __all__ = ["GroupedQueryTrace", "grouped_query_attention", "shared_key_value_heads"]
 
@@ -175,7 +175,7 @@ def grouped_query_attention(
     >>> trace.heads[0].keys.ravel(), trace.heads[1].keys.ravel(), trace.heads[2].keys.ravel()
     (array([1., 0.]), array([1., 0.]), array([0., 1.]))
     """
-    x, wq, wk, wv, wo = _checked(embeddings, w_query, w_key, w_value, w_out)
+    x, wq, wk, wv, wo = checked_heads(embeddings, w_query, w_key, w_value, w_out, grouped=True)
     size = wq.shape[0] // wk.shape[0]
     heads = tuple(
         checked_attention(
@@ -186,33 +186,3 @@ def grouped_query_attention(
     joined = combine_heads(heads, wo)
     return GroupedQueryTrace(joined.heads, joined.concat, joined.w_out, joined.output, n_kv_heads=wk.shape[0])
 
-
-def _checked(
-    embeddings: npt.ArrayLike,
-    w_query: npt.ArrayLike,
-    w_key: npt.ArrayLike,
-    w_value: npt.ArrayLike,
-    w_out: npt.ArrayLike,
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Float64 copies of the inputs, each checked, and their shapes against each other."""
-    x = as_matrix("embeddings", embeddings)
-    wq, wk, wv = (as_array(name, value, 3) for name, value in (
-        ("w_query", w_query), ("w_key", w_key), ("w_value", w_value)
-    ))
-    wo = as_matrix("w_out", w_out)
-    h, g, d_in = wq.shape[0], wk.shape[0], x.shape[1]
-    if wv.shape[0] != g:
-        raise ScenarioError(f"w_value: expected {g} key/value heads like w_key, got {wv.shape[0]}")
-    if h % g:
-        raise ScenarioError(f"w_key: expected key/value heads that divide the {h} query heads, got {g}")
-    for name, stack in (("w_query", wq), ("w_key", wk), ("w_value", wv)):
-        if stack.shape[1] != d_in:
-            raise ScenarioError(
-                f"{name}: expected {d_in} rows per head (one per embedding dimension), got {stack.shape[1]}"
-            )
-    if wk.shape[2] != wq.shape[2]:
-        raise ScenarioError(f"w_key: expected {wq.shape[2]} columns to match w_query (d_k), got {wk.shape[2]}")
-    d_v = wv.shape[2]
-    if wo.shape[0] != h * d_v:
-        raise ScenarioError(f"w_out: expected {h * d_v} rows (query heads × d_v = {h} × {d_v}), got {wo.shape[0]}")
-    return x, wq, wk, wv, wo

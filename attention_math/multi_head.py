@@ -111,11 +111,17 @@ def multi_head_attention(
 def combine_heads(heads: tuple[AttentionTrace, ...], w_out: FloatArray) -> MultiHeadTrace:
     """The multi-head trace of computed heads: their ``z`` side by side, times ``w_out`` (checked)."""
     concat = np.concatenate([head.context for head in heads], axis=1)
+    output = projected(concat, w_out)
+    return MultiHeadTrace(heads=heads, concat=owned(concat), w_out=owned(w_out.copy()), output=owned(output))
+
+
+def projected(concat: FloatArray, w_out: FloatArray) -> FloatArray:
+    """``concat @ w_out``, refused in one line if it overflows."""
     with np.errstate(over="ignore", invalid="ignore"):
-        output = concat @ w_out
+        output: FloatArray = concat @ w_out
     if not np.all(np.isfinite(output)):
         raise ScenarioError("w_out: numbers too large, the output overflows float64 (keep weights far below 1e100)")
-    return MultiHeadTrace(heads=heads, concat=owned(concat), w_out=owned(w_out.copy()), output=owned(output))
+    return output
 
 
 def checked_heads(
@@ -124,17 +130,21 @@ def checked_heads(
     w_key: npt.ArrayLike,
     w_value: npt.ArrayLike,
     w_out: npt.ArrayLike,
+    *,
+    grouped: bool = False,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
-    """``X``, the per-head stacks and ``W_O`` as float64 copies, each checked, and their shapes against each other."""
+    """``X``, the per-head stacks and ``W_O`` as float64 copies, each checked, and their shapes against each other.
+
+    ``grouped``: ``w_key`` and ``w_value`` hold the key/value heads of grouped-query attention, a number that
+    divides the query heads, rather than one per query head.
+    """
     x = as_matrix("embeddings", embeddings)
     wq, wk, wv = (as_array(name, value, 3) for name, value in (
         ("w_query", w_query), ("w_key", w_key), ("w_value", w_value)
     ))
     wo = as_matrix("w_out", w_out)
     h, d_in = wq.shape[0], x.shape[1]
-    for name, stack in (("w_key", wk), ("w_value", wv)):
-        if stack.shape[0] != h:
-            raise ScenarioError(f"{name}: expected {h} heads like w_query, got {stack.shape[0]}")
+    _check_head_counts(h, wk, wv, grouped=grouped)
     for name, stack in (("w_query", wq), ("w_key", wk), ("w_value", wv)):
         if stack.shape[1] != d_in:
             raise ScenarioError(
@@ -142,7 +152,21 @@ def checked_heads(
             )
     if wk.shape[2] != wq.shape[2]:
         raise ScenarioError(f"w_key: expected {wq.shape[2]} columns to match w_query (d_k), got {wk.shape[2]}")
-    d_v = wv.shape[2]
+    d_v, heads = wv.shape[2], "query heads" if grouped else "heads"
     if wo.shape[0] != h * d_v:
-        raise ScenarioError(f"w_out: expected {h * d_v} rows (heads × d_v = {h} × {d_v}), got {wo.shape[0]}")
+        raise ScenarioError(f"w_out: expected {h * d_v} rows ({heads} × d_v = {h} × {d_v}), got {wo.shape[0]}")
     return x, wq, wk, wv, wo
+
+
+def _check_head_counts(h: int, wk: FloatArray, wv: FloatArray, *, grouped: bool) -> None:
+    """As many key and value heads as query heads ``h``; grouped, as many of each, a number dividing ``h``."""
+    if not grouped:
+        for name, stack in (("w_key", wk), ("w_value", wv)):
+            if stack.shape[0] != h:
+                raise ScenarioError(f"{name}: expected {h} heads like w_query, got {stack.shape[0]}")
+        return
+    g = wk.shape[0]
+    if wv.shape[0] != g:
+        raise ScenarioError(f"w_value: expected {g} key/value heads like w_key, got {wv.shape[0]}")
+    if h % g:
+        raise ScenarioError(f"w_key: expected key/value heads that divide the {h} query heads, got {g}")

@@ -51,7 +51,7 @@ from scenes.facts import Fact, Named, Plotted, Relation, Shown
 from scenes.flash_attention import FLASH_BLOCKS
 from scenes.kit.text import shorten_token
 from scenes.masked import MASKED_DROPOUT
-from scenes.registry import LectureChecks, lecture_of_scene, lectures
+from scenes.registry import Lecture, LectureChecks, lecture_of_scene, lectures
 
 __all__ = [
     "BELONGS",
@@ -61,6 +61,7 @@ __all__ = [
     "canonical",
     "caption_numbers",
     "caption_problems",
+    "declared_checks",
     "derive_all",
     "describe_fact",
     "expected_for",
@@ -744,9 +745,9 @@ def plotted_problems(plotted: Iterable[Plotted], scenario: Scenario, tolerance: 
 
 
 @cache
-def lecture_checks() -> tuple[LectureChecks, ...]:
-    """The number proofs the lectures declare in their folders (``Lecture.checks``), a source of each named once:
-    a lecture deriving a source the project's tests (or another lecture) derive is refused."""
+def declared_checks() -> tuple[tuple[Lecture, LectureChecks], ...]:
+    """Each lecture that declares its number proof in its folder (``Lecture.checks``), with that proof; a source of
+    each named once: a lecture deriving a source the project's tests (or another lecture) derive is refused."""
     found, names = [], set(DERIVED)
     for item in lectures():
         checks = item.load_checks()
@@ -756,8 +757,13 @@ def lecture_checks() -> tuple[LectureChecks, ...]:
         if taken:
             raise ValueError(f"lecture {item.name!r} derives {', '.join(sorted(taken))}, derived already")
         names |= set(checks.derived)
-        found.append(checks)
+        found.append((item, checks))
     return tuple(found)
+
+
+def lecture_checks() -> tuple[LectureChecks, ...]:
+    """The number proofs of :func:`declared_checks`, without their lectures."""
+    return tuple(checks for _, checks in declared_checks())
 
 
 def derive_all(scenario: Scenario) -> dict[str, tuple[Any, int]]:

@@ -13,6 +13,27 @@ from collections.abc import Callable
 from attention_math import Scenario
 from attention_math.scenario import scenario_from_mapping
 
+__all__ = ["ENGINEERS_ROWS", "REVIEWED", "REVIEWED_TOML"]
+
+ENGINEERS_ROWS = """\
+  [0.6, 0.6, 0.0],
+  [-0.4, -0.9, -0.2],
+  [-0.2, -0.9, -0.9],
+  [1.0, 0.3, -0.5],
+  [-0.1, 0.9, 0.8],
+  [0.7, -0.2, 0.0],
+  [0.4, -0.9, 0.1],
+  [-0.5, 0.8, -0.9],
+  [0.4, 0.7, -0.5],
+  [0.8, 0.7, -1.0],
+  [0.4, -1.0, 0.0],
+  [-0.1, -0.6, -0.4],
+  [0.6, -0.4, -0.7],
+  [0.4, -0.1, 0.6],
+  [-0.5, -0.4, 0.6],
+"""
+"""The embeddings of ``engineers``' 15 tokens, a row a line of TOML (a longer sentence may start with them)."""
+
 REVIEWED_TOML: dict[str, str] = {
     "rivers": """
 title = "Rivers carve canyons"
@@ -83,22 +104,7 @@ tokens = [
   "understand", "thousands", "of", "different", "writing", "systems", "worldwide",
 ]
 embeddings = [
-  [0.6, 0.6, 0.0],
-  [-0.4, -0.9, -0.2],
-  [-0.2, -0.9, -0.9],
-  [1.0, 0.3, -0.5],
-  [-0.1, 0.9, 0.8],
-  [0.7, -0.2, 0.0],
-  [0.4, -0.9, 0.1],
-  [-0.5, 0.8, -0.9],
-  [0.4, 0.7, -0.5],
-  [0.8, 0.7, -1.0],
-  [0.4, -1.0, 0.0],
-  [-0.1, -0.6, -0.4],
-  [0.6, -0.4, -0.7],
-  [0.4, -0.1, 0.6],
-  [-0.5, -0.4, 0.6],
-]
+""" + ENGINEERS_ROWS + """]
 w_query = [
   [0.0, 0.0],
   [-0.5, -1.0],

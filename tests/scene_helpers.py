@@ -46,6 +46,7 @@ from number_checks import (
     belongs_to,
     canonical,
     caption_problems,
+    declared_checks,
     derive_all,
     describe_fact,
     is_shortened,
@@ -229,10 +230,7 @@ def _declared_scenarios() -> tuple[dict[str, Callable[[], Scenario]], dict[str, 
     each of their scenes is built with; a name taken twice is refused."""
     made: dict[str, Callable[[], Scenario]] = {}
     own: dict[str, tuple[str, ...]] = {}
-    for item in lectures():
-        checks = item.load_checks()
-        if checks is None:
-            continue
+    for item, checks in declared_checks():
         taken = (set(SCENARIOS) | set(made)) & set(checks.scenarios)
         if taken:
             raise ValueError(f"lecture {item.name!r}: test scenarios {', '.join(sorted(taken))} are named already")

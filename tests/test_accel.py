@@ -51,6 +51,7 @@ from manim import (
     VMobject,
 )
 from manim.scene import scene_file_writer
+from stock_manim import stock_manim
 
 from attention_explainer import accel
 from attention_explainer.accel import (
@@ -70,12 +71,8 @@ pytestmark = pytest.mark.xdist_group("accel")
 @pytest.fixture
 def stock() -> Iterator[None]:
     """Manim as it is during the test; whatever was installed before, after it."""
-    was = accel.is_enabled()
-    accel.disable()
-    yield
-    accel.disable()
-    if was:
-        assert accel.enable()
+    with stock_manim():
+        yield
 
 
 def _drawing() -> list[VMobject]:

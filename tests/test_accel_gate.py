@@ -22,11 +22,13 @@ import manim
 import pytest
 from encoded_frames import SEGMENTS
 from scene_helpers import REPO, clean_environment, x264_options
+from stock_manim import stock_manim
 
-from attention_explainer import accel, bundle, cli
+from attention_explainer import accel, cli, processes
 from attention_explainer.accel import background_rows
 from attention_explainer.accel.patching import Patch, PatchError, PatchGroup, Step, resolve
 from attention_explainer.plan import BundleSettings
+from attention_explainer.selection import SCENES
 
 pytestmark = pytest.mark.xdist_group("accel")
 
@@ -122,12 +124,8 @@ def test_a_change_that_fails_midway_undoes_the_ones_before(owner: types.ModuleTy
 def stock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Manim as it is, and no line said yet in this process, during the test; as before after it."""
     monkeypatch.setattr(accel, "_WARNED", [])
-    was = accel.is_enabled()
-    accel.disable()
-    yield
-    accel.disable()
-    if was:
-        assert accel.enable()
+    with stock_manim():
+        yield
 
 
 def _replaced() -> dict[str, Any]:
@@ -229,10 +227,10 @@ def test_stock_manim_is_asked_by_the_flag_or_the_environment(monkeypatch: pytest
     for value, asked in (("1", True), ("0", False), ("", False)):
         monkeypatch.setenv(cli.STOCK_MANIM, value)
         assert cli._settings(parser.parse_args(plain)).stock_manim is asked
-    spec, work = bundle.SCENES[0], Path("/work")
-    hooks = bundle._runner_command(spec, BundleSettings(stock_manim=True), work, work / "media")
+    spec, work = SCENES[0], Path("/work")
+    hooks = processes.runner_command(spec, BundleSettings(stock_manim=True), work, work / "media")
     assert "--stock-manim" in hooks[: hooks.index("--")]
-    assert "--stock-manim" not in bundle._runner_command(spec, BundleSettings(), work, work / "media")
+    assert "--stock-manim" not in processes.runner_command(spec, BundleSettings(), work, work / "media")
     assert BundleSettings(stock_manim=True).key() == BundleSettings().key()  # the same frames: the same clips
 
 
@@ -259,7 +257,7 @@ def test_a_renders_notice_is_printed_once_however_many_renders_say_it() -> None:
     out = io.StringIO()
     display = cli._ProgressDisplay(Console(file=out, width=80), 2, 0.0)
     refusal = "attention-explainer: rendering with manim as it is (slower, the same frames): manim 0.99.0 [x]"
-    first, second = bundle._Job(bundle.SCENES[0]), bundle._Job(bundle.SCENES[1])
+    first, second = processes.Job(SCENES[0]), processes.Job(SCENES[1])
     first.status = second.status = "rendering"
     display.update([first, second])
     first.notices.append(refusal)
@@ -268,7 +266,7 @@ def test_a_renders_notice_is_printed_once_however_many_renders_say_it() -> None:
     display.update([first, second])
     display.update([first, second])
     lines = out.getvalue().splitlines()
-    assert [line for line in lines if line.startswith(bundle.NOTICE)] == [refusal], lines
+    assert [line for line in lines if line.startswith(processes.NOTICE)] == [refusal], lines
 
 
 @pytest.mark.render
@@ -286,7 +284,7 @@ def test_a_bundle_renders_on_a_manim_the_accelerator_was_not_tested_on(tmp_path:
          "--out", str(out)], cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
     )
     assert result.returncode == 0, result.stderr
-    said = [line for line in result.stderr.splitlines() if line.startswith(bundle.NOTICE)]
+    said = [line for line in result.stderr.splitlines() if line.startswith(processes.NOTICE)]
     assert said == ["attention-explainer: rendering with manim as it is (slower, the same frames): "
                     f"manim 0.99.0 is installed, the accelerator was tested on {', '.join(accel.TESTED_MANIM)}"]
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from encoded_frames import frames_encoded
+from stock_manim import stock_manim
 
 from attention_explainer import accel
 from scenes.registry import DEFAULT_LECTURE, lecture
@@ -33,12 +34,8 @@ def stock_first(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Manim as it is when the test starts, the scenes' default scenario; whatever was before, after it."""
     for name in ("ATTENTION_SCENARIO", "ATTENTION_QUERY"):
         monkeypatch.delenv(name, raising=False)
-    was = accel.is_enabled()
-    accel.disable()
-    yield
-    accel.disable()
-    if was:
-        assert accel.enable()
+    with stock_manim():
+        yield
 
 
 @pytest.mark.parametrize(("module", "name"), lecture(DEFAULT_LECTURE).scenes, ids=lecture(DEFAULT_LECTURE).scene_names)

@@ -18,10 +18,11 @@ import pytest
 import srt
 from scene_helpers import clean_environment
 
-from attention_explainer.bundle import SCENES, BundleSettings, bundle_is_current
+from attention_explainer.bundle import bundle_is_current
 from attention_explainer.media import probe
 from attention_explainer.outputs.handout import read_matrix_csv
-from attention_explainer.plan import work_folder
+from attention_explainer.plan import BundleSettings, work_folder
+from attention_explainer.selection import SCENES
 from attention_math import PRESETS, Scenario, preset, scaling_spread
 from scenes.self_attention.handout import HANDOUT_MATRICES
 

@@ -40,9 +40,9 @@ import av
 import pytest
 from scene_helpers import clean_environment
 
-from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.outputs.handout import latex_escape, read_matrix_csv
 from attention_explainer.plan import work_folder
+from attention_explainer.selection import SCENES as BUNDLE_SCENES
 from attention_math import Scenario, load_scenario
 
 SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"

@@ -10,13 +10,12 @@ test plants a staircase one cell off and shows it is caught.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from geometry_helpers import inside_polygon
 from scene_helpers import SCENARIOS, build_watched, family_box, on_screen, outermost_texts
 from scene_helpers import text_of as said_by
 
@@ -40,21 +39,12 @@ class _Look:
     infinite: bool = False  # a "∞" on screen
 
 
-def inside(point: np.ndarray, polygon: np.ndarray) -> bool:
-    """Is ``point`` inside ``polygon`` (its corners in order)? Even–odd ray casting to the right."""
-    x, y, crossings = float(point[0]), float(point[1]), 0
-    for (x1, y1), (x2, y2) in itertools.pairwise([*polygon[:, :2], polygon[0, :2]]):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            crossings += 1
-    return crossings % 2 == 1
-
-
 def mask_errors(mask: Any, grid: Any) -> list[str]:
     """The cells the staircase gets wrong: a future key (j > i) outside it, or a past one (j ≤ i) inside."""
     corners = mask.get_vertices()
     n = len(grid.squares)
     return [f"({i + 1}, {j + 1}) {'uncovered' if j > i else 'covered'}" for i in range(n) for j in range(n)
-            if inside(grid.cell_center(i, j), corners) != (j > i)]
+            if inside_polygon(grid.cell_center(i, j), corners) != (j > i)]
 
 
 class _Watch:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from attention_explainer import cli
-from attention_explainer.bundle import read_manifest
+from attention_explainer.manifest import read_manifest
 from attention_explainer.plan import work_folder
 
 PROG = "attention-explainer"

@@ -16,7 +16,8 @@ import manim
 import pytest
 
 from attention_explainer import fingerprint
-from attention_explainer.bundle import SCENES, BundleSettings, scene_key
+from attention_explainer.plan import BundleSettings, scene_key
+from attention_explainer.selection import SCENES
 from attention_math import preset
 
 

@@ -17,10 +17,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scenario_errors import assert_scenario_error
+from strategies import FAST, MODERATE
 
 from attention_math import (
     FlashTrace,
@@ -31,9 +32,6 @@ from attention_math import (
     online_softmax_row,
     softmax,
 )
-
-FAST = settings(max_examples=80, deadline=None)
-MODERATE = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
 
 # -- references ----------------------------------------------------------------------------------
 

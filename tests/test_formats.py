@@ -20,9 +20,9 @@ import pytest
 from PIL import Image
 from scene_helpers import clean_environment
 
-from attention_explainer.bundle import FORMATS
-from attention_explainer.bundle import SCENES as BUNDLE_SCENES
 from attention_explainer.media import probe
+from attention_explainer.plan import FORMATS
+from attention_explainer.selection import SCENES as BUNDLE_SCENES
 
 SCORES = next(spec.stem for spec in BUNDLE_SCENES if spec.name == "Scores")  # "04-scores"
 

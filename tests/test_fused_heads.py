@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scenario_errors import assert_scenario_error
+from strategies import FAST
 
 from attention_math import FusedHeadsTrace, fused_multi_head, multi_head_attention
 
-FAST = settings(max_examples=80, deadline=None)
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from geometry_helpers import inside_polygon, watch_cases
 from manim import CurvedArrow, Polygon
 from number_checks import masked_row
-from scene_helpers import SCENARIOS, build_watched, is_visible, on_screen, outermost_texts
+from scene_helpers import is_visible, on_screen, outermost_texts
 from scene_helpers import text_of as said_by
 
 from attention_math import Scenario
@@ -64,12 +64,7 @@ class _Watch:
 
 @pytest.fixture(scope="module")
 def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario, list[_Look]]]:
-    done = {}
-    for case in CASES:
-        scenario, watch = SCENARIOS[case](), _Watch()
-        build_watched(*SCENE, scenario, Path(tmp_path_factory.mktemp(case)), watch)
-        done[case] = scenario, watch.looks
-    return done
+    return watch_cases(SCENE, CASES, tmp_path_factory, _Watch)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -98,16 +93,6 @@ def test_the_token_followed_reads_itself_and_the_tokens_before_it(watched, case:
     assert re.findall(r"\d+", next(t for t in last.texts if "reads token" in t))[-1] == str(scenario.n_tokens)
 
 
-def _inside(polygon: Any, point: np.ndarray) -> bool:
-    """Ray casting: is ``point`` inside the closed polygon of ``polygon``'s vertices?"""
-    vertices = np.asarray(polygon.get_vertices())[:, :2]
-    x, y, inside = float(point[0]), float(point[1]), False
-    for (x1, y1), (x2, y2) in zip(vertices, np.roll(vertices, -1, axis=0), strict=True):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_the_grid_fills_the_past_and_the_mask_covers_exactly_the_future(watched, case: str) -> None:
     scenario, looks = watched[case]
@@ -117,4 +102,5 @@ def test_the_grid_fills_the_past_and_the_mask_covers_exactly_the_future(watched,
     for i in range(n):
         for j in range(n):
             assert (final.filled[i][j] > 0) == (j <= i), f"cell ({i + 1}, {j + 1}) filled {final.filled[i][j]}"
-            assert _inside(final.mask, final.centres[i][j]) == (j > i), f"the mask and cell ({i + 1}, {j + 1})"
+            masked = inside_polygon(final.centres[i][j], final.mask.get_vertices())
+            assert masked == (j > i), f"the mask and cell ({i + 1}, {j + 1})"

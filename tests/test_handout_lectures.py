@@ -106,7 +106,7 @@ def test_the_self_attention_handout_is_the_default_and_lecture_6s_matrices() -> 
 
 
 def test_a_bundle_plan_knows_its_lecture_from_its_scenes(tmp_path: Path) -> None:
-    from attention_explainer.bundle import select_scenes
+    from attention_explainer.selection import select_scenes
 
     def lecture(name: str) -> str:
         chosen = tuple(select_scenes(None, name))

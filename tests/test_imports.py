@@ -10,7 +10,7 @@ function or under ``if TYPE_CHECKING`` alike (a lazy import is still a dependenc
 * ``scenes`` never imports ``attention_explainer``, but a lecture's handout (``scenes.<folder>.handout``) its
   vocabulary, :data:`HANDOUT_VOCABULARY`;
 * nothing outside ``attention_explainer.accel`` reaches into it: its modules are the runner's
-  alone, and its entry (``attention_explainer.accel`` itself) is the runner's, the command
+  and its hooks' alone, and its entry (``attention_explainer.accel`` itself) is the runner's, the command
   line's and the bundle's;
 * no module imports another's private (``_underscore``) names, the tests included; a private
   module is imported only from inside its own package.
@@ -41,7 +41,14 @@ MATH_EXTRAS = {"attention_math.minilm": {"safetensors", "tokenizers"}}
 """The optional modules of ``attention_math`` and the libraries each may import besides."""
 ACCEL = "attention_explainer.accel"
 ACCEL_ENTRY_USERS = {"attention_explainer.runner", "attention_explainer.cli", "attention_explainer.bundle"}
-ACCEL_MODULE_USERS = {"attention_explainer.runner"}
+ACCEL_MODULE_USERS = {
+    "attention_explainer.runner",
+    "attention_explainer.hooks",
+    "attention_explainer.narration_hooks",
+    "attention_explainer.sharing_hooks",
+    "attention_explainer.still_hooks",
+}
+"""The runner and its hooks (each hook a group of :mod:`attention_explainer.accel.patching`'s patches)."""
 HANDOUT_VOCABULARY = {"attention_explainer.outputs.steps", "attention_explainer.escape"}
 """What a lecture's handout module may import of ``attention_explainer``: the steps it declares and the escaping of
 the notes it writes (neither imports a lecture)."""

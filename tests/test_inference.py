@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scenario_errors import assert_scenario_error
+from strategies import FAST
 
 from attention_math import (
     PUBLISHED_CONFIGS,
@@ -32,7 +33,6 @@ from attention_math import (
     shared_key_value_heads,
 )
 
-FAST = settings(max_examples=80, deadline=None)
 NUMBER = st.floats(-3, 3, allow_nan=False).map(lambda v: round(v, 2))
 
 

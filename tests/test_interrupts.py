@@ -19,8 +19,10 @@ from typing import Any
 import click
 import pytest
 
-from attention_explainer import bundle, cli, interrupts, runner
-from attention_explainer.bundle import BundleError, BundleSettings, build_bundle, select_scenes
+from attention_explainer import cli, interrupts, processes, runner
+from attention_explainer.bundle import build_bundle
+from attention_explainer.plan import BundleError, BundleSettings
+from attention_explainer.selection import select_scenes
 from attention_math import Scenario
 
 
@@ -148,7 +150,7 @@ def _build_with(
                     server: Any) -> tuple[int, list[str]]:
         return ends[job.spec.name](renders)
 
-    monkeypatch.setattr(bundle, "_run_process", run_process)
+    monkeypatch.setattr(processes, "_run_process", run_process)
     monkeypatch.setenv("ATTENTION_FORK_SERVER", "0")  # nothing to fork: no render runs
     build_bundle(Scenario.from_sentence("the cat sat", seed=4), tmp_path / "out", BundleSettings(jobs=jobs),
                  select_scenes(scenes))

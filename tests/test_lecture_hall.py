@@ -10,26 +10,23 @@ notebook must run and print them literally.
 
 from __future__ import annotations
 
-import dataclasses
 import html.parser
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import srt
 from browser import CHROMIUM, Chromium, blank
-from scene_helpers import clean_environment
+from cli_runs import render_hostile, run_explainer
 from test_narration import check_cues_follow_speech
 
 from attention_explainer.escape import visible
 from attention_explainer.media import probe
 from attention_explainer.plan import work_folder
-from attention_math import Scenario, format_number, load_scenario, scenario_to_toml
+from attention_math import Scenario, format_number, load_scenario
 
 pytestmark = [
     pytest.mark.render,
@@ -45,21 +42,11 @@ SCENES = ("03-spaces",)  # lecture.mp4 of several clips: test_narration joins tw
 RENDER = ["render", "--scenario", "hostile.toml", "--scenes", "spaces", "--quality", "l", "--out", "hall"]
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "attention_explainer", *args], cwd=cwd, env=clean_environment(),
-        capture_output=True, text=True, timeout=900,
-    )
-
-
 @pytest.fixture(scope="module")
 def hall(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundle (a relative --out: manim runs in folders of its own and must still find it)."""
     folder = tmp_path_factory.mktemp("hall")
-    scenario = dataclasses.replace(Scenario.from_sentence(SENTENCE, seed=3), title=TITLE)
-    (folder / "hostile.toml").write_text(scenario_to_toml(scenario), encoding="utf-8")
-    result = _cli(*RENDER, "--slides", "--voice", cwd=folder)
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = render_hostile(folder, SENTENCE, TITLE, *RENDER, "--slides", "--voice")
     (folder / "render.log").write_text(result.stderr, encoding="utf-8")
     return folder / "hall"
 
@@ -283,7 +270,7 @@ def test_a_second_render_renders_and_says_nothing_and_keeps_the_deck(hall: Path)
     sentences = {path.name: path.stat().st_mtime_ns for path in voice.iterdir()}
     deck = (hall / "slides.html").stat().st_mtime_ns
     for flags in (["--slides", "--voice"], ["--voice"]):  # without --slides the deck of these clips stays
-        result = _cli(*RENDER, *flags, cwd=hall.parent)
+        result = run_explainer(*RENDER, *flags, cwd=hall.parent)
         assert result.returncode == 0, result.stderr[-3000:]
         manifest = _manifest(hall)
         assert manifest["rendered"] == [] and manifest["deck"]

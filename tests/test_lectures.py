@@ -21,8 +21,10 @@ from manim import tempconfig
 from scene_helpers import DRY_RUN_SETTINGS, built
 
 from attention_explainer import bundle
-from attention_explainer.bundle import BundleError, default_out_dir, lecture_specs, select_scenes
 from attention_explainer.cli import main
+from attention_explainer.out_dir import default_out_dir
+from attention_explainer.plan import BundleError
+from attention_explainer.selection import lecture_specs, select_scenes
 from attention_math import PRESETS, Scenario, ScenarioError, preset
 from scenes.facts import Fact
 from scenes.multi_head.multi_head import MAX_DRAWN as MULTI_HEAD_DRAWN

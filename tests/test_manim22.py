@@ -4,7 +4,7 @@ Skipped unless the manim installed is 0.22 (the suite's ``.venv`` holds 0.21, th
 ``make test-manim22`` makes a second venv with manim 0.22.0 and runs this module there, with the
 accelerator's, the runner's and the slides' own tests. Each lecture's cheapest scene (by
 its lecture's ``cost``) is rendered at -ql and 5 frames a second: the render says nothing to
-the person rendering (``bundle.NOTICE``: no accelerator refused, no runner's hook left out, so the
+the person rendering (``processes.NOTICE``: no accelerator refused, no runner's hook left out, so the
 still is the frame as drawn), the clip is x264's as the accelerator sets it, and the still is there.
 The default lecture's scene is rendered as a lecturer does (``--captions burn --slides``): its deck
 has a slide per caption (manim-slides through :mod:`scenes.kit.slide`), the captions burnt in by
@@ -24,7 +24,7 @@ import pytest
 import srt
 from scene_helpers import REPO, clean_environment, x264_options
 
-from attention_explainer import accel, bundle
+from attention_explainer import accel, processes
 from scenes import registry
 
 pytestmark = [
@@ -66,7 +66,7 @@ def test_a_scene_of_each_lecture_renders_on_manim_022(tmp_path: Path, lecture: s
         more = ("--model", "minilm", "--sentence", "the dog chased the ball")
     result = _render(lecture, number, tmp_path / "out", *more)
     assert result.returncode == 0, result.stderr[-3000:]
-    said = [line for line in result.stderr.splitlines() if line.startswith(bundle.NOTICE)]
+    said = [line for line in result.stderr.splitlines() if line.startswith(processes.NOTICE)]
     assert said == []  # the accelerator in place, every hook installed (the still saved as drawn)
     out = tmp_path / "out"
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

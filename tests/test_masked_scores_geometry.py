@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from frame_reading import fresh_scenario_for
+from geometry_helpers import inside_polygon
 from manim import Polygon
 from manim.utils.color import ManimColor
 from number_checks import masked_row
@@ -92,15 +93,6 @@ def _from(looks: list[_Look], step: str) -> list[_Look]:
     return looks[first:]
 
 
-def _inside(polygon: Any, point: np.ndarray) -> bool:
-    vertices = np.asarray(polygon.get_vertices())[:, :2]
-    x, y, inside = float(point[0]), float(point[1]), False
-    for (x1, y1), (x2, y2) in zip(vertices, np.roll(vertices, -1, axis=0), strict=True):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_a_masked_cell_is_grey_and_reads_minus_infinity_never_a_number(watched, case: str) -> None:
     scenario, looks = watched[case]
@@ -116,7 +108,8 @@ def test_a_masked_cell_is_grey_and_reads_minus_infinity_never_a_number(watched, 
                     assert look.cell_texts[j][i] != "−∞", f"cell ({j + 1}, {i + 1}), in the past, reads −∞"
         if not look.cell_texts:  # colours only: one −∞ written across the mask, inside it
             marks = [(content, box) for content, box in look.texts if content == "−∞"
-                     and _inside(look.mask, np.array([(box[0] + box[1]) / 2, (box[2] + box[3]) / 2]))]
+                     and inside_polygon(np.array([(box[0] + box[1]) / 2, (box[2] + box[3]) / 2]),
+                                        look.mask.get_vertices())]
             assert len(marks) == 1, f"{look.step!r}: {len(marks)} '−∞' inside the mask"
 
 
@@ -127,7 +120,8 @@ def test_the_staircase_covers_exactly_the_cells_above_the_diagonal(watched, case
     assert look.mask is not None
     for i in range(n):
         for j in range(n):
-            assert _inside(look.mask, look.centres[i][j]) == (j > i), f"the mask and cell ({i + 1}, {j + 1})"
+            masked = inside_polygon(look.centres[i][j], look.mask.get_vertices())
+            assert masked == (j > i), f"the mask and cell ({i + 1}, {j + 1})"
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -167,7 +161,7 @@ def test_the_box_never_strikes_through_the_number_written_across_the_mask(watche
         if look.cell_texts or look.box is None or look.mask is None:
             continue
         for content, box in look.texts:
-            if _inside(look.mask, np.array([(box[0] + box[1]) / 2, (box[2] + box[3]) / 2])):
+            if inside_polygon(np.array([(box[0] + box[1]) / 2, (box[2] + box[3]) / 2]), look.mask.get_vertices()):
                 marks += 1
                 assert box[3] <= look.box[2] or look.box[3] <= box[2], f"{look.step!r}: the box crosses {content!r}"
     if case in COLOURS_ONLY:

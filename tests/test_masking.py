@@ -15,10 +15,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scenario_errors import assert_scenario_error
+from strategies import FAST
 
 from attention_math import (
     DropoutTrace,
@@ -31,7 +32,6 @@ from attention_math import (
     softmax,
 )
 
-FAST = settings(max_examples=80, deadline=None)
 Matrix = list[list[float]]
 
 

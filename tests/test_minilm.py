@@ -17,8 +17,9 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from strategies import FAST
 
 pytest.importorskip("safetensors")
 pytest.importorskip("tokenizers")
@@ -33,7 +34,6 @@ if minilm.missing_model_parts():
 pytestmark = pytest.mark.xdist_group("minilm")  # one worker loads the model once for every test here
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = settings(max_examples=80, deadline=None)
 WEATHER, SUNNY, STADIUM = "The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."
 SIXTEEN = "The quick brown fox jumps over the lazy dog near the river bank today"  # 16 tokens
 SENTENCES = (WEATHER, SUNNY, STADIUM, SIXTEEN, "Hi", "Tokenizers split rarer words, don't they?")

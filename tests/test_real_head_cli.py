@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from attention_explainer import cli
-from attention_explainer.bundle import BundleSettings, lecture_specs, scene_key
+from attention_explainer.plan import BundleSettings, scene_key
+from attention_explainer.selection import lecture_specs
 from attention_math import Scenario, ScenarioError, load_scenario, minilm, scenario_from_mapping, scenario_to_toml
 from attention_math.scenario import ModelChoice
 from scenes.plan import scene_view

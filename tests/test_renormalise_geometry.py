@@ -9,12 +9,12 @@ their zero line (they once sat on it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
+from geometry_helpers import watch_cases
 from number_checks import masked_row
-from scene_helpers import SCENARIOS, build_watched, family_box, on_screen, outermost_texts
+from scene_helpers import family_box, on_screen, outermost_texts
 from scene_helpers import text_of as said_by
 
 from attention_math import Scenario
@@ -73,12 +73,7 @@ class _Watch:
 
 @pytest.fixture(scope="module")
 def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario, list[_Look]]]:
-    done = {}
-    for case in CASES:
-        scenario, watch = SCENARIOS[case](), _Watch()
-        build_watched(*SCENE, scenario, Path(tmp_path_factory.mktemp(case)), watch)
-        done[case] = scenario, watch.looks
-    return done
+    return watch_cases(SCENE, CASES, tmp_path_factory, _Watch)
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -19,10 +19,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scenario_errors import assert_scenario_error
+from strategies import FAST, MODERATE
 
 from attention_math import (
     ROPE_LAYOUTS,
@@ -35,8 +36,6 @@ from attention_math import (
     self_attention,
 )
 
-FAST = settings(max_examples=80, deadline=None)
-MODERATE = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
 BASES = st.sampled_from([10000.0, 100.0, 2.5, 1.0, 0.5])
 
 # -- the reference: explicit rotation matrices, pair by pair ------------------------------------

@@ -15,14 +15,13 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from strategies import FAST, MODERATE
 
 from attention_math import ROPE_LAYOUTS, RopeClock, ScenarioError, rope_attention, rope_clock, rope_pair_dimensions
 
-FAST = settings(max_examples=80, deadline=None)
-MODERATE = st.floats(min_value=-5.0, max_value=5.0, allow_nan=False, allow_infinity=False)
 BASES = st.sampled_from([10000.0, 100.0, 2.5, 1.0])
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from scene_helpers import REPO, clean_environment, x264_options
 
-from attention_explainer import accel, runner
+from attention_explainer import accel, hooks, narration_hooks, runner, sharing_hooks, still_hooks
 from attention_explainer.accel.patching import PatchError
 from attention_math import PRESETS
 
@@ -33,8 +33,8 @@ def _clip(media: Path) -> Path:
 @pytest.mark.render
 def test_the_runner_reports_progress_shares_tex_and_holds_after_play_n(tmp_path: Path) -> None:
     media, tex, marker, log = tmp_path / "media", tmp_path / "tex", tmp_path / "held", tmp_path / "stderr.txt"
-    hooks = ["--progress", "--tex-dir", str(tex), "--hold-after", "3", "--hold-file", str(marker)]
-    command = [*RUNNER, *hooks, "--", *MANIM_ARGS, "--media_dir", str(media), *SCENE]
+    flags = ["--progress", "--tex-dir", str(tex), "--hold-after", "3", "--hold-file", str(marker)]
+    command = [*RUNNER, *flags, "--", *MANIM_ARGS, "--media_dir", str(media), *SCENE]
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
             command, cwd=tmp_path, env=clean_environment(), stdout=subprocess.DEVNULL, stderr=stderr
@@ -55,10 +55,10 @@ def test_the_runner_reports_progress_shares_tex_and_holds_after_play_n(tmp_path:
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    plays = [int(n) for n in re.findall(rf"^{runner.PROGRESS} (\d+) ", held, re.MULTILINE)]
+    plays = [int(n) for n in re.findall(rf"^{hooks.PROGRESS} (\d+) ", held, re.MULTILINE)]
     assert plays and plays[-1] >= 3 and plays == sorted(plays)
     assert not [n for n in plays if n > plays[-1]]  # the hold came at the first hook past play 3
-    progress = re.findall(rf"^{runner.PROGRESS} (\d+) (.*)$", log.read_text(encoding="utf-8"), re.MULTILINE)
+    progress = re.findall(rf"^{hooks.PROGRESS} (\d+) (.*)$", log.read_text(encoding="utf-8"), re.MULTILINE)
     assert len(progress) > len(plays)  # it went on after the release
     assert any("score" in caption for _, caption in progress)  # each line carries the beat's caption
     assert _clip(media).is_file()
@@ -87,7 +87,7 @@ def test_the_last_still_is_the_frame_drawn_with_captions_burnt_on_this_manim(tmp
     assert result.returncode == 0, result.stderr[-3000:]
     assert [line for line in result.stderr.splitlines() if line.startswith("attention-explainer")] == []
     (clip,) = media.glob("videos/scores/*/Scores.mp4")
-    still = runner.still_path(clip)
+    still = still_hooks.still_path(clip)
     assert still.is_file()
     decoded = tmp_path / "decoded.png"
     last_frame(clip, decoded)
@@ -102,8 +102,8 @@ def test_without_flags_the_runner_installs_no_hook(monkeypatch: pytest.MonkeyPat
 
     import scenes.base
 
-    hooks: list[object] = []
-    monkeypatch.setattr(scenes.base, "AFTER_PLAY_HOOKS", hooks)
+    after_play: list[object] = []
+    monkeypatch.setattr(scenes.base, "AFTER_PLAY_HOOKS", after_play)
     original = tex_mobject.tex_to_svg_file
     monkeypatch.setattr(tex_mobject, "tex_to_svg_file", original)  # put back after the test
     monkeypatch.setenv("shell_escape", "t")  # put back after the test
@@ -119,7 +119,7 @@ def test_without_flags_the_runner_installs_no_hook(monkeypatch: pytest.MonkeyPat
     finally:
         if was:
             accel.enable()
-    assert hooks == [] and runner.installed_hooks() == []
+    assert after_play == [] and hooks.installed_hooks() == []
     assert tex_mobject.tex_to_svg_file is original
     assert os.environ["shell_escape"] == "f"  # the latex processes manim starts run no programs
 
@@ -127,9 +127,9 @@ def test_without_flags_the_runner_installs_no_hook(monkeypatch: pytest.MonkeyPat
 @pytest.fixture(autouse=True)
 def no_hooks_left() -> Iterator[None]:
     """Each test starts and ends with none of the runner's hooks in place (they are the process's)."""
-    runner.remove_hooks()
+    hooks.remove_hooks()
     yield
-    runner.remove_hooks()
+    hooks.remove_hooks()
 
 
 def test_installing_twice_adds_each_hook_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,16 +137,16 @@ def test_installing_twice_adds_each_hook_once(tmp_path: Path, monkeypatch: pytes
 
     import scenes.base
 
-    hooks: list[object] = []
-    monkeypatch.setattr(scenes.base, "AFTER_PLAY_HOOKS", hooks)
+    after_play: list[object] = []
+    monkeypatch.setattr(scenes.base, "AFTER_PLAY_HOOKS", after_play)
     original = tex_mobject.tex_to_svg_file
     monkeypatch.setattr(tex_mobject, "tex_to_svg_file", original)
     for _ in range(2):
-        runner.install_progress()
-        runner.install_hold(3, tmp_path / "held")
-        runner.share_tex_cache(tmp_path / "tex")
-    assert len(hooks) == 2
-    assert runner.installed_hooks() == ["progress", "hold", "TeX cache"]
+        hooks.install_progress()
+        hooks.install_hold(3, tmp_path / "held")
+        sharing_hooks.share_tex_cache(tmp_path / "tex")
+    assert len(after_play) == 2
+    assert hooks.installed_hooks() == ["progress", "hold", "TeX cache"]
     wrapped = tex_mobject.tex_to_svg_file
     assert wrapped is not original
     assert wrapped.__closure__ is not None and original in [cell.cell_contents for cell in wrapped.__closure__]
@@ -173,23 +173,23 @@ def test_every_hook_is_undone_the_last_first(tmp_path: Path, monkeypatch: pytest
     patched = [(tex_mobject, "tex_to_svg_file"), (SceneFileWriter, "write_frame"), (SceneFileWriter, "finish"),
                (CairoRenderer, "scene_finished"), (BaseSlide, "skip_reversing")]
     before = [vars(owner)[name] for owner, name in patched]
-    runner.install_last_still()  # the last still and the burnt captions both wrap write_frame
-    runner.install_progress()
-    runner.share_tex_cache(tmp_path / "tex")
-    runner.share_texts(tmp_path / "texts")
-    runner.share_model_heads(tmp_path / "heads")
-    runner.install_narration(tmp_path / "voice", burn=True)
-    runner.install_forward_slides()
-    runner.install_slide_notes()
-    runner.install_hold(3, tmp_path / "held")
+    still_hooks.install_last_still()  # the last still and the burnt captions both wrap write_frame
+    hooks.install_progress()
+    sharing_hooks.share_tex_cache(tmp_path / "tex")
+    sharing_hooks.share_texts(tmp_path / "texts")
+    sharing_hooks.share_model_heads(tmp_path / "heads")
+    narration_hooks.install_narration(tmp_path / "voice", burn=True)
+    hooks.install_forward_slides()
+    hooks.install_slide_notes()
+    hooks.install_hold(3, tmp_path / "held")
     assert all(vars(owner)[name] is not was for (owner, name), was in zip(patched, before, strict=True))
     assert len(scenes.base.AFTER_PLAY_HOOKS) == 2 and len(scenes.base.BEAT_HOOKS) == 2
     assert shared == [tmp_path / "texts"] and heads == [tmp_path / "heads"]
-    runner.remove_hooks()
+    hooks.remove_hooks()
     assert all(vars(owner)[name] is was for (owner, name), was in zip(patched, before, strict=True))
     assert scenes.base.AFTER_PLAY_HOOKS == [] and scenes.base.BEAT_HOOKS == []
     assert shared == [tmp_path / "texts", None] and heads == [tmp_path / "heads", None]
-    assert runner.installed_hooks() == []
+    assert hooks.installed_hooks() == []
 
 
 def _write_frame_of_another_manim(self: Any, frame: Any) -> None:
@@ -202,9 +202,9 @@ def test_a_hook_that_does_not_fit_manim_installs_nothing(monkeypatch: pytest.Mon
     monkeypatch.setattr(SceneFileWriter, "write_frame", _write_frame_of_another_manim)
     finish = SceneFileWriter.finish
     with pytest.raises(PatchError, match=r"last still: .*write_frame takes \(self, frame\), expected"):
-        runner.install_last_still()
+        still_hooks.install_last_still()
     assert SceneFileWriter.write_frame is _write_frame_of_another_manim and SceneFileWriter.finish is finish
-    assert runner.installed_hooks() == []
+    assert hooks.installed_hooks() == []
 
 
 def test_the_runner_leaves_out_a_hook_with_a_fallback_and_stops_for_one_without(
@@ -224,11 +224,11 @@ def test_the_runner_leaves_out_a_hook_with_a_fallback_and_stops_for_one_without(
     assert rendered == [["render", *scene]]
     left_out = [line for line in capsys.readouterr().err.splitlines() if line]
     assert len(left_out) == 1 and left_out[0].startswith("attention-explainer: the runner's hook left out: last still:")
-    assert runner.installed_hooks() == []  # undone once manim returned
+    assert hooks.installed_hooks() == []  # undone once manim returned
     assert runner.main(["--stock-manim", "--burn-captions", "--", *scene]) == 1
     assert len(rendered) == 1  # not rendered
     assert capsys.readouterr().err.startswith("error: narration: ")
-    assert runner.installed_hooks() == [] and SceneFileWriter.write_frame is _write_frame_of_another_manim
+    assert hooks.installed_hooks() == [] and SceneFileWriter.write_frame is _write_frame_of_another_manim
 
 
 def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -264,7 +264,9 @@ def test_the_runners_own_usage_errors(tmp_path: Path) -> None:
 @pytest.mark.render
 def test_the_bundle_follows_each_scene_through_the_runner(tmp_path: Path) -> None:
     """The bundle starts the runner, not bare manim, and reads its progress lines (no environment switch)."""
-    from attention_explainer.bundle import BundleSettings, build_bundle, select_scenes
+    from attention_explainer.bundle import build_bundle
+    from attention_explainer.plan import BundleSettings
+    from attention_explainer.selection import select_scenes
     from attention_math import Scenario
 
     seen: list[tuple[str, int, str]] = []

@@ -13,9 +13,9 @@ import pytest
 from scene_helpers import NUMBER_SCENARIOS, SCENARIOS, built, scenarios_of
 from scene_helpers import SCENES as ALL_SCENES
 
-from attention_explainer.bundle import SCENES, BundleSettings, scene_key
-from attention_explainer.bundle import SCENES as BUNDLE_SCENES
-from attention_explainer.plan import work_folder
+from attention_explainer.plan import BundleSettings, scene_key, work_folder
+from attention_explainer.selection import SCENES
+from attention_explainer.selection import SCENES as BUNDLE_SCENES
 from attention_math import preset
 from scenes.plan import INPUTS, depends_on, scene_view
 from scenes.registry import DEFAULT_LECTURE, lecture, lecture_of_scene, lectures, render_cost
@@ -144,7 +144,8 @@ def test_a_bundle_rerenders_only_the_scenes_that_show_a_changed_number(tmp_path)
 def test_every_scene_has_a_render_cost_at_each_quality() -> None:
     """The bundle starts the longest renders first by these tables; a scene missing from one
     would start as if it cost as much as Scores."""
-    from attention_explainer.bundle import expected_cost
+    from attention_explainer.schedule import expected_cost
+
     for declared in lectures():
         for quality in "lh":
             table = declared.cost[quality]

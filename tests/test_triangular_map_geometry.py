@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from geometry_helpers import inside_polygon
 from reviewed_scenarios import REVIEWED
 from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
 
@@ -38,15 +39,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario,
     return done
 
 
-def _inside(point: np.ndarray, polygon: np.ndarray) -> bool:
-    """Is ``point`` inside the polygon of ``polygon``'s corners (even-odd rule, a ray to the right)?"""
-    x, y, inside = point[0], point[1], False
-    for (x1, y1), (x2, y2) in zip(polygon, np.roll(polygon, -1, axis=0), strict=True):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            inside = not inside
-    return inside
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_the_staircase_covers_the_future_cells_only(built, case: str) -> None:
     scenario, scene = built[case]
@@ -54,7 +46,7 @@ def test_the_staircase_covers_the_future_cells_only(built, case: str) -> None:
     corners = np.array([v[:2] for v in scene.board.mask.get_vertices()])
     for i in range(n):
         for j in range(n):
-            assert _inside(grid.cell_center(i, j), corners) == (j > i), f"cell ({i + 1}, {j + 1})"
+            assert inside_polygon(grid.cell_center(i, j), corners) == (j > i), f"cell ({i + 1}, {j + 1})"
 
 
 @pytest.mark.parametrize("case", CASES)

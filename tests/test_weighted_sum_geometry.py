@@ -35,7 +35,7 @@ import pytest
 from manim import Arrow, DashedLine, Line, Mobject, RoundedRectangle, Text, config
 from manim.utils.color import ManimColor
 from manim.utils.family import extract_mobject_family_members
-from reviewed_scenarios import REVIEWED_TOML
+from reviewed_scenarios import ENGINEERS_ROWS, REVIEWED_TOML
 from scene_helpers import (
     SCENARIOS,
     after_every_play,
@@ -119,22 +119,7 @@ tokens = ["Extraordinarily", "patient", "cartographers", "meticulously", "docume
           "while", "enthusiastic", "volunteers", "photographed", "bioluminescent", "jellyfish", "near", "crumbling",
           "lighthouses"]
 embeddings = [
-  [0.6, 0.6, 0.0],
-  [-0.4, -0.9, -0.2],
-  [-0.2, -0.9, -0.9],
-  [1.0, 0.3, -0.5],
-  [-0.1, 0.9, 0.8],
-  [0.7, -0.2, 0.0],
-  [0.4, -0.9, 0.1],
-  [-0.5, 0.8, -0.9],
-  [0.4, 0.7, -0.5],
-  [0.8, 0.7, -1.0],
-  [0.4, -1.0, 0.0],
-  [-0.1, -0.6, -0.4],
-  [0.6, -0.4, -0.7],
-  [0.4, -0.1, 0.6],
-  [-0.5, -0.4, 0.6],
-  [0.0, 0.0, -0.5],
+""" + ENGINEERS_ROWS + """  [0.0, 0.0, -0.5],
 ]
 w_query = [
   [-1.0, 0.9],

@@ -23,6 +23,7 @@ import av
 import srt
 from PIL import Image
 
+from attention_explainer.plan import SceneSpec
 from attention_math import scenario_to_toml
 from attention_math.__main__ import add_scenario_arguments, scenario_from_args
 
@@ -39,7 +40,7 @@ def _lecture() -> list[tuple[str, str]]:
 
 def render(module: str, name: str, scenario_file: Path, media: Path, quality: str) -> Path:
     """Render one scene; return its clip."""
-    script = ROOT / Path(*module.split(".")).with_suffix(".py")
+    script = SceneSpec(0, name, module).file  # wherever the lecture is installed (a plug-in too)
     env = dict(os.environ, ATTENTION_SCENARIO=str(scenario_file))
     env.pop("ATTENTION_QUERY", None)
     command = [sys.executable, "-m", "manim", "render", f"-q{quality}", "--media_dir", str(media),

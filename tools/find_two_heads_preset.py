@@ -15,41 +15,17 @@ Run ``python tools/find_two_heads_preset.py``; it prints the matrices pasted int
 
 from __future__ import annotations
 
-import math
+import sys
+from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
 from attention_math.presets import DOG_CHASED_BALL
 
-Matrix = npt.NDArray[np.float64]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its helper beside it, however it is loaded
+from ball_heads import D_K, D_V, Matrix, ball_weights, clearly_top, draw_values, one_decimal, print_found
 
-QUERY = 4  # "ball"
 TARGETS = (1, 2)  # head 1 attends most to "dog", head 2 to "chased"
-MIN_TOP = 0.3
-MIN_MARGIN = 0.06
-D_K = D_V = 2
-
-
-def _one_decimal(rng: np.random.Generator, shape: tuple[int, ...]) -> Matrix:
-    return rng.integers(-10, 11, size=shape) / 10
-
-
-def ball_weights(w_query: Matrix, w_key: Matrix, x: Matrix = DOG_CHASED_BALL.embeddings) -> Matrix:
-    """The weights of "ball" over the five tokens: softmax(q5 · k_j / √d_k)."""
-    scores = (x[QUERY] @ w_query) @ (x @ w_key).T / math.sqrt(w_key.shape[1])
-    exps = np.exp(scores - scores.max())
-    weights: Matrix = exps / exps.sum()
-    return weights
-
-
-def clearly_top(weights: Matrix) -> int | None:
-    """The token with the largest weight when it stands out clearly, else None."""
-    order = np.argsort(weights)[::-1]
-    top, second = weights[order[0]], weights[order[1]]
-    if top >= MIN_TOP and top - second >= MIN_MARGIN:
-        return int(order[0])
-    return None
 
 
 def search_heads(seed: int = 14, tries: int = 100_000) -> tuple[list[Matrix], list[Matrix]]:
@@ -57,7 +33,7 @@ def search_heads(seed: int = 14, tries: int = 100_000) -> tuple[list[Matrix], li
     rng = np.random.default_rng(seed)
     found: dict[int, tuple[Matrix, Matrix]] = {}
     for _ in range(tries):
-        w_query, w_key = _one_decimal(rng, (3, D_K)), _one_decimal(rng, (3, D_K))
+        w_query, w_key = one_decimal(rng, (3, D_K)), one_decimal(rng, (3, D_K))
         top = clearly_top(ball_weights(w_query, w_key))
         if top in TARGETS and top not in found:
             found[top] = (w_query, w_key)
@@ -74,17 +50,12 @@ def pick_values(w_queries: list[Matrix], w_keys: list[Matrix], seed: int = 7) ->
     """
     rng = np.random.default_rng(seed)
     x = DOG_CHASED_BALL.embeddings
-    w_values: list[Matrix] = []
-    while len(w_values) < len(TARGETS):
-        w_value = _one_decimal(rng, (3, D_V))
-        norms = np.linalg.norm(x @ w_value, axis=1)
-        if norms.min() >= 0.3 and norms.max() <= 1.5:
-            w_values.append(w_value)
+    w_values = draw_values(rng, len(TARGETS))
     concat = np.concatenate(
         [ball_weights(wq, wk) @ (x @ wv) for wq, wk, wv in zip(w_queries, w_keys, w_values, strict=True)]
     )
     while True:
-        w_out = _one_decimal(rng, (len(TARGETS) * D_V, x.shape[1]))
+        w_out = one_decimal(rng, (len(TARGETS) * D_V, x.shape[1]))
         halves = [np.abs(w_out[h * D_V : (h + 1) * D_V]).sum() for h in range(len(TARGETS))]
         if min(halves) >= 1.5 and np.abs(concat @ w_out).min() >= 0.1:
             return w_values, w_out
@@ -103,9 +74,4 @@ def search() -> dict[str, list[list[list[float]]] | list[list[float]]]:
 
 
 if __name__ == "__main__":
-    found = search()
-    for name, matrices in found.items():
-        print(f"{name} = {matrices}")
-    for head, (w_query, w_key) in enumerate(zip(found["w_query"], found["w_key"], strict=True), start=1):
-        weights = ball_weights(np.array(w_query), np.array(w_key))
-        print(f"head {head}: weights of 'ball' = {np.round(weights, 4).tolist()}")
+    print_found(search(), 4)

@@ -8,13 +8,15 @@ on screen (:func:`attention_explainer.escape.visible`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 
 import srt
 
 from ..escape import visible
 
-__all__ = ["cue_text", "timestamp", "to_webvtt"]
+__all__ = ["cue_text", "shifted_subtitles", "timestamp", "to_webvtt"]
 
 
 def timestamp(moment: timedelta) -> str:
@@ -65,3 +67,22 @@ def to_webvtt(subrip: str) -> str:
     for cue in srt.parse(subrip):
         lines += [str(cue.index), f"{timestamp(cue.start)} --> {timestamp(cue.end)}", cue_text(cue.content), ""]
     return "\n".join(lines)
+
+
+def shifted_subtitles(parts: Sequence[tuple[Path, float]]) -> list[srt.Subtitle]:
+    """The subtitles of several files (a missing one has none) as one list, each file's moved later by its
+    offset in seconds and all numbered anew: the clips' subtitles joined into the lecture's."""
+    merged: list[srt.Subtitle] = []
+    for path, offset in parts:
+        if not path.exists():
+            continue
+        for sub in srt.parse(path.read_text(encoding="utf-8")):
+            merged.append(
+                srt.Subtitle(
+                    index=len(merged) + 1,
+                    start=sub.start + timedelta(seconds=offset),
+                    end=sub.end + timedelta(seconds=offset),
+                    content=sub.content,
+                )
+            )
+    return merged

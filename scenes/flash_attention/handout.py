@@ -24,6 +24,7 @@ from scenes.self_attention.handout import (
     data_cell,
     head_one_fact,
     head_one_note,
+    pytorch_cell,
     trace_table,
 )
 
@@ -137,18 +138,12 @@ _TRAFFIC = (
     'show("the paper\'s sizes", traffic_paper)',
 )
 
-_TORCH = '''\
-PyTorch computes attention this way on a GPU (not run here; `pip install torch`):
-
-```python
-import torch
-
+_TORCH = pytorch_cell("PyTorch computes attention this way on a GPU", '''\
 Q, K, V = (torch.from_numpy(m)[None, None] for m in (Q, K, V))  # batch and head dimensions of 1
 # on a CUDA device with fp16 or bf16 tensors, this call may run a FlashAttention kernel
 Z = torch.nn.functional.scaled_dot_product_attention(Q, K, V, scale=None if SCALED else 1.0)
 print(Z[0, 0, QUERY])
-```
-'''
+''', source="", inputs=False)
 
 
 def notebook(scenario: Scenario) -> NotebookCells:

@@ -25,6 +25,7 @@ from scenes.self_attention.handout import (
     data_cell,
     head_one_fact,
     head_one_note,
+    pytorch_cell,
     scores_words,
     trace_table,
 )
@@ -134,21 +135,14 @@ _MEMORY = (
     "cache_memory = np.array(rows, dtype=float)",
 )
 
-_TORCH = '''\
-The same generation in PyTorch (not run here; `pip install torch`), from the arrays above:
-
-```python
-import torch
-
-X, W_Q, W_K, W_V = (torch.from_numpy(m) for m in (X, W_Q, W_K, W_V))  # float64, as above
+_TORCH = pytorch_cell("The same generation in PyTorch", '''\
 K_cache, V_cache = X[:0] @ W_K, X[:0] @ W_V  # empty caches
 for t in range(len(TOKENS)):
     q, k, v = X[t] @ W_Q, X[t] @ W_K, X[t] @ W_V
     K_cache, V_cache = torch.cat([K_cache, k[None]]), torch.cat([V_cache, v[None]])
     z = torch.nn.functional.scaled_dot_product_attention(q[None], K_cache, V_cache, scale=None if SCALED else 1.0)
     print(TOKENS[t], z[0])
-```
-'''
+''')
 
 
 def notebook(scenario: Scenario) -> NotebookCells:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from functools import cache
 
-import numpy as np
 from manim import UP, MathTex, VMobject
 
+from scenes.kit.text import baseline as text_baseline
 from scenes.kit.text import text
 
 __all__ = ["baseline", "digit_height", "row_baseline", "stand"]
-
-_ON_BASELINE = frozenset("abcdehiklmnorstuvwxzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789Σ")
 
 
 def baseline(mob: VMobject) -> float:
@@ -29,14 +27,7 @@ def baseline(mob: VMobject) -> float:
     if isinstance(mob, MathTex):
         glyphs = [glyph for part in mob.submobjects for glyph in part.submobjects] or [mob]
         return float(glyphs[0].get_bottom()[1])
-    chars = [ch for ch in getattr(mob, "text", "") if not ch.isspace()]
-    bottoms = []
-    for ch, glyph in zip(chars, mob.submobjects, strict=False):
-        if ch == "f" or not (ch.isascii() or ch in "−÷√Σ≈·→"):
-            break
-        if ch in _ON_BASELINE:
-            bottoms.append(float(glyph.get_bottom()[1]))
-    return float(np.median(bottoms)) if bottoms else float(mob.get_bottom()[1])
+    return text_baseline(mob, signs="−÷√Σ≈·→")
 
 
 def stand(mob: VMobject, y: float) -> VMobject:

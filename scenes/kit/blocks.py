@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, Mobject, Rectangle, VGroup, VMobject
 
-from scenes.kit.grids import Brackets
+from scenes.kit.grids import Brackets, right_aligned
 
 __all__ = ["COLOUR_TINT", "HEAD_COLORS", "NUMBER_TINT", "BlockMatrix", "head_color"]
 
@@ -117,11 +117,7 @@ class BlockMatrix(VGroup):
     # -- what it holds ---------------------------------------------------------------------------
     def place(self, entries: Sequence[Sequence[VMobject]]) -> VGroup:
         """Put numbers in the cells, right-aligned so decimal points line up; returns them (rows of a VGroup)."""
-        half = max(e.width for row in entries for e in row) / 2
-        for i, row in enumerate(entries):
-            for column, entry in enumerate(row):
-                centre = self.cell_center(i, column)
-                entry.move_to(centre).align_to(centre + RIGHT * half, RIGHT)
+        right_aligned(entries, self.cell_center)
         self.entries = [list(row) for row in entries]
         self.numbers.submobjects = [VGroup(*row) for row in entries]
         return self.numbers

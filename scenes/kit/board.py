@@ -3,8 +3,9 @@
 The masked lecture's scenes draw every query's weights as a grid: the numbers in the cells while they are
 legible beside a panel of their own (one row written out, sums, a setting), else colours only (columns
 numbered, each row label "j token") with the panel's text at the font floor. :func:`fit_board` finds the
-drawing, :func:`token_board` builds the grid with its labels (the mask's staircase over it is
-:func:`scenes.kit.mask.future_mask`) — lecture 6's causal-mask scene draws its grid by the same recipe.
+drawing, :func:`token_grid` builds the grid with its labels (every token × token grid of the lectures is
+built so), :func:`token_board` places it (the mask's staircase over it is :func:`scenes.kit.mask.future_mask`)
+— lecture 6's causal-mask scene draws its grid by the same recipe.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from manim import RIGHT, UP
+from manim import RIGHT, UP, VMobject
 
 from scenes.facts import Fact, TokenPart
 from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import KEY, QUERY
-from scenes.kit.text import SMALLEST_SIZE, shorten_token
+from scenes.kit.palette import KEY, MUTED, QUERY
+from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
-__all__ = ["PANEL_MOST", "fit_board", "panel_size", "token_board"]
+__all__ = ["PANEL_MOST", "colours_only", "fit_board", "panel_size", "token_board", "token_grid"]
 
 PANEL_MOST = 26  # the largest type of the panel beside the grid
 GAPS = (0.8, 0.55)  # between the grid and the panel: with numbers in the cells, and colour only
@@ -53,12 +54,9 @@ def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel:
     return roomier_rows(fit, tokens, width), GAPS[1]
 
 
-def token_board(scene: Any, fit: HeatFit, tokens: Sequence[str], *, width: float, band: float,
-                top: float = 0.4) -> HeatGrid:
-    """The grid of ``fit``: its left edge where a board ``width`` wide (grid, gap, panel) starts in the middle
-    of the frame, in the middle of the height left between a ``band`` under it and ``top`` over it (as
-    :func:`fit_board` was given). Colour only: columns numbered, each row label "j token" (labels made by
-    ``scene.label``, so recorded)."""
+def token_grid(scene: Any, fit: HeatFit, tokens: Sequence[str]) -> HeatGrid:
+    """The grid of ``fit`` with ``tokens`` as its rows and columns, not yet placed. Colour only: columns
+    numbered, each row label "j token" (labels made by ``scene.label``, so recorded)."""
     n = len(tokens)
     grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                     row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
@@ -69,5 +67,21 @@ def token_board(scene: Any, fit: HeatFit, tokens: Sequence[str], *, width: float
                             for j in numbered], numbered)
         grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
                                      size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
+    return grid
+
+
+def colours_only(grid: HeatGrid) -> VMobject:
+    """"colours only", over the row labels of a grid whose cells carry no numbers."""
+    note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
+    return note.move_to((0, grid.column_labels.get_y(), 0)).align_to(grid.row_labels, RIGHT)
+
+
+def token_board(scene: Any, fit: HeatFit, tokens: Sequence[str], *, width: float, band: float,
+                top: float = 0.4) -> HeatGrid:
+    """The grid of ``fit``: its left edge where a board ``width`` wide (grid, gap, panel) starts in the middle
+    of the frame, in the middle of the height left between a ``band`` under it and ``top`` over it (as
+    :func:`fit_board` was given). Colour only: columns numbered, each row label "j token" (labels made by
+    ``scene.label``, so recorded)."""
+    grid = token_grid(scene, fit, tokens)
     grid.shift(RIGHT * (-width / 2 - grid.get_left()[0]) + UP * ((TOP - top + BOTTOM + band) / 2 - grid.get_y()))
     return grid

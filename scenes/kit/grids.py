@@ -6,7 +6,7 @@ decimal points line up, with cell widths from the widest entry.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from manim import LEFT, RIGHT, UP, Mobject, RoundedRectangle, Text, VGroup, VMobject
@@ -14,7 +14,7 @@ from manim import LEFT, RIGHT, UP, Mobject, RoundedRectangle, Text, VGroup, VMob
 from scenes.kit.palette import HIGHLIGHT, INK, MUTED
 from scenes.kit.text import LABEL_SIZE, token_text
 
-__all__ = ["Brackets", "NumberGrid", "outline"]
+__all__ = ["Brackets", "NumberGrid", "outline", "right_aligned"]
 
 
 class Brackets(VGroup):
@@ -34,6 +34,16 @@ class Brackets(VGroup):
             return VMobject(stroke_color=color, stroke_width=2.5).set_points_as_corners(np.array(points, dtype=float))
 
         super().__init__(bracket(left, 1), bracket(right, -1))
+
+
+def right_aligned(entries: Sequence[Sequence[VMobject]], centre: Callable[[int, int], np.ndarray]) -> None:
+    """Put ``entries[i][j]`` in the cell whose centre is ``centre(i, j)``, every entry's right edge half the
+    widest entry's width right of its centre, so decimal points line up."""
+    half = max(e.width for row in entries for e in row) / 2
+    for i, row in enumerate(entries):
+        for j, entry in enumerate(row):
+            middle = centre(i, j)
+            entry.move_to(middle).align_to(middle + RIGHT * half, RIGHT)
 
 
 class NumberGrid(VGroup):

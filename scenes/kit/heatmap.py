@@ -24,7 +24,7 @@ from manim import DL, DOWN, LEFT, PI, RIGHT, UP, Mobject, Rectangle, Surrounding
 
 from scenes.facts import Fact
 from scenes.kit.fades import reshade
-from scenes.kit.grids import Brackets
+from scenes.kit.grids import Brackets, right_aligned
 from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text, token_text
 
@@ -362,11 +362,7 @@ class HeatGrid(VGroup):
 
     def place(self, entries: Sequence[Sequence[VMobject]]) -> VGroup:
         """Put numbers in the cells, right-aligned so decimal points line up; rows of a VGroup."""
-        half = max(e.width for row in entries for e in row) / 2
-        for i, row in enumerate(entries):
-            for j, entry in enumerate(row):
-                centre = self.cell_center(i, j)
-                entry.move_to(centre).align_to(centre + RIGHT * half, RIGHT)
+        right_aligned(entries, self.cell_center)
         return VGroup(*(VGroup(*row) for row in entries))
 
     def fill(self, values: np.ndarray, low: float, high: float, hue: str, *, animate: bool = True,

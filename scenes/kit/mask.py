@@ -5,7 +5,8 @@ cells above the diagonal (``j > i``) are the keys a query may not read, the futu
 draws that region: the staircase that covers it (:func:`future_mask`), its cells greyed (a masked
 score is no number on the colour scale: :func:`grey_future`), the lower triangle filled alone
 (who reads whom: :func:`fill_past`), and where a single "−∞" written across the region of a grid
-too small for numbers stands (:func:`free_block`, :func:`block_centre`). Lecture 6 ends on the
+too small for numbers stands (:func:`free_block`, :func:`block_centre`), and the three titles the scores pass
+under on their way to masked weights (:func:`mask_titles`). Lecture 6 ends on the
 mask, lecture 7 explains it, lecture 9 fills the triangle a row per generated token.
 """
 
@@ -14,8 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Polygon
+from manim import DOWN, LEFT, RIGHT, UP, MathTex, Polygon
 
+from scenes.kit.formula import formula_title
 from scenes.kit.heatmap import HeatGrid
 from scenes.kit.palette import HIGHLIGHT, MUTED
 
@@ -28,6 +30,7 @@ __all__ = [
     "future_cells",
     "future_mask",
     "grey_future",
+    "mask_titles",
     "past_cells",
 ]
 
@@ -110,3 +113,14 @@ def block_centre(grid: HeatGrid, block: tuple[int, int] | None = None) -> np.nda
     centre: np.ndarray = (grid.cell_center(top, bottom + 1) + grid.cell_center(bottom, n - 1)) / 2
     return centre
 
+
+
+def mask_titles(grid: HeatGrid, *, scaled: bool) -> list[MathTex]:
+    """The scores', the masked scores' and their softmax's formulas, each under ``grid``, left-aligned with it."""
+    scores_tex = ["Q", "K^{\\top}", "/\\sqrt{d_k}"] if scaled else ["Q", "K^{\\top}"]
+    masked_tex = ["\\mathrm{mask}\\big(", *scores_tex, "\\big)"]
+    titles = [formula_title(*tex, font_size=28) for tex in
+              (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
+    for title in titles:
+        title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+    return titles

@@ -233,17 +233,18 @@ def drop_svg_paths(mob: M) -> M:
 _ON_BASELINE = frozenset("abcdehiklmnorstuvwxzABCDEFGHIJKLMNOPRSTUVWXYZ0123456789Σ")
 
 
-def baseline(mob: VMobject) -> float:
+def baseline(mob: VMobject, signs: str = "−÷√Σ≈·") -> float:
     """The y of a Pango text's baseline: where its glyphs without descenders stand.
 
     A text is centred by its box, so "canyons" (a descender) would sit higher than "0.33" beside
     it; rows and headers stand on their baselines instead. Glyphs follow the characters (spaces
-    left out) up to the first that may join others ("f" ligatures) or is not ASCII.
+    left out) up to the first that may join others ("f" ligatures) or is neither ASCII nor one of
+    ``signs``.
     """
     chars = [ch for ch in getattr(mob, "text", "") if not ch.isspace()]
     bottoms = []
     for ch, glyph in zip(chars, mob.submobjects, strict=False):
-        if ch == "f" or not (ch.isascii() or ch in "−÷√Σ≈·"):
+        if ch == "f" or not (ch.isascii() or ch in signs):
             break
         if ch in _ON_BASELINE:
             bottoms.append(float(glyph.get_bottom()[1]))

@@ -29,6 +29,7 @@ from scenes.self_attention.handout import (
     data_cell,
     head_one_fact,
     head_one_note,
+    pytorch_cell,
     scores_words,
     trace_table,
 )
@@ -111,12 +112,7 @@ _STEP_CELLS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-_TORCH = '''\
-The same training in PyTorch (not run here; `pip install torch`), autograd computing the gradient:
-
-```python
-import torch
-
+_TORCH = pytorch_cell("The same training in PyTorch", '''\
 x = torch.from_numpy(TRAIN_X)
 w_q = torch.empty(x.shape[1], 2, dtype=torch.float64).uniform_(-0.5, 0.5).requires_grad_()
 w_k = torch.empty(x.shape[1], 2, dtype=torch.float64).uniform_(-0.5, 0.5).requires_grad_()
@@ -128,8 +124,7 @@ for step in range(TRAIN_STEPS):
     optimiser.zero_grad()
     loss.backward()
     optimiser.step()
-```
-'''
+''', source=", autograd computing the gradient", inputs=False)
 
 
 def notebook(scenario: Scenario) -> NotebookCells:

@@ -34,7 +34,7 @@ from attention_math.heat import Extremes, Ranges
 from attention_math.masking import attention_dropout
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import Fact, TokenPart, position, value
-from scenes.kit.board import fit_board, panel_size, token_board
+from scenes.kit.board import colours_only, fit_board, panel_size, token_board
 from scenes.kit.formula import formula_title
 from scenes.kit.heatmap import (
     HeatFit,
@@ -193,9 +193,7 @@ class AttentionDropout(ExplainerScene):
     def _notes(self, board: _Board) -> list[Any]:
         notes = self._rounding()
         if not board.fit.numbers:
-            note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
-            note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
-            notes.append(FadeIn(note))
+            notes.append(FadeIn(colours_only(board.grid)))
         return notes
 
     def _place_legend(self, board: _Board, scale: VGroup, title: MathTex) -> None:

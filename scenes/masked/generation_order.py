@@ -34,6 +34,7 @@ from manim import (
 from attention_math import Scenario, ScenarioError
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position
+from scenes.kit.board import token_grid
 from scenes.kit.heatmap import (
     HeatFit,
     HeatGrid,
@@ -202,16 +203,9 @@ class GenerationOrder(ExplainerScene):
         return roomier_rows(fit, tokens, GRID_WIDTH)
 
     def _board(self) -> _Board:
-        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        tokens = self.scenario.tokens
         fit = self._fit()
-        grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
-                        row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
-                        column_limit=fit.column_limit, upright=fit.upright)
-        if fit.numbered:
-            numbered = numbered_columns(n, fit.size, fit.cell_w)
-            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in numbered], numbered)
-            grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
-                                        color=QUERY) for i, t in enumerate(tokens)])
+        grid = token_grid(self, fit, tokens)
         fill_past(grid, KEY, opacity=0.55)
         room = 2 * HALF_WIDTH - grid.width - GAP
         rule = self._rule(room)

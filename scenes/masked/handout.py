@@ -20,6 +20,7 @@ from scenes.self_attention.handout import (
     data_cell,
     head_one_fact,
     head_one_note,
+    pytorch_cell,
     scores_words,
     trace_table,
 )
@@ -139,13 +140,7 @@ _STEP_CELLS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-_TORCH = '''\
-The same steps in PyTorch (not run here; `pip install torch`), from the arrays above:
-
-```python
-import torch
-
-X, W_Q, W_K, W_V = (torch.from_numpy(m) for m in (X, W_Q, W_K, W_V))  # float64, as above
+_TORCH = pytorch_cell("The same steps in PyTorch", '''\
 Q, K, V = X @ W_Q, X @ W_K, X @ W_V
 scaled_scores = Q @ K.T / K.shape[-1] ** 0.5 if SCALED else Q @ K.T
 n = len(TOKENS)
@@ -159,8 +154,7 @@ dropped = torch.nn.Dropout(p=DROPOUT_P).train()(weights)
 
 # all of it in one call (PyTorch 2):
 Z = torch.nn.functional.scaled_dot_product_attention(Q, K, V, is_causal=True, scale=None if SCALED else 1.0)
-```
-'''
+''')
 
 
 def notebook(scenario: Scenario) -> NotebookCells:

@@ -7,14 +7,13 @@ marked as the future; with it the future's arrows are gone and the past's are lo
 factor; each chain ends at its z_i, written under its plane. Last, why: the past had a share of the
 weight (the unmasked weights of keys 1 … i add up to it), and each past weight is divided by it.
 
-Value space is drawn by :class:`_View` (an origin, a unit, a grid: the weighted-sum scene's approach
-in small), kept apart from the beats so that it can move to the kit.
+Value space is drawn on a :class:`scenes.kit.zoom.View` (an origin, a unit, a grid: the weighted-sum
+scene's approach in small), fitted and drawn apart from the beats.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -46,6 +45,7 @@ from scenes.kit.palette import CONTEXT, DIM, HIGHLIGHT, INK, KEY, MUTED, WEIGHT
 from scenes.kit.palette import VALUE as PAST
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 from scenes.kit.vectors import Box, arrow, nice_span, shaft_boxes
+from scenes.kit.zoom import View
 
 __all__ = ["MaskedContext"]
 
@@ -60,39 +60,10 @@ Z_SIZE = 22  # the lines of z under the planes
 
 
 # -- value space on screen (the weighted-sum scene's view, in small) -------------------------------------
-@dataclass(frozen=True)
-class _View:
-    """Value space on screen: 0 at ``origin``, one unit of value ``unit`` long, a grid every ``tick`` in
-    ``window``. With d_v = 1 each arrow has a row of its own (``rows``: the y of row j, the last z's)."""
-
-    origin: tuple[float, float]
-    unit: float
-    tick: float
-    window: Box
-    rows: tuple[float, ...] = ()
-
-    def point(self, v: Sequence[float] | np.ndarray, j: int = 0) -> np.ndarray:
-        x = self.origin[0] + self.unit * float(v[0])
-        y = self.rows[j] if self.rows else self.origin[1] + self.unit * float(v[1])
-        return np.array([x, y, 0.0])
-
-    def axis(self, j: int = 0) -> _Axis:
-        """What maps row j's coordinates to the screen (the tests map drawn points back through it)."""
-        return _Axis(self, j)
-
-    def shifted(self, dx: float) -> _View:
-        """The same view ``dx`` to the right (the second plane, at the first one's scale)."""
-        left, right, bottom, top = self.window
-        return replace(self, origin=(self.origin[0] + dx, self.origin[1]), window=(left + dx, right + dx, bottom, top))
-
-
-@dataclass(frozen=True)
-class _Axis:
-    view: _View
-    row: int
-
-    def c2p(self, *coordinates: float) -> np.ndarray:
-        return self.view.point(coordinates, self.row)
+def _shifted(view: View, dx: float) -> View:
+    """The same view ``dx`` to the right (the second plane, at the first one's scale)."""
+    left, right, bottom, top = view.window
+    return replace(view, origin=(view.origin[0] + dx, view.origin[1]), window=(left + dx, right + dx, bottom, top))
 
 
 def _widened(low: float, high: float, least: float) -> tuple[float, float]:
@@ -100,7 +71,7 @@ def _widened(low: float, high: float, least: float) -> tuple[float, float]:
     return low - grow, high + grow
 
 
-def _fit(points: np.ndarray, box: Box, rows: int = 0) -> _View:
+def _fit(points: np.ndarray, box: Box, rows: int = 0) -> View:
     """The largest view holding ``points`` (and 0, with a margin) in the middle of ``box``, one unit alike on
     both axes; ``rows``: d_v = 1, that many rows spread over the box's height."""
     left, right, bottom, top = box
@@ -108,14 +79,14 @@ def _fit(points: np.ndarray, box: Box, rows: int = 0) -> _View:
     if rows:
         unit = (right - left) / (x1 - x0)
         gap = (top - bottom) / rows
-        return _View((left - unit * x0, 0.0), unit, x_tick, box, tuple(top - gap * (j + 0.5) for j in range(rows)))
+        return View((left - unit * x0, 0.0), unit, x_tick, box, tuple(top - gap * (j + 0.5) for j in range(rows)))
     y_tick, y0, y1 = nice_span(points[:, 1], 6)
     x0, x1 = _widened(x0, x1, PLANE_ASPECT * (y1 - y0))  # no side of the plane collapses to a strip
     y0, y1 = _widened(y0, y1, PLANE_ASPECT * (x1 - x0))
     unit = min((right - left) / (x1 - x0), (top - bottom) / (y1 - y0))
     ox = (left + right) / 2 - unit * (x0 + x1) / 2
     oy = (bottom + top) / 2 - unit * (y0 + y1) / 2
-    return _View((ox, oy), unit, max(x_tick, y_tick), (ox + unit * x0, ox + unit * x1, oy + unit * y0, oy + unit * y1))
+    return View((ox, oy), unit, max(x_tick, y_tick), (ox + unit * x0, ox + unit * x1, oy + unit * y0, oy + unit * y1))
 
 
 def _multiples(origin: float, step: float, low: float, high: float) -> list[float]:
@@ -123,7 +94,7 @@ def _multiples(origin: float, step: float, low: float, high: float) -> list[floa
     return [origin + k * step for k in range(first, last + 1) if k != 0]
 
 
-def _panel(view: _View) -> VGroup:
+def _panel(view: View) -> VGroup:
     """The view's faint grid (where its lines are not too dense) and its axes through 0."""
     left, right, bottom, top = view.window
     ox, oy = view.origin
@@ -163,7 +134,7 @@ class _Table:
 class _Plane:
     """One drawing of value space: its title, grid and axes, the chain, z from the origin, z's tag and line."""
 
-    view: _View
+    view: View
     title: Mobject
     panel: VGroup
     chain: list[Arrow]
@@ -337,13 +308,13 @@ class MaskedContext(ExplainerScene):
         points = np.vstack([self._points("step", "running_context"),
                             self._points("causal_query_step", "running_context"), np.zeros((1, self._dims))])
         left = _fit(points, (box[0], box[0] + width, box[2], box[3]), self._rows)
-        views = (left, left.shifted(width + PLANE_GAP))
+        views = (left, _shifted(left, width + PLANE_GAP))
         planes = (self._plane(views[0], "step", "trace", "no mask"),
                   self._plane(views[1], "causal_query_step", "causal", "masked"))
         self._z_lines(planes, box)
         return planes
 
-    def _plane(self, view: _View, step: str, trace: str, title: str) -> _Plane:
+    def _plane(self, view: View, step: str, trace: str, title: str) -> _Plane:
         q, n = self.scenario.query, self.scenario.n_tokens
         chain = [self._link(view, step, j) for j in (range(n) if step == "step" else range(q + 1))]
         z_arrow = self._z_arrow(view, trace, CONTEXT, 4)
@@ -360,7 +331,7 @@ class MaskedContext(ExplainerScene):
         head.move_to(((left + right) / 2, TOP - 0.2, 0))
         return _Plane(view, head, _panel(view), chain, z_arrow, tag, line, ghost)
 
-    def _link(self, view: _View, step: str, j: int) -> Arrow:
+    def _link(self, view: View, step: str, j: int) -> Arrow:
         """w_j v_j from the running sum before it to the running sum after it (key j's link of the chain)."""
         facts = [value(step, "running_context", j, c) for c in range(self._dims)]
         start = self._at([value(step, "running_context", j - 1, c) for c in range(self._dims)]) if j else np.zeros(2)
@@ -368,7 +339,7 @@ class MaskedContext(ExplainerScene):
         link = arrow(view.point(start, j), view.point(self._at(facts), j), color=color, width=5, tip=0.18)
         return self.plot(link, view.axis(j), *facts, anchor="end").set_z_index(1)  # over z, which it adds up to
 
-    def _z_arrow(self, view: _View, trace: str, color: str, width: float) -> Arrow:
+    def _z_arrow(self, view: View, trace: str, color: str, width: float) -> Arrow:
         facts = [value(trace, "context", self.scenario.query, c) for c in range(self._dims)]
         row = self.scenario.n_tokens if view.rows else 0
         z = arrow(view.point((0.0, 0.0), row), view.point(self._at(facts), row), color=color, width=width, tip=0.2)

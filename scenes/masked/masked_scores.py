@@ -35,7 +35,7 @@ from manim import (
 from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
-from scenes.kit.formula import formula_title
+from scenes.kit.board import colours_only, token_grid
 from scenes.kit.heatmap import (
     HeatFit,
     HeatGrid,
@@ -44,7 +44,6 @@ from scenes.kit.heatmap import (
     fit_heat,
     key_column,
     legend,
-    numbered_columns,
     roomier_rows,
     row_box,
     text_height,
@@ -52,8 +51,8 @@ from scenes.kit.heatmap import (
     widest,
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.mask import block_centre, free_blocks, future_cells, future_mask, grey_future
-from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.mask import block_centre, free_blocks, future_cells, future_mask, grey_future, mask_titles
+from scenes.kit.palette import INK, MUTED, QUERY, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["MaskedScores"]
@@ -162,27 +161,15 @@ class MaskedScores(ExplainerScene):
         return roomier_rows(fit, tokens, width), float(SMALLEST_SIZE), gaps
 
     def _board(self) -> _Board:
-        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        tokens = self.scenario.tokens
         fit, size, gaps = self._fit()
-        grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
-                        row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
-                        column_limit=fit.column_limit, upright=fit.upright)
-        if fit.numbered:
-            numbered = numbered_columns(n, fit.size, fit.cell_w)
-            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in numbered], numbered)
-            grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
-                                        color=QUERY) for i, t in enumerate(tokens)])
+        grid = token_grid(self, fit, tokens)
         steps = ("exps", "weights") if fit.numbers else tuple(STEPS)
         total = grid.width + sum(gaps) + self._sums_width(size) + self._table_width(size, steps)
         # 0.45 above the column labels: the rounding note under the header, the table's title
         middle = (TOP - 0.45 + BOTTOM + _band(size)) / 2
         grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]) + UP * (middle - grid.get_y()))
-        scores_tex = ["Q", "K^{\\top}", "/\\sqrt{d_k}"] if self.trace.scaled else ["Q", "K^{\\top}"]
-        masked_tex = ["\\mathrm{mask}\\big(", *scores_tex, "\\big)"]
-        titles = [formula_title(*tex, font_size=28) for tex in
-                  (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
-        for title in titles:
-            title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        titles = mask_titles(grid, scaled=self.trace.scaled)
         if fit.numbers:  # each cell's number in its query's row and key's column (colour only: the one −∞
             self.rows("query", grid)  # written across the mask stands for every hidden cell, in none's row)
             self.columns("key", grid)
@@ -221,7 +208,7 @@ class MaskedScores(ExplainerScene):
         board.numbers = self._numbers(board, "trace", "scaled_scores", "extremes")
         board.legend = self._legend("extremes", "scaled_scores", INK, board.titles[0])
         cells = [square for row in grid.squares for square in row]
-        board.note = VGroup() if board.fit.numbers else VGroup(self._colours_only(board))
+        board.note = VGroup() if board.fit.numbers else VGroup(colours_only(board.grid))
         note = [FadeIn(board.note)] if len(board.note) else []
         self.beat(
             "The scaled scores: every query against every key, a row per query.",
@@ -229,10 +216,6 @@ class MaskedScores(ExplainerScene):
             LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
             *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers), *note, run_time=2, wait=1,
         )
-
-    def _colours_only(self, board: _Board) -> VMobject:
-        note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
-        return note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
 
     def _mask(self, board: _Board) -> None:
         """The staircase covers the keys after each query: their cells grey, their scores −∞."""

@@ -32,13 +32,13 @@ from manim import (
 from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
-from scenes.kit.board import fit_board, panel_size, token_board
+from scenes.kit.board import colours_only, fit_board, panel_size, token_board
 from scenes.kit.formula import formula_title
 from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, key_column, legend, text_width, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.mask import future_mask
-from scenes.kit.palette import DIM, FAINT, INK, MUTED, WEIGHT
-from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
+from scenes.kit.palette import DIM, FAINT, INK, WEIGHT
+from scenes.kit.text import SMALLEST_SIZE, shorten_token
 
 __all__ = ["TriangularMap"]
 
@@ -136,7 +136,7 @@ class TriangularMap(ExplainerScene):
                     board.numbers[i][j].set_opacity(DIM + 0.2)  # the future's zeros, under the mask
         board.legend = legend(self, "causal_extremes", "weights", WEIGHT).next_to(board.title, RIGHT, buff=0.35)
         rows = [VGroup(*(grid.squares[i][j] for j in range(i + 1))) for i in range(n)]
-        notes = [] if board.fit.numbers else [self._colour_note(board)]
+        notes = [] if board.fit.numbers else [colours_only(board.grid)]
         self.beat(
             "Masked, every token's weights fill a lower triangle: a token sees only itself and the tokens before it.",
             FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.title, board.legend, *notes),
@@ -144,10 +144,6 @@ class TriangularMap(ExplainerScene):
             *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers), FadeIn(board.mask),
             *(FadeIn(square) for i in range(n) for square in grid.squares[i][i + 1:]), run_time=2.5, wait=1.2,
         )
-
-    def _colour_note(self, board: _Board) -> VMobject:
-        note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
-        return note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
 
     def _written(self, board: _Board, row: int) -> VGroup:
         """Row ``row``'s weights, a line per key beside the grid, under its title."""

@@ -29,7 +29,7 @@ from attention_explainer.outputs.steps import (
     table,
 )
 from attention_math import FusedHeadsTrace, Scenario, fused_multi_head
-from scenes.self_attention.handout import HANDOUT_MATRICES, trace_table
+from scenes.self_attention.handout import HANDOUT_MATRICES, pytorch_cell, scenario_constants, trace_table
 
 __all__ = ["MULTI_HEAD", "notebook", "page", "tables"]
 
@@ -104,11 +104,7 @@ def _data_cell(scenario: Scenario) -> str:
     roles = ("w_query", "w_key", "w_value")
     stacks = {name: np.stack([getattr(head, name) for head in scenario.heads]) for name in roles}
     lines = [
-        f"TITLE = {scenario.title!r}",
-        f"TOKENS = {list(scenario.tokens)!r}",
-        f"QUERY = {scenario.query}  # the query token, counted from 0 (from 1 on screen)",
-        f"PRECISION = {scenario.precision}  # the decimals the lecture shows",
-        f"SCALED = {scenario.scaled!r}  # divide the scores by the square root of d_k",
+        *scenario_constants(scenario),
         f"H = {scenario.n_heads}  # heads",
         "",
         f"X = {matrix_literal(scenario.embeddings)}  # the embeddings, one row per token, every head's",
@@ -195,11 +191,6 @@ _JOINED: tuple[tuple[str, str], ...] = (
 )
 
 _TORCH = '''\
-The same steps in PyTorch (not run here; `pip install torch`), the fused way, from the arrays above:
-
-```python
-import torch
-
 X = torch.from_numpy(X)  # float64, as above
 W_Q_big, W_K_big, W_V_big = (torch.from_numpy(np.concatenate(m, axis=1)) for m in (W_Q, W_K, W_V))
 n, d_k, d_v = X.shape[0], W_Q.shape[2], W_V.shape[2]
@@ -212,12 +203,10 @@ Z = torch.nn.functional.scaled_dot_product_attention(Q, K, V, scale=None if SCAL
 _TORCH_JOINED = '''\
 output = Z.transpose(0, 1).reshape(n, H * d_v) @ torch.from_numpy(W_O)  # the heads joined, times W_O
 print(output[QUERY])
-```
 '''
 
 _TORCH_ONE_HEAD = '''\
 print(Z[0, QUERY])  # the query's context vector
-```
 '''
 
 
@@ -233,7 +222,8 @@ def notebook(scenario: Scenario) -> NotebookCells:
         f"{what}. The last cell checks each step against the handout's CSV files beside this notebook."
     )
     steps = _EACH_HEAD + (_JOINED if joined else ())
-    torch = _TORCH + (_TORCH_JOINED if joined else _TORCH_ONE_HEAD)
+    torch = pytorch_cell("The same steps in PyTorch", _TORCH + (_TORCH_JOINED if joined else _TORCH_ONE_HEAD),
+                         source=", the fused way, from the arrays above", inputs=False)
     return NotebookCells(intro, _data_cell(scenario), steps, torch)
 
 

@@ -44,6 +44,7 @@ from scenes.kit.motion import fly_into
 from scenes.kit.palette import CONTEXT, DIM, EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
 from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, drop_svg_paths, shorten_token, text
+from scenes.multi_head.looks import looks_most
 
 __all__ = ["PerHead"]
 
@@ -556,13 +557,7 @@ class PerHead(StillFirst, ExplainerScene):
 
     # -- the beats ---------------------------------------------------------------------------------
     def _looks(self, head: _Head) -> str:
-        """Where the head looks most, as a caption says it: "'dog' (0.30)", or a tie as shown."""
-        q = self.scenario.query
-        names = [self.quote(j, "key") for j in head.tops]
-        weight = self.fmt(head.source, "weights", q, head.tops[-1])  # said after the last named
-        if len(names) == 1:
-            return f"{names[0]} ({weight})"
-        return f"{', '.join(names[:-1])} and {names[-1]} ({weight} each, as shown)"
+        return looks_most(self, head.source, head.tops)
 
     def _full(self, board: _Board, head: _Head) -> None:
         """Head 1: X, its matrices, q and K, the scores, ÷ √d_k, the weights, V and z: a beat each."""

@@ -36,6 +36,7 @@ from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import DIM, HIGHLIGHT, INK, KEY, MUTED, WEIGHT
 from scenes.kit.stills import StillFirst
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
+from scenes.multi_head.looks import looks_most
 
 __all__ = ["MAX_DRAWN", "WhyHeads"]
 
@@ -208,13 +209,7 @@ class WhyHeads(StillFirst, ExplainerScene):
 
     # -- the beats ---------------------------------------------------------------------------------
     def _looks(self, column: _Column) -> str:
-        """Where head ``column`` looks most, as a caption says it: "'dog' (0.30)", or a tie as shown."""
-        q = self.scenario.query
-        names = [self.quote(j, "key") for j in column.tops]
-        weight = self.fmt(column.source, "weights", q, column.tops[-1])  # said after the last named
-        if len(names) == 1:
-            return f"{names[0]} ({weight})"
-        return f"{', '.join(names[:-1])} and {names[-1]} ({weight} each, as shown)"
+        return looks_most(self, column.source, column.tops)
 
     def _heading_note(self) -> VMobject:
         """Under the heading: whose weights these are, and (more than :data:`MAX_DRAWN` heads) which are drawn."""

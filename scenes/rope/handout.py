@@ -18,6 +18,7 @@ from scenes.self_attention.handout import (
     data_cell,
     head_one_fact,
     head_one_note,
+    pytorch_cell,
     scores_words,
     trace_table,
 )
@@ -118,13 +119,7 @@ _STEP_CELLS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-_TORCH = '''\
-The same steps in PyTorch (not run here; `pip install torch`), from the arrays above:
-
-```python
-import torch
-
-X, W_Q, W_K, W_V = (torch.from_numpy(m) for m in (X, W_Q, W_K, W_V))  # float64, as above
+_TORCH = pytorch_cell("The same steps in PyTorch", '''\
 Q, K, V = X @ W_Q, X @ W_K, X @ W_V
 d_k = Q.shape[-1]
 theta = BASE ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)
@@ -134,8 +129,7 @@ Q_rot = torch.view_as_real(torch.view_as_complex(Q.reshape(-1, d_k // 2, 2)) * t
 K_rot = torch.view_as_real(torch.view_as_complex(K.reshape(-1, d_k // 2, 2)) * turn).reshape(K.shape)
 Z = torch.nn.functional.scaled_dot_product_attention(Q_rot, K_rot, V, scale=None if SCALED else 1.0)
 print(Z[QUERY])  # the query's context vector with RoPE
-```
-'''
+''')
 
 
 def notebook(scenario: Scenario) -> NotebookCells:

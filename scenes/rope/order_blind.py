@@ -9,14 +9,10 @@ positions attention reads a bag of tokens: shuffle them and its numbers shuffle 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 from manim import (
     DOWN,
-    RIGHT,
     FadeIn,
-    FadeOut,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
@@ -25,11 +21,8 @@ from manim import (
 from attention_math import self_attention
 from attention_math.heat import Extremes
 from scenes.base import READING_PACE, ExplainerScene
-from scenes.facts import value
-from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend
-from scenes.kit.palette import HIGHLIGHT, INK, WEIGHT
-from scenes.kit.text import text
-from scenes.kit.twins import colours_only, fit_twins, title_size, twin_grid, under_grid
+from scenes.kit.palette import HIGHLIGHT
+from scenes.kit.twins import TwinBoard, show_scores, to_weights, twin_board
 
 __all__ = ["OrderBlind"]
 
@@ -37,22 +30,12 @@ SIDES = (("trace", "extremes", "in order"), ("backwards", "backwards_extremes", 
 """Each grid's source, the source of its colour scale's ends, and its title: left, then right."""
 
 
-@dataclass
-class _Board:
-    fit: HeatFit
-    grids: tuple[HeatGrid, HeatGrid]
-    titles: tuple[VGroup, VGroup]
-    numbers: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
-    legends: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
-    boxes: VGroup = field(default_factory=VGroup)
-
-
 class OrderBlind(ExplainerScene):
     """The scores of a sentence and of the sentence backwards: the same numbers, moved with their tokens."""
 
     reading_pace = READING_PACE
 
-    board: _Board  # what the beats draw on (the geometry tests look at it)
+    board: TwinBoard  # what the beats draw on (the geometry tests look at it)
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
@@ -70,33 +53,17 @@ class OrderBlind(ExplainerScene):
         self._weights(board)
 
     # -- layout -------------------------------------------------------------------------------------------
-    def _board(self) -> _Board:
-        n, tokens = self.scenario.n_tokens, self.scenario.tokens
-        cells = [self.text_for(value(source, name, i, j)) for source, _, _ in SIDES
-                 for name in ("scaled_scores", "weights") for i in range(n) for j in range(n)]
-        fit = fit_twins(tokens, cells, self.scenario.query)
-        grids = (twin_grid(self, fit, tokens, side=-1), twin_grid(self, fit, tokens[::-1], side=1))
-        size = title_size(fit)
-        titles = tuple(under_grid(grid, text(title, size=size, color=INK))
-                       for grid, (_, _, title) in zip(grids, SIDES, strict=True))
-        if fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
-            self.rows("query", grids[0])
-            self.columns("key", grids[0])
+    def _board(self) -> TwinBoard:
+        n = self.scenario.n_tokens
+        board = twin_board(self, SIDES, self.scenario.tokens[::-1])
+        if board.fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
+            self.rows("query", board.grids[0])
+            self.columns("key", board.grids[0])
             # backwards, row r is token n − 1 − r: its numbers are that token's (a query's, a key's)
-            back = grids[1]
+            back = board.grids[1]
             self.rows("query", {n - 1 - r: mob for r, mob in back.row_anchors().items()}, *back.band_region())
             self.columns("key", {n - 1 - c: mob for c, mob in back.column_anchors().items()}, *back.band_region())
-        return _Board(fit, grids, (titles[0], titles[1]))
-
-    def _cells(self, board: _Board, side: int, name: str) -> VGroup:
-        source, ranges, _ = SIDES[side]
-        if not board.fit.numbers:
-            return VGroup()
-        return cell_numbers(self, board.grids[side], source, name, ranges, size=board.fit.size)
-
-    def _legend(self, board: _Board, side: int, name: str, hue: str) -> VGroup:
-        _, ranges, _ = SIDES[side]
-        return legend(self, ranges, name, hue).next_to(board.titles[side][0], RIGHT, buff=0.35)
+        return board
 
     @property
     def _pair(self) -> tuple[int, int]:
@@ -107,25 +74,22 @@ class OrderBlind(ExplainerScene):
         return q, int(np.argmax(weights))
 
     # -- the beats ---------------------------------------------------------------------------------------
-    def _show(self, board: _Board, side: int) -> list[object]:
+    def _show(self, board: TwinBoard, side: int) -> list[object]:
         """Side ``side``'s grid filled with its scaled scores, its numbers, title and legend."""
         grid = board.grids[side]
-        source, ranges, _ = SIDES[side]
-        fill_cells(self, grid, source, "scaled_scores", ranges, INK, animate=False)
-        board.numbers[side] = self._cells(board, side, "scaled_scores")
-        board.legends[side] = self._legend(board, side, "scaled_scores", INK)
-        notes = [] if board.fit.numbers else [FadeIn(colours_only(grid))]
+        show_scores(self, board, side)
+        notes = [FadeIn(board.notes[side])] if len(board.notes[side]) else []
         return [FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[side], board.legends[side]),
                 *notes]
 
-    def _in_order(self, board: _Board) -> None:
+    def _in_order(self, board: TwinBoard) -> None:
         grid = board.grids[0]
         cells = [square for row in grid.squares for square in row]
         self.beat("Self-attention as built so far: the scaled scores of the sentence, every query against every key.",
                   *self._show(board, 0), FadeIn(VGroup(*cells)),
                   FadeIn(board.numbers[0], shift=DOWN * 0.1), run_time=1.5, wait=1.5)
 
-    def _backwards(self, board: _Board) -> None:
+    def _backwards(self, board: TwinBoard) -> None:
         """The sentence backwards: each cell (i, j) moves to (n − 1 − i, n − 1 − j), its number with it."""
         n = self.scenario.n_tokens
         left, right = board.grids
@@ -141,7 +105,7 @@ class OrderBlind(ExplainerScene):
                 "each moved with its two tokens.")
         self.beat(said, *shown, *moves, run_time=2.5, wait=1.2)
 
-    def _one_pair(self, board: _Board) -> None:
+    def _one_pair(self, board: TwinBoard) -> None:
         """The query and its strongest other key, boxed in both grids: one number, two places."""
         n, tokens = self.scenario.n_tokens, self.scenario.tokens
         q, k = self._pair
@@ -158,18 +122,9 @@ class OrderBlind(ExplainerScene):
             said = f"'{tokens[q]}' against '{tokens[k]}': the same colour in both, in its new place."
         self.beat(said, FadeIn(board.boxes), run_time=1.2, wait=1.5)
 
-    def _weights(self, board: _Board) -> None:
+    def _weights(self, board: TwinBoard) -> None:
         """Both grids turn to their weights: the same weights, shuffled with the tokens."""
-        changes: list[object] = []
-        for side in (0, 1):
-            source, ranges, _ = SIDES[side]
-            changes += fill_cells(self, board.grids[side], source, "weights", ranges, WEIGHT, animate=True)
-            old_numbers, board.numbers[side] = board.numbers[side], self._cells(board, side, "weights")
-            old_legend, board.legends[side] = board.legends[side], self._legend(board, side, "weights", WEIGHT)
-            # a fade out and in, not a FadeTransform: morphing every glyph of n² numbers costs the most frames
-            if board.fit.numbers:
-                changes += [FadeOut(old_numbers), FadeIn(board.numbers[side])]
-            changes += [FadeOut(old_legend), FadeIn(board.legends[side])]
+        changes = to_weights(self, board)
         (q, k), n = self._pair, self.scenario.n_tokens
         weight = ""
         if board.fit.numbers:

@@ -34,13 +34,13 @@ from manim import (
     VMobject,
 )
 
-from attention_math import RopeClock, Scenario, rope_attention, rope_clock, rope_pair_dimensions
-from scenes.base import READING_PACE, ExplainerScene
+from attention_math import RopeClock, rope_attention, rope_clock, rope_pair_dimensions
+from scenes.base import READING_PACE
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.palette import INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import text
 from scenes.kit.vectors import arrow
-from scenes.rope import turnable
+from scenes.rope.turning import Turning
 
 __all__ = ["ClockHands"]
 
@@ -74,7 +74,7 @@ class _Plane:
         return self.centre + self.unit * np.array([x, y, 0.0])
 
 
-class ClockHands(ExplainerScene):
+class ClockHands(Turning):
     """The query's and a key's pairs as clock hands, turning with position; a shift keeps the score."""
 
     reading_pace = READING_PACE
@@ -83,11 +83,6 @@ class ClockHands(ExplainerScene):
     positions_line: VMobject
     score_line: VMobject
     layout_lines: VGroup
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        return turnable(scenario)
 
     @property
     def key(self) -> int:

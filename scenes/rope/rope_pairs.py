@@ -14,14 +14,14 @@ from collections.abc import Sequence
 
 from manim import DOWN, LEFT, RIGHT, UP, Brace, FadeIn, LaggedStart, MathTex, Rectangle, VGroup, VMobject
 
-from attention_math import Scenario, rope_attention
-from scenes.base import READING_PACE, ExplainerScene
+from attention_math import rope_attention
+from scenes.base import READING_PACE
 from scenes.facts import TokenPart, position, value
 from scenes.kit.heatmap import text_width
 from scenes.kit.layout import BOTTOM, TOP
 from scenes.kit.palette import INK, KEY, MUTED, QUERY
 from scenes.kit.text import text
-from scenes.rope import turnable
+from scenes.rope.turning import Turning
 
 __all__ = ["RopePairs"]
 
@@ -37,7 +37,7 @@ QUANTITIES = {"query": "queries", "theta": "frequencies", "angle": "angles", "tu
 """The field of ``rope`` each row holds."""
 
 
-class RopePairs(ExplainerScene):
+class RopePairs(Turning):
     """The query of the lecture's token, pair by pair: θ_i, the angle m·θ_i, the pair turned."""
 
     reading_pace = READING_PACE
@@ -45,11 +45,6 @@ class RopePairs(ExplainerScene):
     table: dict[str, VGroup]  # each row of numbers (the geometry tests look at it)
     braces: VGroup  # a brace per pair, over its two columns
     columns_x: list[float]  # the centre of each dimension's column
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        return turnable(scenario)
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario

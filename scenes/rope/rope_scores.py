@@ -10,8 +10,6 @@ the rule (R_m q)·(R_n k) = q·R_(n−m) k, the score a function of m − n alon
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 from manim import (
     DOWN,
@@ -27,16 +25,16 @@ from manim import (
     VGroup,
 )
 
-from attention_math import Scenario, rope_attention
+from attention_math import rope_attention
 from attention_math.heat import Extremes
-from scenes.base import READING_PACE, ExplainerScene
-from scenes.facts import TokenPart, value
-from scenes.kit.heatmap import HeatFit, HeatGrid, cell_numbers, fill_cells, legend, row_box
+from scenes.base import READING_PACE
+from scenes.facts import TokenPart
+from scenes.kit.heatmap import row_box
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import HIGHLIGHT, INK, MUTED, WEIGHT
+from scenes.kit.palette import HIGHLIGHT, INK, MUTED
 from scenes.kit.text import SMALLEST_SIZE, text
-from scenes.kit.twins import BAND, GAP, colours_only, fit_twins, title_size, twin_grid, under_grid
-from scenes.rope import turnable
+from scenes.kit.twins import BAND, GAP, TwinBoard, show_scores, to_weights, twin_board
+from scenes.rope.turning import Turning
 
 __all__ = ["RopeScores"]
 
@@ -46,29 +44,13 @@ RULE_SIZE = 40  # the summary's formula
 LINE_SIZE = 24  # the summary's lines of words
 
 
-@dataclass
-class _Board:
-    fit: HeatFit
-    grids: tuple[HeatGrid, HeatGrid]
-    titles: tuple[VGroup, VGroup]
-    numbers: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
-    legends: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
-    notes: list[VGroup] = field(default_factory=lambda: [VGroup(), VGroup()])
-    boxes: VGroup = field(default_factory=VGroup)
-
-
-class RopeScores(ExplainerScene):
+class RopeScores(Turning):
     """The sentence's scores and weights without positions and with RoPE, side by side; the rule of RoPE."""
 
     reading_pace = READING_PACE
 
-    board: _Board  # what the beats draw on (the geometry tests look at it)
+    board: TwinBoard  # what the beats draw on (the geometry tests look at it)
     summary: VGroup  # the last frame's formula and lines
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        """RoPE turns dimensions in pairs: ``d_k`` must be even."""
-        return turnable(scenario)
 
     def construct(self) -> None:
         one = self.scenario.heads[0] if self.scenario.w_out is not None else self.scenario
@@ -85,30 +67,13 @@ class RopeScores(ExplainerScene):
         self._summary(board)
 
     # -- layout -------------------------------------------------------------------------------------------
-    def _board(self) -> _Board:
-        n, tokens = self.scenario.n_tokens, self.scenario.tokens
-        cells = [self.text_for(value(source, name, i, j)) for source, _, _ in SIDES
-                 for name in ("scaled_scores", "weights") for i in range(n) for j in range(n)]
-        fit = fit_twins(tokens, cells, self.scenario.query)
-        grids = (twin_grid(self, fit, tokens, side=-1), twin_grid(self, fit, tokens, side=1))
-        size = title_size(fit)
-        titles = tuple(under_grid(grid, text(title, size=size, color=INK))
-                       for grid, (_, _, title) in zip(grids, SIDES, strict=True))
-        if fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
-            for grid in grids:
+    def _board(self) -> TwinBoard:
+        board = twin_board(self, SIDES, self.scenario.tokens)
+        if board.fit.numbers:  # each cell's number in its query's row and key's column, in its own grid
+            for grid in board.grids:
                 self.rows("query", grid)
                 self.columns("key", grid)
-        return _Board(fit, grids, (titles[0], titles[1]))
-
-    def _cells(self, board: _Board, side: int, name: str) -> VGroup:
-        source, ranges, _ = SIDES[side]
-        if not board.fit.numbers:
-            return VGroup()
-        return cell_numbers(self, board.grids[side], source, name, ranges, size=board.fit.size)
-
-    def _legend(self, board: _Board, side: int, name: str, hue: str) -> VGroup:
-        _, ranges, _ = SIDES[side]
-        return legend(self, ranges, name, hue).next_to(board.titles[side][0], RIGHT, buff=0.35)
+        return board
 
     def _top(self, source: str) -> int:
         """The key the query weighs most in ``source`` (the first of a tie)."""
@@ -116,14 +81,10 @@ class RopeScores(ExplainerScene):
         return int(np.argmax(np.asarray(obj.weights[self.scenario.query], dtype=float)))
 
     # -- the beats ---------------------------------------------------------------------------------------
-    def _scores(self, board: _Board) -> None:
+    def _scores(self, board: TwinBoard) -> None:
         shown: list[object] = []
         for side, grid in enumerate(board.grids):
-            source, ranges, _ = SIDES[side]
-            fill_cells(self, grid, source, "scaled_scores", ranges, INK, animate=False)
-            board.numbers[side] = self._cells(board, side, "scaled_scores")
-            board.legends[side] = self._legend(board, side, "scaled_scores", INK)
-            board.notes[side] = VGroup() if board.fit.numbers else VGroup(colours_only(grid))
+            show_scores(self, board, side)
             cells = [square for row in grid.squares for square in row]
             shown += [FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[side],
                              board.legends[side], board.notes[side]),
@@ -132,7 +93,7 @@ class RopeScores(ExplainerScene):
         self.beat("The scaled scores of the sentence without positions, and with RoPE: every query and key turned "
                   "by its position before the dot product.", *shown, run_time=1.6, wait=1.8)
 
-    def _diagonal(self, board: _Board) -> None:
+    def _diagonal(self, board: TwinBoard) -> None:
         """The query's own cell in both grids: a query and a key at one position turn by one angle."""
         n, q = self.scenario.n_tokens, self.scenario.query
         board.boxes = VGroup(*(VGroup(*(SurroundingRectangle(grid.squares[i][i], color=HIGHLIGHT, buff=0.02,
@@ -147,19 +108,10 @@ class RopeScores(ExplainerScene):
         self.beat(said + " Elsewhere the farther apart, the more the two have turned.", FadeIn(board.boxes),
                   run_time=1.2, wait=2.6)
 
-    def _weights(self, board: _Board) -> None:
+    def _weights(self, board: TwinBoard) -> None:
         """Both grids turn to their weights; the query's row boxed; where it looks most, each way."""
         q, tokens = self.scenario.query, self.scenario.tokens
-        changes: list[object] = []
-        for side in (0, 1):
-            source, ranges, _ = SIDES[side]
-            changes += fill_cells(self, board.grids[side], source, "weights", ranges, WEIGHT, animate=True)
-            old_numbers, board.numbers[side] = board.numbers[side], self._cells(board, side, "weights")
-            old_legend, board.legends[side] = board.legends[side], self._legend(board, side, "weights", WEIGHT)
-            # a fade out and in, not a FadeTransform: morphing every glyph of n² numbers costs the most frames
-            if board.fit.numbers:
-                changes += [FadeOut(old_numbers), FadeIn(board.numbers[side])]
-            changes += [FadeOut(old_legend), FadeIn(board.legends[side])]
+        changes = to_weights(self, board)
         rows = VGroup(*(row_box(grid, q, color=HIGHLIGHT) for grid in board.grids))
         plain, turned = self._top("trace"), self._top("rope")
         if board.fit.numbers:
@@ -189,7 +141,7 @@ class RopeScores(ExplainerScene):
         ]
         return VGroup(rule, *lines).arrange(DOWN, buff=0.32, aligned_edge=LEFT)
 
-    def _summary(self, board: _Board) -> None:
+    def _summary(self, board: TwinBoard) -> None:
         """The map without positions goes; the RoPE map moves left, the rule beside it."""
         left, right = board.grids
         gone = VGroup(left, board.numbers[0], board.titles[0], board.legends[0], board.notes[0], board.boxes[0])

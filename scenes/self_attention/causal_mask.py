@@ -34,7 +34,7 @@ from manim import (
 from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
 from scenes.facts import TokenPart, position, value
-from scenes.kit.formula import formula_title
+from scenes.kit.board import colours_only, token_grid
 from scenes.kit.heatmap import (
     HeatFit,
     HeatGrid,
@@ -44,7 +44,6 @@ from scenes.kit.heatmap import (
     fit_heat,
     key_column,
     legend,
-    numbered_columns,
     roomier_rows,
     row_box,
     text_height,
@@ -54,8 +53,8 @@ from scenes.kit.heatmap import (
     widest,
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.mask import block_centre, free_block, future_mask
-from scenes.kit.palette import CONTEXT, FAINT, INK, KEY, MUTED, QUERY, WEIGHT
+from scenes.kit.mask import block_centre, free_block, future_mask, mask_titles
+from scenes.kit.palette import CONTEXT, FAINT, INK, MUTED, QUERY, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["CausalMask"]
@@ -135,25 +134,13 @@ class CausalMask(ExplainerScene):
         return roomier_rows(fit, tokens, width), gap
 
     def _board(self) -> _Board:
-        n, tokens = self.scenario.n_tokens, self.scenario.tokens
+        tokens = self.scenario.tokens
         fit, gap = self._fit()
-        grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
-                        row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
-                        column_limit=fit.column_limit, upright=fit.upright)
-        if fit.numbered:
-            numbered = numbered_columns(n, fit.size, fit.cell_w)
-            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in numbered], numbered)
-            grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
-                                        color=QUERY) for i, t in enumerate(tokens)])
+        grid = token_grid(self, fit, tokens)
         total = grid.width + gap + self._comparison_width(_table_size(fit))
         band = _band(_table_size(fit))
         grid.shift(RIGHT * (-total / 2 - grid.get_left()[0]) + UP * ((TOP + BOTTOM + band) / 2 - 0.2 - grid.get_y()))
-        scores_tex = ["Q", "K^{\\top}", "/\\sqrt{d_k}"] if self.trace.scaled else ["Q", "K^{\\top}"]
-        masked_tex = ["\\mathrm{mask}\\big(", *scores_tex, "\\big)"]
-        titles = [formula_title(*tex, font_size=28) for tex in
-                  (scores_tex, masked_tex, ["\\mathrm{softmax}\\big(", *masked_tex, "\\big)"])]
-        for title in titles:
-            title.next_to(grid.brackets, DOWN, buff=0.18).align_to(grid, LEFT)
+        titles = mask_titles(grid, scaled=self.trace.scaled)
         if fit.numbers:  # each cell's number in its query's row and key's column (colour only: the one −∞
             self.rows("query", grid)  # written across the mask stands for every hidden cell, in none's row)
             self.columns("key", grid)
@@ -184,9 +171,7 @@ class CausalMask(ExplainerScene):
     def _note(self, board: _Board) -> list[Animation]:
         if board.fit.numbers:
             return []
-        note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
-        note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
-        return [FadeIn(note)]
+        return [FadeIn(colours_only(board.grid))]
 
     def _mask_future(self, board: _Board) -> Polygon:
         """A mask slides over the keys after each query: their scores become −∞, one region of one colour."""

@@ -30,6 +30,8 @@ __all__ = [
     "head_one_note",
     "notebook",
     "page",
+    "pytorch_cell",
+    "scenario_constants",
     "scores_words",
     "tables",
     "trace_table",
@@ -74,16 +76,24 @@ def tables(scenario: Scenario) -> tuple[Table, ...]:
     )
 
 
-def data_cell(scenario: Scenario, *extra: str) -> str:
-    """The scenario as data: the title and tokens as literals, the matrices to the last bit
-    (head 1's), each printed; ``extra`` lines of constants after the matrices."""
-    trace = scenario.trace()
-    lines = [
+def scenario_constants(scenario: Scenario) -> tuple[str, ...]:
+    """The data cell's first lines, every lecture's: the title and tokens as literals, the query, the decimals and
+    whether the scores are scaled."""
+    return (
         f"TITLE = {scenario.title!r}",
         f"TOKENS = {list(scenario.tokens)!r}",
         f"QUERY = {scenario.query}  # the query token, counted from 0 (from 1 on screen)",
         f"PRECISION = {scenario.precision}  # the decimals the lecture shows",
         f"SCALED = {scenario.scaled!r}  # divide the scores by the square root of d_k",
+    )
+
+
+def data_cell(scenario: Scenario, *extra: str) -> str:
+    """The scenario as data: the title and tokens as literals, the matrices to the last bit
+    (head 1's), each printed; ``extra`` lines of constants after the matrices."""
+    trace = scenario.trace()
+    lines = [
+        *scenario_constants(scenario),
         *extra,
         "",
         f"X = {matrix_literal(trace.embeddings)}  # the embeddings, one row per token",
@@ -135,13 +145,16 @@ _STEP_CELLS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-_TORCH = '''\
-The same steps in PyTorch (not run here; `pip install torch`), from the arrays above:
+def pytorch_cell(what: str, code: str, *, source: str = ", from the arrays above", inputs: bool = True) -> str:
+    """The notebook's last cell, Markdown: ``what`` in PyTorch (not run: torch is no dependency of the notebook),
+    ``source`` after the note; ``code`` in a Python block after ``import torch`` and, with ``inputs``, the
+    scenario's X, W_Q, W_K and W_V as tensors."""
+    tensors = "X, W_Q, W_K, W_V = (torch.from_numpy(m) for m in (X, W_Q, W_K, W_V))  # float64, as above\n"
+    return (f"{what} (not run here; `pip install torch`){source}:\n\n```python\nimport torch\n\n"
+            f"{tensors if inputs else ''}{code}```\n")
 
-```python
-import torch
 
-X, W_Q, W_K, W_V = (torch.from_numpy(m) for m in (X, W_Q, W_K, W_V))  # float64, as above
+_TORCH = pytorch_cell("The same steps in PyTorch", '''\
 Q, K, V = X @ W_Q, X @ W_K, X @ W_V
 scores = Q @ K.T
 scaled_scores = scores / K.shape[-1] ** 0.5 if SCALED else scores
@@ -151,8 +164,7 @@ print(Z[QUERY])  # the query's context vector
 
 # all of it in one call (PyTorch 2):
 Z = torch.nn.functional.scaled_dot_product_attention(Q, K, V, scale=None if SCALED else 1.0)
-```
-'''
+''')
 
 
 def head_one_note(scenario: Scenario) -> str:

@@ -34,7 +34,8 @@ from manim import (
 
 from attention_math.heat import Extremes
 from scenes.base import ExplainerScene
-from scenes.facts import TokenPart, position, query_number, value
+from scenes.facts import position, query_number, value
+from scenes.kit.board import colours_only, token_grid
 from scenes.kit.formula import formula_title
 from scenes.kit.heatmap import (
     HeatFit,
@@ -45,7 +46,6 @@ from scenes.kit.heatmap import (
     fit_heat,
     key_column,
     legend,
-    numbered_columns,
     opacity_of,
     roomier_rows,
     row_box,
@@ -54,7 +54,7 @@ from scenes.kit.heatmap import (
     widest,
 )
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
-from scenes.kit.palette import CONTEXT, DIM, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
+from scenes.kit.palette import CONTEXT, DIM, INK, MUTED, QUERY, VALUE, WEIGHT
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
 
 __all__ = ["MatrixForm"]
@@ -131,14 +131,7 @@ class MatrixForm(ExplainerScene):
         n, d_v, tokens = self.scenario.n_tokens, self.scenario.d_v, self.scenario.tokens
         fit = self._fit()
         value_w = widest(self._texts("values", n, d_v) + self._texts("context", n, d_v), 26)
-        grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
-                        row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
-                        column_limit=fit.column_limit, upright=fit.upright)
-        if fit.numbered:
-            numbered = numbered_columns(n, fit.size, fit.cell_w)
-            grid.label_columns([self.label("{}", position(j), size=fit.size, color=KEY) for j in numbered], numbered)
-            grid.label_rows([self.label("{} {}", position(i), TokenPart(t, fit.row_limit), size=fit.size,
-                                        color=QUERY) for i, t in enumerate(tokens)])
+        grid = token_grid(self, fit, tokens)
         value_size = fit.size if fit.numbers else SMALLEST_SIZE
         values = HeatGrid(n, d_v, cell_w=value_w * value_size / 26 + 0.25, cell_h=fit.cell_h, size=value_size)
         strip = 0.0 if fit.numbers else STRIP_GAP + self._strip_width()
@@ -191,9 +184,7 @@ class MatrixForm(ExplainerScene):
         """Colour only: say so, in the corner above the row labels and left of the column numbers."""
         if board.fit.numbers:
             return []
-        note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
-        note.move_to((0, board.grid.column_labels.get_y(), 0)).align_to(board.grid.row_labels, RIGHT)
-        return [FadeIn(note)]
+        return [FadeIn(colours_only(board.grid))]
 
     # -- the beats ----------------------------------------------------------------------------
     def _formula_large(self) -> None:

@@ -42,8 +42,8 @@ def _columns_swapped(monkeypatch: Any) -> None:
     module = importlib.import_module("attention_temperature.temperature")
     column = module.Temperature._column
 
-    def planted(self: Any, t: int, font: float, pitch: float) -> Any:
-        made = column(self, {0: 2, 2: 0}.get(t, t), font, pitch)
+    def planted(self: Any, t: int, font: float, pitch: float, bars: float) -> Any:
+        made = column(self, {0: 2, 2: 0}.get(t, t), font, pitch, bars)
         made.index = t
         return made
 

@@ -59,8 +59,9 @@ class Temperature(StillFirst, ExplainerScene):
         self.header("Softmax temperature")
         font, pitch = self._fit()
         self.labels = self._labels(font)
-        self.board = [self._column(t, font, pitch) for t in range(len(self.tempered.temperatures))]
-        self._place(font, pitch)
+        bars = self._bars_width(font)
+        self.board = [self._column(t, font, pitch, bars) for t in range(len(self.tempered.temperatures))]
+        self._place(font, pitch, bars)
         self._plain()
         self._sharper_and_flatter()
         self._summary()
@@ -84,22 +85,22 @@ class Temperature(StillFirst, ExplainerScene):
         room = 2 * HALF_WIDTH - max(m.width for m in self.labels) - LABEL_GAP
         return (room - 3 * (NUMBER_GAP + numbers) - 2 * COLUMN_GAP) / 3
 
-    def _column(self, t: int, font: float, pitch: float) -> _Column:
-        """Temperature ``t``'s bars, on the scale all three share: the largest weight of all fills a column."""
-        n, bars = self.scenario.n_tokens, self._bars_width(font)
+    def _column(self, t: int, font: float, pitch: float, bars: float) -> _Column:
+        """Temperature ``t``'s bars, on the scale all three share: the largest weight of all is ``bars`` long."""
+        n = self.scenario.n_tokens
         weights = [self.value_of(value("tempered", "weights", t, j)) for j in range(n)]
-        largest = max(self.value_of(value("tempered", "weights", u, j)) for u in range(3) for j in range(n))
+        largest = float(self.tempered.weights.max())
         chart = BarRows(None, weights, width=bars * max(weights) / largest, pitch=pitch, color=WEIGHT,
                         thickness=min(0.62, 0.5 / pitch))
         numbers = VGroup(*(self.number("tempered", "weights", t, j, size=font, color=WEIGHT) for j in range(n)))
         title = self.label("τ = {}", value("taus", "temperatures", t), size=max(font, 26.0), color=INK)
         return _Column(t, title, chart, numbers)
 
-    def _place(self, font: float, pitch: float) -> None:
+    def _place(self, font: float, pitch: float, bars: float) -> None:
         """Labels left, a column per temperature right of them; bands and plotted bars registered."""
         n = self.scenario.n_tokens
         label_w = max(m.width for m in self.labels)
-        column_w = self._bars_width(font) + NUMBER_GAP + max(m.width for c in self.board for m in c.numbers)
+        column_w = bars + NUMBER_GAP + max(m.width for c in self.board for m in c.numbers)
         left = -(label_w + LABEL_GAP + 3 * column_w + 2 * COLUMN_GAP) / 2
         top = TOP - max(0.0, (TOP - BOTTOM - TITLE_BAND - n * pitch - NOTE_BAND) / 2)
         ys = [top - TITLE_BAND - (j + 0.5) * pitch for j in range(n)]

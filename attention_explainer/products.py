@@ -1,0 +1,99 @@
+"""A scene's render as products that travel (clip, subtitles, still as bytes), for renders made elsewhere.
+
+The course command renders its scenes on Dask workers (:mod:`attention_explainer.course`):
+:func:`render_scene_products` renders one there as the bundle would, :func:`install_products` puts what came
+back where the bundle's own render would have left it, and a build given such renders
+(:data:`RenderedScenes`) takes them for the scenes that changed (:func:`rendered_elsewhere`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .forkserver import ForkServer
+from .out_dir import atomic_write, write_text
+from .plan import BundleError, BundlePlan, BundleSettings, SceneSpec
+from .processes import TEXTS, Job, Renders, fresh_media, render_scene
+from .render_jobs import prune_texts, tex_cache_opened
+from .still_hooks import still_path
+
+__all__ = ["RenderedScenes", "SceneProducts", "install_products", "render_scene_products", "rendered_elsewhere"]
+
+RenderedScenes = Callable[[BundlePlan, list[SceneSpec]], dict[str, tuple[Path, float]]]
+"""Renders made elsewhere: given the plan and the scenes that changed, each one's clip in the work
+folder (its subtitles and still beside it, as :func:`install_products` writes them) and its seconds."""
+
+
+@dataclass(frozen=True)
+class SceneProducts:
+    """What the assembly of a bundle needs of one scene's render, as bytes (they travel between machines)."""
+
+    scene: str  # the class name
+    key: str  # the clip key it was rendered for
+    clip: bytes
+    subtitles: bytes  # SubRip; empty when the scene has no captions
+    still: bytes  # PNG of the clip's last frame
+    seconds: float  # how long the render took
+    made_by: str  # host and process that rendered it
+
+
+def render_scene_products(
+    spec: SceneSpec, settings: BundleSettings, scenario_toml: str, key: str, work: Path,
+    server: ForkServer | None = None,
+) -> SceneProducts:
+    """Render one scene as the bundle does, in the work folder ``work`` of the caller's own (its
+    TeX and text caches are kept there), and return its products as bytes.
+
+    ``key`` is the clip key the caller planned; it travels with the products. Slides are not
+    made here (a course has no decks).
+    """
+    import socket
+
+    work.mkdir(parents=True, exist_ok=True)
+    scenario_file = work / f"scenario-{os.getpid()}.toml"
+    write_text(scenario_file, scenario_toml)
+    tex_complete = tex_cache_opened(work)
+    prune_texts(work / TEXTS)
+    job = Job(spec)
+    clip = render_scene(job, replace(settings, slides=False), work, scenario_file, lambda: None, Renders(), server)
+    tex_complete.touch()
+    subtitles = clip.with_suffix(".srt")
+    return SceneProducts(
+        spec.name, key, clip.read_bytes(), subtitles.read_bytes() if subtitles.is_file() else b"",
+        still_path(clip).read_bytes(), job.seconds, f"{socket.gethostname()}:{os.getpid()}",
+    )
+
+
+def install_products(plan: BundlePlan, spec: SceneSpec, products: SceneProducts) -> Path:
+    """Write a scene's products into the bundle's work folder where its own render would have
+    left them (clip, subtitles and still beside it); return the clip's path."""
+    if products.key != plan.keys[spec.name]:
+        raise BundleError(f"scene {spec.name}: rendered for another clip key than the bundle plans", 1)
+    media = fresh_media(spec, plan.work)
+    clip = media / "videos" / "elsewhere" / plan.settings.quality / f"{spec.name}.{plan.settings.extension}"
+    clip.parent.mkdir(parents=True, exist_ok=True)
+    for path, content in ((clip, products.clip), (clip.with_suffix(".srt"), products.subtitles)):
+        with atomic_write(path) as tmp:
+            tmp.write_bytes(content)
+    with atomic_write(still_path(clip)) as tmp:
+        tmp.write_bytes(products.still)
+    (media / ".finished").touch()
+    return clip
+
+
+def rendered_elsewhere(plan: BundlePlan, jobs: list[Job], renders: RenderedScenes) -> dict[str, Path]:
+    """The clips ``renders`` made of the scenes that changed; every job marked done or cached."""
+    to_render = plan.changed()
+    made = renders(plan, to_render)
+    missing = [spec.name for spec in to_render if spec.name not in made]
+    if missing:
+        raise BundleError(f"scenes {', '.join(missing)}: no render was made for them", 1)
+    for job in jobs:
+        if job.spec.name in made:
+            job.status, job.seconds = "done", made[job.spec.name][1]
+        else:
+            job.status = "cached"
+    return {name: clip for name, (clip, _) in made.items() if name in plan.keys}
