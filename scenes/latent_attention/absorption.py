@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, FadeIn, SurroundingRectangle, VGroup
 
-from attention_math import Scenario
+from attention_math import LatentTrace, Scenario
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -30,6 +30,7 @@ class Absorption(ExplainerScene):
 
     reading_pace = READING_PACE
 
+    mla: LatentTrace  # the lecture's MLA of the scenario (self.trace stays plain attention's)
     table: KeyTable
     panel: VGroup  # the query's head and token, q_C, q_A, the identity
     box: SurroundingRectangle
@@ -39,7 +40,7 @@ class Absorption(ExplainerScene):
         return check_latent(scenario)
 
     def construct(self) -> None:
-        self.trace = register_latent(self)
+        self.mla = register_latent(self)
         self.header("Absorption: the scores without the keys", "query", "key")
         self._layout()
         self._query()
@@ -51,7 +52,7 @@ class Absorption(ExplainerScene):
     # -- layout -------------------------------------------------------------------------------------------------
     def _vector(self, template: str, field: str) -> VGroup:
         """``template`` with head 1's ``field`` for the query, its numbers in parentheses."""
-        q, width = self.scenario.query, getattr(self.trace, field).shape[-1]
+        q, width = self.scenario.query, getattr(self.mla, field).shape[-1]
         numbers = [value("latent", field, HEAD, q, c) for c in range(width)]
         return VGroup(self.label(template.format(", ".join(["{}"] * width)), *numbers, size=26, color=QUERY))
 
@@ -67,7 +68,7 @@ class Absorption(ExplainerScene):
         return VGroup(VGroup(who, content).arrange(DOWN, buff=0.12, aligned_edge=LEFT), absorbed, identity)
 
     def _layout(self) -> None:
-        t, q = self.trace, self.scenario.query
+        t, q = self.mla, self.scenario.query
         columns = [
             ("latent", (), t.d_c, HIGHLIGHT, text("c_KV, cached", size=26, color=HIGHLIGHT)),
             ("content_keys", (HEAD,), t.d_h, KEY, text("k_C = c_KV W_UK", size=26, color=KEY)),
@@ -76,7 +77,7 @@ class Absorption(ExplainerScene):
         ]
         self.table = key_table(self, columns, range(q + 1))
         self.panel = self._panel()
-        whole = place_panel(self.table.group, self.table.headers, self.panel, width=2 * HALF_WIDTH,
+        whole = place_panel(self.table.group, self.table.headers, list(self.panel), width=2 * HALF_WIDTH,
                             height=TOP - BOTTOM - 2 * BOX_ROOM)
         fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
-from attention_math import Scenario
+from attention_math import LatentTrace, Scenario
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -32,6 +32,7 @@ class DecoupledRope(ExplainerScene):
 
     reading_pace = READING_PACE
 
+    mla: LatentTrace  # the lecture's MLA of the scenario (self.trace stays plain attention's)
     table: KeyTable
     panel: VGroup  # the obstacle, the query's q_R, the softmax, the cache
     box: SurroundingRectangle
@@ -41,7 +42,7 @@ class DecoupledRope(ExplainerScene):
         return check_latent(scenario)
 
     def construct(self) -> None:
-        self.trace = register_latent(self)
+        self.mla = register_latent(self)
         self.header("The decoupled RoPE: position in a key of its own", "query", "key", "softmax")
         self._layout()
         self._obstacle()
@@ -63,7 +64,7 @@ class DecoupledRope(ExplainerScene):
                      self.label("{} numbers, every head's", value(whole, "d_rope"), size=26, color=KEY))
         who = self.label("head {}, query {}", position(HEAD, "latent_head"), TokenPart(self.scenario.tokens[q], 12),
                          size=26, color=INK)
-        numbers = [value("latent", "rope_queries", HEAD, q, c) for c in range(self.trace.d_rope)]
+        numbers = [value("latent", "rope_queries", HEAD, q, c) for c in range(self.mla.d_rope)]
         rope = self.label("q_R = ({})".format(", ".join(["{}"] * len(numbers))), *numbers, size=26, color=QUERY)
         softmax = VGroup(text("s = q_C·k_C + q_R·k_R", size=26, color=WEIGHT),
                          self.label("w = softmax(s / √({}+{}))", value(whole, "d_h"), value(whole, "d_rope"), size=26,
@@ -80,7 +81,7 @@ class DecoupledRope(ExplainerScene):
         return parts
 
     def _layout(self) -> None:
-        t, q = self.trace, self.scenario.query
+        t, q = self.mla, self.scenario.query
         columns = [
             ("latent", (), t.d_c, HIGHLIGHT, text("c_KV", size=26, color=HIGHLIGHT)),
             ("rope_keys", (), t.d_rope, KEY, text("k_R", size=26, color=KEY)),
@@ -91,7 +92,7 @@ class DecoupledRope(ExplainerScene):
         self.table = key_table(self, columns, range(q + 1))
         self.panel = self._panel()
         self.obstacle = self.panel[0].scale(1.15).move_to((0, (TOP + BOTTOM) / 2, 0))
-        whole = place_panel(self.table.group, self.table.headers, self.panel[1:], width=2 * HALF_WIDTH,
+        whole = place_panel(self.table.group, self.table.headers, list(self.panel[1:]), width=2 * HALF_WIDTH,
                             height=TOP - BOTTOM - 2 * BOX_ROOM)
         fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))
@@ -121,7 +122,7 @@ class DecoupledRope(ExplainerScene):
         head, d_h, d_rope = (self.cite(position(HEAD, "latent_head")), self.fmt("latent_whole", "d_h"),
                              self.fmt("latent_whole", "d_rope"))
         query = self.quote(q, "query")
-        top = int(np.argmax(self.trace.weights[HEAD, q, :q + 1]))
+        top = int(np.argmax(self.mla.weights[HEAD, q, :q + 1]))
         key = self.quote(top, "key")
         weight = self.fmt("latent", "weights", HEAD, q, top)
         self.beat(f"Head {head} scales the sum by √({d_h} + {d_rope}) and takes the softmax over the keys up to "

@@ -9,11 +9,11 @@ it. The numbers are ``attention_math.latent_attention``'s on the scenario's ``X`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Rectangle, SurroundingRectangle, VGroup
 
-from attention_math import PUBLISHED_CONFIGS, Scenario, cache_memory
+from attention_math import PUBLISHED_CONFIGS, LatentTrace, Scenario, cache_memory
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.grids import NumberGrid
@@ -37,12 +37,14 @@ class LatentProjection(ExplainerScene):
 
     reading_pace = READING_PACE
 
+    mla: LatentTrace  # the lecture's MLA of the scenario (self.trace stays plain attention's)
     x: NumberGrid
     w_dkv: NumberGrid
     latent: NumberGrid
     up: list[NumberGrid]  # k_C,1, v1, k_C,2, v2
     heads: VGroup  # per head: its two titled grids
     cache_box: VGroup
+    built_scale: float  # what the first row was scaled by to fit
     note: VGroup
 
     @classmethod
@@ -50,7 +52,7 @@ class LatentProjection(ExplainerScene):
         return check_latent(scenario)
 
     def construct(self) -> None:
-        self.trace = register_latent(self)
+        self.mla = register_latent(self)
         self.add_source("llama", self._llama(), 0)
         self.header("Latent attention: one small latent a token", "key", "value")
         self._layout()
@@ -67,7 +69,7 @@ class LatentProjection(ExplainerScene):
 
     # -- layout -------------------------------------------------------------------------------------------------
     def _layout(self) -> None:
-        t = self.trace
+        t = self.mla
         self.x = slice_grid(self, "embeddings", (), range(t.n_tokens), t.embeddings.shape[1], color=EMBEDDING,
                             row_labels=list(self.scenario.tokens))
         self.w_dkv = slice_grid(self, "w_dkv", (), range(t.embeddings.shape[1]), t.d_c, color=INK)
@@ -86,7 +88,7 @@ class LatentProjection(ExplainerScene):
         self.cache_box = VGroup(SurroundingRectangle(self.latent.body, color=HIGHLIGHT, buff=0.1))
         self.cache_box.add(text("the cache", size=26, color=HIGHLIGHT).next_to(self.cache_box, DOWN, buff=0.1))
         group = VGroup(row, self.titles, self.cache_box)
-        self.factor = fit(group, 2 * HALF_WIDTH, TOP - BOTTOM, most=MOST)
+        self.built_scale = fit(group, 2 * HALF_WIDTH, TOP - BOTTOM, most=MOST)
         group.move_to((0, (TOP + BOTTOM) / 2, 0))
         self.rows("token", self.x)
         self.rows("key", dict(enumerate(self.x.row_labels)), self.latent)
@@ -129,7 +131,7 @@ class LatentProjection(ExplainerScene):
 
     def _heads(self, drawn: int) -> VGroup:
         """The first ``drawn`` heads' keys and values, each grid titled with its head's number; a pair per head."""
-        t, grids, titles = self.trace, [], []
+        t, grids, titles = self.mla, [], []
         for head in range(drawn):
             for field, color, name in (("content_keys", KEY, "k_C,{}"), ("values", VALUE, "v{}")):
                 grids.append(slice_grid(self, field, (head,), range(t.n_tokens), t.d_h, color=color, h_buff=0.2))
@@ -143,16 +145,17 @@ class LatentProjection(ExplainerScene):
         on the right, the whole as large as the frame allows; the latent's place as a copy (``animate.become``)."""
         self.cached = text("cached: c_KV", size=26, color=HIGHLIGHT)
         left = VGroup(self.x.row_labels, self.latent, self.cache_box[0])
-        target = left.copy().scale(1 / self.factor)  # as built
-        target[0].shift(RIGHT * (target[1].get_left()[0] - 0.2 - target[0].get_right()[0]))
+        target = left.copy().scale(1 / self.built_scale)  # as built
+        target_latent = cast(NumberGrid, target[1])
+        target[0].shift(RIGHT * (target_latent.get_left()[0] - 0.2 - target[0].get_right()[0]))
         drawn = self._drawn_heads(target.width, target.height + 0.5)
         self.heads = self._heads(drawn)
-        if drawn < self.trace.n_heads:
+        if drawn < self.mla.n_heads:
             self.heads.add(self._others(drawn))
             self.heads[-1].next_to(self.heads[0], RIGHT, buff=0.5, aligned_edge=UP)
-        self.cached.next_to(target[1].brackets, UP, buff=0.15)
+        self.cached.next_to(target_latent.brackets, UP, buff=0.15)
         self.heads.next_to(target, RIGHT, buff=GAP + 0.3)
-        self.heads.shift(UP * (target[1].cells[0][0].get_y() - self.up[0].cells[0][0].get_y()))
+        self.heads.shift(UP * (target_latent.cells[0][0].get_y() - self.up[0].cells[0][0].get_y()))
         whole = VGroup(target, self.cached, self.heads)
         fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - SUMMARY_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM + SUMMARY_ROOM) / 2, 0))
@@ -163,7 +166,7 @@ class LatentProjection(ExplainerScene):
 
     def _others(self, drawn: int) -> VGroup:
         """What stands for the heads left out: they make theirs the same way."""
-        last = self.trace.n_heads - 1
+        last = self.mla.n_heads - 1
         if drawn == last:
             first = self.label("head {}: the same,", position(last, "latent_head"), size=26, color=MUTED)
         else:
@@ -174,7 +177,7 @@ class LatentProjection(ExplainerScene):
     def _drawn_heads(self, left: float, height: float) -> int:
         """Every head when their grids fit beside the latent (``left`` wide, ``height`` tall) at a size that reads,
         else the first: measured on unrecorded copies of the widest head's grids."""
-        t = self.trace
+        t = self.mla
         widest = 0.0
         for head in range(t.n_heads):
             for field in ("content_keys", "values"):

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup, VMobject
 
 from attention_math import LatentTrace, Scenario, ScenarioError, latent_attention, latent_weights
 from scenes.kit.grids import NumberGrid
@@ -104,7 +104,7 @@ class KeyTable:
         return VGroup(self.headers[k], self.grids[k])
 
 
-Column = tuple[str, tuple[int, ...], int, str, Mobject]
+Column = tuple[str, tuple[int, ...], int, str, VMobject]
 """A table's column: ``(field, lead, width, colour, header)``, ``latent.field[*lead, j, :width]`` for each key ``j``
 (``width`` 0: one number, ``field[*lead, j]``)."""
 
@@ -138,12 +138,12 @@ def key_table(scene: Any, columns: Sequence[Column], keys: Sequence[int], *, gap
     return KeyTable(labels, grids, headers, group)
 
 
-def side_by_side(*mobs: Mobject, buff: float) -> VGroup:
+def side_by_side(*mobs: VMobject, buff: float) -> VGroup:
     """``mobs`` in a row, their tops on one line."""
     return VGroup(*mobs).arrange(RIGHT, buff=buff, aligned_edge=UP)
 
 
-def _panel_columns(parts: Sequence[Mobject], columns: int, gap: float) -> VGroup:
+def _panel_columns(parts: Sequence[VMobject], columns: int, gap: float) -> VGroup:
     """``parts`` in ``columns`` columns, in order (the first columns one part longer where they do not divide)."""
     size, extra = divmod(len(parts), columns)
     chunks, start = [], 0
@@ -154,7 +154,7 @@ def _panel_columns(parts: Sequence[Mobject], columns: int, gap: float) -> VGroup
     return VGroup(*chunks).arrange(RIGHT, buff=gap, aligned_edge=UP)
 
 
-def place_panel(table: VGroup, headers: Mobject, parts: Sequence[Mobject], *, width: float, height: float,
+def place_panel(table: VGroup, headers: Mobject, parts: Sequence[VMobject], *, width: float, height: float,
                 gap: float = 0.6) -> VGroup:
     """A table and its panel of ``parts``: the parts in one column beside the table (its top at the headers'), or in
     two or more columns over it, whichever lets the whole be drawn largest in ``width`` × ``height``; the whole."""
@@ -173,7 +173,7 @@ def place_panel(table: VGroup, headers: Mobject, parts: Sequence[Mobject], *, wi
     return VGroup(table, panel)
 
 
-def titled_row(grids: Sequence[NumberGrid], titles: Sequence[Mobject], buffs: Sequence[float]) -> VGroup:
+def titled_row(grids: Sequence[NumberGrid], titles: Sequence[VMobject], buffs: Sequence[float]) -> VGroup:
     """Grids of the same rows side by side (``buffs[k]`` after grid ``k``), their rows on one line, each title over
     its grid with the titles' tops on one line; a ``VGroup`` of ``(grid, title)`` pairs."""
     left = grids[0].get_left()[0]
