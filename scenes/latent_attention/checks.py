@@ -187,6 +187,36 @@ def _caption_of_another_key(monkeypatch: Any) -> None:
     monkeypatch.setattr(ExplainerScene, "fmt", planted)
 
 
+def _fields_swapped(first: str, second: str) -> Callable[[Any], None]:
+    """``latent.first`` drawn where ``latent.second`` stands and back (same index, each within the other's width):
+    true numbers under another quantity's header."""
+    def plant(monkeypatch: Any) -> None:
+        number = ExplainerScene.number
+        other = {first: second, second: first}
+
+        def planted(self: ExplainerScene, source: str, name: str, *index: int, **options: Any) -> Any:
+            if source == "latent" and name in other:
+                name = other[name]
+            return number(self, source, name, *index, **options)
+
+        monkeypatch.setattr(ExplainerScene, "number", planted)
+
+    return plant
+
+
+def _caption_of_the_other_head(monkeypatch: Any) -> None:
+    """A caption names head 1 and cites head 2's number for the same query and key (a true number, the wrong
+    head)."""
+    fmt = ExplainerScene.fmt
+
+    def planted(self: ExplainerScene, source: str, name: str, *index: int, reduce: str | None = None) -> str:
+        if source == "latent" and name in ("absorbed_content_scores", "weights") and len(index) == 3:
+            index = (1 - index[0], *index[1:])
+        return fmt(self, source, name, *index, reduce=reduce)
+
+    monkeypatch.setattr(ExplainerScene, "fmt", planted)
+
+
 def _sizes_one_down(monkeypatch: Any) -> None:
     """Each way of caching shows the next one's size (the latent's multi-head's): true numbers in the wrong row."""
     number = ExplainerScene.number
@@ -220,10 +250,17 @@ FAULTS = (
     PlantedFault("rope keys one down", "DecoupledRope", _rows_one_down("rope_keys"), ("latent-dog", "latent-two")),
     PlantedFault("rope weight of the key before", "DecoupledRope", _caption_of_another_key, ("latent-dog",)),
     PlantedFault("latent heads counted on", "DecoupledRope", _heads_counted_on, ("latent-dog",)),
+    PlantedFault("rope and content scores swapped", "DecoupledRope", _fields_swapped("content_scores", "rope_scores"),
+                 ("latent-dog", "latent-twelve")),
+    PlantedFault("cache halves swapped", "DecoupledRope", _fields_swapped("latent", "rope_keys"),
+                 ("latent-dog", "latent-seven")),
+    PlantedFault("rope weight of the other head", "DecoupledRope", _caption_of_the_other_head, ("latent-dog",)),
+    PlantedFault("absorbed score of the other head", "Absorption", _caption_of_the_other_head, ("latent-dog",)),
     PlantedFault("cache sizes one down", "LatentCacheSizes", _sizes_one_down, ("latent-dog",)),
 )
-"""Wrong numbers planted in the lecture's scenes: true numbers in another row or head, a typed number, a caption
-tied to the wrong key, a head that does not exist."""
+"""Wrong numbers planted in the lecture's scenes: true numbers in another row or head, in another quantity's column
+(q_C·k_C under q_R·k_R), the cache's halves swapped ([k_R | c_KV] under [c_KV | k_R]'s headers), a typed number, a
+caption tied to the wrong key or head, a head that does not exist."""
 
 def _every(*shape: Callable[[Scenario], int]) -> Callable[[Scenario], list[tuple[int, ...]]]:
     """Every index of an array of the given sizes (each a function of the scenario)."""
