@@ -81,8 +81,7 @@ class Absorption(ExplainerScene):
                             height=TOP - BOTTOM - 2 * BOX_ROOM)
         fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))
-        scores = VGroup(self.table.grids[2], self.table.grids[3])
-        self.box = SurroundingRectangle(scores, color=HIGHLIGHT, buff=0.1)
+        self.box = self.table.box(2, 3)
 
     # -- the beats ------------------------------------------------------------------------------------------------
     def _query(self) -> None:

@@ -96,7 +96,7 @@ class DecoupledRope(ExplainerScene):
                             height=TOP - BOTTOM - 2 * BOX_ROOM)
         fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))
-        self.box = SurroundingRectangle(VGroup(self.table.grids[0], self.table.grids[1]), color=HIGHLIGHT, buff=0.1)
+        self.box = self.table.box(0, 1)
 
     # -- the beats ------------------------------------------------------------------------------------------------
     def _obstacle(self) -> None:
@@ -127,7 +127,7 @@ class DecoupledRope(ExplainerScene):
         weight = self.fmt("latent", "weights", HEAD, q, top)
         self.beat(f"Head {head} scales the sum by √({d_h} + {d_rope}) and takes the softmax over the keys up to "
                   f"{query}; the most goes to {key}, {weight}.", FadeIn(self.panel[3]), FadeIn(self.table.column(4)),
-                  FadeIn(self.table.grids[4].row_box(top)),
+                  FadeIn(self.table.lit(4, top)),
                   run_time=1.5)
 
     def _summary(self) -> None:

@@ -202,7 +202,7 @@ class LatentProjection(ExplainerScene):
                                     value("latent_whole", "d_c"), value("latent_whole", "multi_head_cache_width"),
                                     value("latent_whole", "n_heads"), size=24, color=INK))
         fit(summary, 2 * HALF_WIDTH, SUMMARY_ROOM)
-        summary.move_to((0, BOTTOM + SUMMARY_ROOM / 2, 0))
+        summary.move_to((0, 0, 0)).align_to((0, BOTTOM, 0), DOWN)  # its foot on the band's: a gap over it
         width, latent = self.fmt("latent_whole", "multi_head_cache_width"), self.fmt("latent_whole", "d_c")
         self.beat(f"Multi-head attention would keep all of them: {width} numbers a token. The cache keeps the "
                   f"latent's {latent}, and the keys and values are made from it.", FadeIn(summary), wait=2.0)

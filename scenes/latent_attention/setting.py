@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, UP, Mobject, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, Mobject, SurroundingRectangle, VGroup, VMobject
 
 from attention_math import LatentTrace, Scenario, ScenarioError, latent_attention, latent_weights
 from scenes.kit.grids import NumberGrid
-from scenes.kit.palette import MUTED
+from scenes.kit.palette import HIGHLIGHT, MUTED
 from scenes.kit.text import token_text
 from scenes.latent_attention import LATENT_SETUP, MAX_TOKENS
 
@@ -102,6 +102,17 @@ class KeyTable:
     def column(self, k: int) -> VGroup:
         """Column ``k``: its header and its numbers."""
         return VGroup(self.headers[k], self.grids[k])
+
+    def box(self, *columns: int) -> SurroundingRectangle:
+        """An outline around ``columns``, their headers inside (drawn where the table now stands, at any scale)."""
+        return SurroundingRectangle(VGroup(*(self.column(k) for k in columns)), color=HIGHLIGHT, buff=0.1)
+
+    def lit(self, k: int, row: int) -> SurroundingRectangle:
+        """A band of colour behind column ``k``'s number in ``row`` (a one-number column), sized from the number as
+        it now stands (the kit's ``NumberGrid.row_box`` keeps the cell size the grid was built at)."""
+        band = SurroundingRectangle(self.grids[k].cells[row][0], buff=0.05, color=HIGHLIGHT, stroke_width=0,
+                                    fill_opacity=0.28, corner_radius=0.05)
+        return band.set_z_index(-1)
 
 
 Column = tuple[str, tuple[int, ...], int, str, VMobject]
