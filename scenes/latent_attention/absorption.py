@@ -77,9 +77,9 @@ class Absorption(ExplainerScene):
         ]
         self.table = key_table(self, columns, range(q + 1))
         self.panel = self._panel()
-        whole = place_panel(self.table.group, self.table.headers, list(self.panel),
-                            width=2 * (HALF_WIDTH - BOX_ROOM), height=TOP - BOTTOM - 2 * BOX_ROOM)
-        fit(whole, 2 * (HALF_WIDTH - BOX_ROOM), TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
+        whole = place_panel(self.table.group, self.table.headers, list(self.panel), width=2 * HALF_WIDTH,
+                            height=TOP - BOTTOM - 2 * BOX_ROOM)
+        fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))
         self.box = self.table.box(2, 3)
 

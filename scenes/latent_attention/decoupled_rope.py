@@ -92,9 +92,9 @@ class DecoupledRope(ExplainerScene):
         self.table = key_table(self, columns, range(q + 1))
         self.panel = self._panel()
         self.obstacle = self.panel[0].scale(1.15).move_to((0, (TOP + BOTTOM) / 2, 0))
-        whole = place_panel(self.table.group, self.table.headers, list(self.panel[1:]),
-                            width=2 * (HALF_WIDTH - BOX_ROOM), height=TOP - BOTTOM - 2 * BOX_ROOM)
-        fit(whole, 2 * (HALF_WIDTH - BOX_ROOM), TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
+        whole = place_panel(self.table.group, self.table.headers, list(self.panel[1:]), width=2 * HALF_WIDTH,
+                            height=TOP - BOTTOM - 2 * BOX_ROOM)
+        fit(whole, 2 * HALF_WIDTH, TOP - BOTTOM - 2 * BOX_ROOM, most=MOST)
         whole.move_to((0, (TOP + BOTTOM) / 2, 0))
         self.box = self.table.box(0, 1)
 
