@@ -215,7 +215,10 @@ def page(scenario: Scenario) -> PageSummary:
              "multi-head attention")
     formula = "o_i = softmax((q_C,i·k_C,i + q_R,i·k_R) / √(d_h + d_R)) v_i,  k_C,i = c_KV W_UK,i,  c_KV = x W_DKV"
     vectors = ((f"cache row of token {q + 1}", t.cache[q]), (f"output u{q + 1}", t.output[q]))
-    return PageSummary("Lecture 12: multi-head latent attention", intro, formula, facts, rows, vectors)
+    # the scenario's W_Q, W_K, W_V (its d_k, d_v) play no part: the sizes and the scaling are MLA's
+    return PageSummary("Lecture 12: multi-head latent attention", intro, formula, facts, rows, vectors,
+                       sizes=f"d_in = {scenario.d_in}",
+                       scaling=f"scaled by √(d_h + d_R) = √{t.d_h + t.d_rope}")
 
 
 LATENT = LectureSteps(tables=tables, notebook=notebook, probe="cache", page=page, walkthrough=False)
