@@ -29,7 +29,7 @@ REVEAL_VERSION := 6.0.1
 REVEAL_SHA512 := f5e69c02b34882a3b61c658e2bef77809367fa0bdd18355b4aafa2daedc96bd923887a6cd1734ba606136536232911fdd6e5f2ddc9468a67868b0e2e9871bfb6
 REVEAL := .cache/reveal.js-$(REVEAL_VERSION)
 
-.PHONY: setup system-packages reveal render stills numbers test test-all test-manim22 readback fuzz bench bench-quick lint math-alone clean
+.PHONY: setup system-packages reveal render stills numbers test test-all test-manim22 readback fuzz bench bench-full bench-scale bench-quick lint math-alone clean
 
 setup: $(STAMP) $(REVEAL)/dist/reveal.js
 
@@ -131,12 +131,24 @@ fuzz: setup
 	$(PYTHON) tools/fuzz.py --examples $(FUZZ_EXAMPLES)
 
 # What a render costs here (bench/): cold and warm renders of the default lecture at -ql and
-# -qh, the floor, TeX, a 16-token sentence, the multi-head lecture, --voice and --slides,
-# attention_math against numpy and LLManim beside us; median of 3 runs
-# (about 50 minutes). Writes bench/results/latest.{json,md} and the table in docs/speed.md.
+# -qh, the floor, TeX, a 16-token sentence, --voice and --slides, every lecture of the registry
+# side by side, a course on Dask, attention_math against numpy and LLManim beside us; one run of
+# each (under 20 minutes here; the table says how long it took). Writes
+# bench/results/latest.{json,md} and the table in docs/speed.md. `make bench-full`: the
+# median of 3 runs of each (about an hour).
 bench: setup
 	$(PYTHON) -m pip install -q llmanim==0.1.3
-	$(PYTHON) -m bench --docs
+	$(PYTHON) -m bench --docs --runs 1
+
+bench-full: setup
+	$(PYTHON) -m pip install -q llmanim==0.1.3
+	$(PYTHON) -m bench --docs --runs 3
+
+# The scale-out (bench/scale.py, docs/course.md "Scale-out"): one course of 8 -ql scene renders on a
+# local Dask cluster of 1 and of 2 workers, side by side, the median of 2 rounds (about 6 minutes);
+# prints its table, writes $(TMPDIR)/attention-bench-scale/latest.{json,md}, not bench/results/.
+bench-scale: setup
+	$(PYTHON) -m bench --only scale --runs 2 --out $${TMPDIR:-/tmp}/attention-bench-scale
 
 # The same, once, at -ql, with small n: proves the bench still runs; measures nothing.
 bench-quick: setup

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import interrupts  # light, as every import here: the command owns Ctrl-C before it imports numpy
+from .render_options import STOCK_MANIM
 
 if TYPE_CHECKING:
     from .plan import BundleSettings
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["STOCK_MANIM", "main"]
 
 PROG = "attention-explainer"
-STOCK_MANIM = "ATTENTION_STOCK_MANIM"
-"""``1``: render on manim as it is, as ``render --stock-manim`` does."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,49 +46,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_render(render: argparse.ArgumentParser) -> None:
-    """The options of ``render``: the scenario's, then the bundle's."""
-    from attention_math.__main__ import add_scenario_arguments
-    from scenes.registry import DEFAULT_LECTURE, lecture_names, lectures, model_lecture
+    """The options of ``render`` (:mod:`attention_explainer.render_options`, a course entry's keys too)."""
+    from .render_options import add_render_arguments
 
-    from .plan import CAPTIONS, FORMATS, QUALITIES
-
-    add_scenario_arguments(render)
-    render.add_argument("--quality", choices=QUALITIES, default="l", help="manim quality flag (default l: 480p15)")
-    render.add_argument("--fps", type=int, default=None,
-                        help="frames per second, 1 to 120 (default: the quality's, 15 at l; 5 makes a quick draft)")
-    render.add_argument("--out", metavar="DIR", help="bundle folder (default media/<scenario-slug>/)")
-    render.add_argument("--format", choices=FORMATS, default="mp4", help="video format (default mp4)")
-    render.add_argument(
-        "--transparent", action="store_true", help="transparent background (webm or mov; mp4 is written as .mov)"
-    )
-    cores = os.cpu_count() or 1
-    render.add_argument(
-        "--jobs", type=int, default=cores, help=f"scenes rendered at once (default: the machine's cores, {cores} here)"
-    )
-    names = f"{', '.join(lecture_names())} (default {DEFAULT_LECTURE}; with --model, {model_lecture()})"
-    presets = ", ".join(f"{item.name}: {item.preset}" for item in lectures() if not item.model)
-    render.add_argument("--lecture", metavar="NAME", help=f"the lecture: {names}; each shows its own preset "
-                        f"unless a scenario is given ({presets})")
-    render.add_argument("--scenes", metavar="LIST", help="comma-separated scene names or numbers (default all)")
-    render.add_argument(
-        "--slides", action="store_true", help="also write slides.html, a slide deck that runs offline (manim-slides)"
-    )
-    render.add_argument(
-        "--pptx", action="store_true",
-        help="also write lecture.pptx, a PowerPoint deck with every clip embedded (mp4 only)",
-    )
-    render.add_argument("--voice", action="store_true", help="speak the narration (Piper, offline; the voice extra)")
-    render.add_argument(
-        "--captions",
-        choices=CAPTIONS,
-        default="soft",
-        help="soft: subtitle files beside the clips (default); burn: also drawn into the pictures",
-    )
-    render.add_argument(
-        "--stock-manim", action="store_true",
-        help=f"render on manim as it is, without the accelerator: slower, the same frames (also {STOCK_MANIM}=1); "
-        "clips already made are kept",
-    )
+    add_render_arguments(render)
     render.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
@@ -137,42 +97,6 @@ def _cmd_numbers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_render_request(args: argparse.Namespace) -> None:
-    """Refuse, in one line (exit 2), what cannot be rendered as asked, before anything renders."""
-    from .extras import INSTALL_VOICE, missing_voice_modules
-    from .plan import BundleError
-
-    if args.jobs < 1:
-        raise BundleError(f"--jobs: expected a whole number of at least 1, got {args.jobs}", 2)
-    if args.fps is not None and not 1 <= args.fps <= 120:
-        raise BundleError(f"--fps: expected a whole number from 1 to 120, got {args.fps}", 2)
-    if args.transparent and args.format == "gif":
-        raise BundleError("--transparent: needs --format mov, webm or mp4 (written as .mov), not gif", 2)
-    if args.voice and args.format == "gif":
-        raise BundleError("--voice: a gif has no sound; choose --format mp4, webm or mov", 2)
-    if args.voice:
-        missing = missing_voice_modules()
-        if missing:
-            raise BundleError(
-                f"--voice: the voice extra is not installed (no {', '.join(missing)}); install it with {INSTALL_VOICE}",
-                2,
-            )
-    if args.slides and (args.format == "gif" or (args.transparent and args.format in {"mp4", "mov"})):
-        raise BundleError(
-            "--slides: a deck plays its slides in a browser: choose --format mp4 or webm (--transparent: webm)", 2
-        )
-    if args.pptx and (args.format != "mp4" or args.transparent):
-        raise BundleError(
-            "--pptx: a PowerPoint deck embeds H.264 mp4, which PowerPoint, Keynote and LibreOffice all play: "
-            "choose --format mp4, without --transparent",
-            2,
-        )
-    if args.slides:
-        from .outputs.slides import reveal_package
-
-        reveal_package()
-
-
 def _cmd_render(args: argparse.Namespace) -> int:
     from .forkserver import discard_early
 
@@ -216,22 +140,22 @@ def _render(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from attention_math.__main__ import scenario_from_args
-    from scenes.registry import DEFAULT_LECTURE, lecture, model_lecture
+    from scenes.registry import lecture
 
     from .bundle import build_bundle
     from .manifest import MANIFEST
     from .out_dir import default_out_dir, prepare_out_dir
+    from .render_options import check_render_request, lecture_of
     from .selection import select_scenes
 
-    if args.lecture is None:  # a real model's head is its own lecture's
-        args.lecture = model_lecture() if args.model is not None else DEFAULT_LECTURE
+    args.lecture = lecture_of(args)  # a real model's head is its own lecture's
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
     scenario = scenario_from_args(args, default=lecture(args.lecture).preset)
     target = Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)
     if not _renders_nothing(args, scenario, target, chosen):
         # (a bundle that needs no render holds clips made, so checked, from this very scenario and code)
         _check_scenario(scenario, chosen, first=not (target / MANIFEST).is_file())
-    _check_render_request(args)
+    check_render_request(args)
     out = prepare_out_dir(target)
     settings = _settings(args)
     console = Console(stderr=True)
@@ -258,30 +182,9 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> BundleSettings:
-    from .plan import BundleSettings
+    from .render_options import settings_from_args
 
-    return BundleSettings(
-        quality=args.quality,
-        fps=args.fps,
-        fmt=args.format,
-        transparent=args.transparent,
-        jobs=args.jobs,
-        slides=args.slides,
-        pptx=args.pptx,
-        voice=args.voice,
-        captions=args.captions,
-        stock_manim=args.stock_manim or _stock_manim_asked(),
-    )
-
-
-def _stock_manim_asked() -> bool:
-    """Does :data:`STOCK_MANIM` ask for manim as it is (``1``; ``0`` or unset: the accelerator)?"""
-    from .plan import BundleError
-
-    value = os.environ.get(STOCK_MANIM, "")
-    if value not in ("", "0", "1"):
-        raise BundleError(f"{STOCK_MANIM}: expected 1 (manim as it is) or 0 (the accelerator), got {value!r}", 2)
-    return value == "1"
+    return settings_from_args(args)
 
 
 def _renders_nothing(args: argparse.Namespace, scenario: Any, target: Path, chosen: Sequence[Any]) -> bool:
@@ -294,18 +197,13 @@ def _renders_nothing(args: argparse.Namespace, scenario: Any, target: Path, chos
 def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> None:
     """What the scenes cannot draw, in one line, before any render starts."""
     from .processes import start_renders_early
+    from .render_options import check_scenes_can_draw
 
     if first:
         # a bundle's first render renders every scene: the process the renders are forked from
         # imports manim while the scenario is checked here
         start_renders_early()
-    from scenes.base import check_scene_limits
-
-    classes = [getattr(importlib.import_module(spec.module), spec.name) for spec in chosen]
-    check_scene_limits(scenario, model=any(cls.shows_model for cls in classes),
-                       decoder=all(cls.draws_decoder for cls in classes))
-    for cls in classes:
-        cls.check_scenario(scenario)
+    check_scenes_can_draw(scenario, chosen)
 
 
 class _ProgressDisplay:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import functools
 import html
-import importlib
 import os
 import signal
 import sys
@@ -28,19 +27,22 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from attention_math import Scenario, ScenarioError, scenario_to_toml
-from scenes.registry import DEFAULT_LECTURE
 
 from .bundle import build_bundle, plan_bundle
-from .course_file import Course, CourseEntry, folder_name, load_course
+from .course_file import Course, CourseEntry, bundle_keys, folder_name, load_course
 from .forkserver import ForkServer, start_fork_server
+from .manifest import PAGE
 from .out_dir import atomic_write, prepare_out_dir
+from .outputs.pptx import PPTX
+from .outputs.slides import DECK
 from .plan import BundleError, BundlePlan, BundleSettings, SceneSpec
 from .products import SceneProducts, install_products, render_scene_products
+from .render_options import check_scenes_can_draw, settings_from_args
 from .selection import select_scenes
 
 INSTALL_COURSE = "pip install 'attention-explainer[course]'"
@@ -226,32 +228,43 @@ def _render_on(client: Any, bundles: list[_Bundle], say: Say, started: float) ->
 
 
 def _plan(bundle: _Bundle, say: Say) -> None:
-    """The bundle's scenario, scenes and plan; a bad entry is said in one line and left out."""
+    """The bundle's scenario, scenes and plan, as render makes them of its options; a bad entry is said in
+    one line and left out."""
     entry = bundle.entry
     try:
-        bundle.chosen = select_scenes(entry.scenes, entry.lecture)
-    except BundleError as error:
-        field_name = "lecture" if str(error).startswith("--lecture") else "scenes"
-        return _refuse(bundle, entry.label(field_name), str(error).split(": ", 1)[1], say, 2)
-    try:
+        bundle.chosen = select_scenes(entry.args.scenes, entry.lecture)
         bundle.scenario = _scenario(entry)
-    except ScenarioError as error:
-        return _refuse(bundle, entry.label(entry.source or "preset"), str(error), say, 2)
-    settings = BundleSettings(quality=entry.quality, fps=entry.fps, jobs=1)
+    except (BundleError, ScenarioError) as error:
+        return _refuse(bundle, *_where(entry, error), say, 2)
     try:
         folder = prepare_out_dir(bundle.folder).absolute()
     except BundleError as error:
         return _refuse(bundle, entry.label("name"), str(error).split(": ", 1)[1], say, 2)
+    settings = replace(settings_from_args(entry.args), jobs=1)  # a worker renders one scene at a time
     bundle.plan = plan_bundle(bundle.scenario, folder, settings, bundle.chosen)
+
+
+def _where(entry: CourseEntry, error: Exception) -> tuple[str, str]:
+    """The entry's key a per-bundle error is about, and why, for one line: the option its message begins
+    with (``--scenes: ...``: ``bundle 3 (scenes)``, the option said once), the key a scenario's field is
+    (``query: ...``: ``bundle 3 (query)``), else the entry's scenario (``bundle 3 (preset)``)."""
+    message = str(error)
+    first, _, rest = message.partition(": ")
+    if first.startswith("--") and " " not in first:
+        return entry.label(first[2:]), rest
+    # "query: no token ...", or "--layer and --head choose ...": the first of them the entry gives
+    named = [word.removeprefix("--").replace("_", "-") for word in first.split()]
+    given = [key for key in named if key in bundle_keys() and getattr(entry.args, key.replace("-", "_"), None)]
+    return entry.label(given[0] if given else entry.source or "preset"), message
 
 
 def _check(bundle: _Bundle, say: Say) -> None:
     """What the scenes cannot draw of the bundle's scenario, before any of them renders (as render checks it)."""
     assert bundle.scenario is not None
     try:
-        _check_scenario(bundle.scenario, bundle.chosen)
+        check_scenes_can_draw(bundle.scenario, bundle.chosen)
     except ScenarioError as error:
-        _refuse(bundle, bundle.entry.label(bundle.entry.source or "preset"), str(error), say, 2)
+        _refuse(bundle, *_where(bundle.entry, error), say, 2)
 
 
 def _refuse(bundle: _Bundle, where: str, why: str, say: Say, status: int) -> None:
@@ -260,28 +273,11 @@ def _refuse(bundle: _Bundle, where: str, why: str, say: Say, status: int) -> Non
 
 
 def _scenario(entry: CourseEntry) -> Scenario:
-    """The entry's scenario, as render's --preset, --scenario, --sentence, --seed and --query make it."""
-    from attention_math import load_scenario, preset
+    """The entry's scenario, as render makes it of its options (the lecture's preset when none is named)."""
+    from attention_math.__main__ import scenario_from_args
     from scenes.registry import lecture
 
-    if entry.source == "scenario":
-        scenario = load_scenario(entry.value or "")
-    elif entry.source == "sentence":
-        scenario = Scenario.from_sentence(entry.value or "", seed=entry.seed)
-    else:
-        scenario = preset(entry.value or lecture(entry.lecture or DEFAULT_LECTURE).preset)
-    return scenario if entry.query is None else scenario.with_query(entry.query)
-
-
-def _check_scenario(scenario: Scenario, chosen: list[SceneSpec]) -> None:
-    """What the scenes cannot draw, before any of them renders (as render checks it)."""
-    from scenes.base import check_scene_limits
-
-    classes = [getattr(importlib.import_module(spec.module), spec.name) for spec in chosen]
-    check_scene_limits(scenario, model=any(cls.shows_model for cls in classes),
-                       decoder=all(cls.draws_decoder for cls in classes))
-    for cls in classes:
-        cls.check_scenario(scenario)
+    return scenario_from_args(entry.args, default=lecture(entry.lecture).preset)
 
 
 def _submit(bundles: list[_Bundle], client: Any) -> dict[Any, _Bundle]:
@@ -370,18 +366,9 @@ def _outcome(page: Path, bundles: list[_Bundle], lost: list[str]) -> CourseOutco
 
 
 def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
-    """The course page, ``index.html`` under ``--out``: a link to each bundle made, a line for each not."""
-    items = []
-    for bundle in bundles:
-        entry = bundle.entry
-        what = html.escape(bundle.scenario.title if bundle.scenario else (entry.value or ""))
-        lecture = html.escape(entry.lecture or DEFAULT_LECTURE)
-        if bundle.error is None:
-            link = html.escape(f"{bundle.folder.name}/index.html", quote=True)
-            scenes = ", ".join(html.escape(s.name) for s in bundle.chosen)
-            items.append(f'<li><a href="{link}">{entry.number}. {lecture}: {what}</a> <small>({scenes})</small></li>')
-        else:
-            items.append(f'<li class="failed">{entry.number}. {lecture}: not made: {html.escape(bundle.error)}</li>')
+    """The course page, ``index.html`` under ``--out``: each bundle made with links to its lecture page and,
+    where it has them, its slide deck and PowerPoint deck; a line for each bundle not made."""
+    items = [_page_item(bundle) for bundle in bundles]
     title = html.escape(course.title)
     page = (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{title}</title>\n'
@@ -393,6 +380,26 @@ def _write_page(course: Course, out: Path, bundles: list[_Bundle]) -> Path:
     with atomic_write(target) as tmp:
         tmp.write_text(page, encoding="utf-8")
     return target
+
+
+BUNDLE_LINKS = ((PAGE, "lecture page"), (DECK, "slides"), (PPTX, "PowerPoint"))
+"""What the course page links of each bundle made, where the bundle holds it: ``(file, link text)``."""
+
+
+def _page_item(bundle: _Bundle) -> str:
+    """One bundle's line of the course page."""
+    entry = bundle.entry
+    what = html.escape(bundle.scenario.title if bundle.scenario else (entry.value or ""))
+    lecture = html.escape(entry.lecture)
+    if bundle.error is not None:
+        return f'<li class="failed">{entry.number}. {lecture}: not made: {html.escape(bundle.error)}</li>'
+    def href(file: str) -> str:
+        return html.escape(f"{bundle.folder.name}/{file}", quote=True)
+
+    scenes = ", ".join(html.escape(s.name) for s in bundle.chosen)
+    links = [f'<a href="{href(file)}">{name}</a>' for file, name in BUNDLE_LINKS if (bundle.folder / file).is_file()]
+    return (f'<li><a href="{href(PAGE)}">{entry.number}. {lecture}: {what}</a> <small>({scenes})</small>'
+            + (f" <small>{' · '.join(links)}</small>" if links else "") + "</li>")
 
 
 @contextmanager

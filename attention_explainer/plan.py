@@ -46,11 +46,13 @@ SLIDES = "slides"
 
 
 class BundleError(Exception):
-    """A failure to report in one line; ``status`` is the exit code (2 bad input, 1 internal)."""
+    """A failure to report in one line; ``status`` is the exit code (2 bad input, 1 internal); ``option``,
+    if any, the option of ``render`` (without ``--``) the message begins with."""
 
-    def __init__(self, message: str, status: int = 1) -> None:
+    def __init__(self, message: str, status: int = 1, option: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.option = option
 
 
 def work_folder(out: Path) -> Path:

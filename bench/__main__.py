@@ -22,7 +22,9 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
    and 8 each within 1.2× of lecture 6's in the same run.
 9. a course of 4 bundles on a local Dask cluster of 2 workers against the same bundles rendered
    one after another by ``render``, side by side, and Dask's round trip of a trivial task
-   (:mod:`bench.course`).
+   (:mod:`bench.course`);
+10. the same course on a local cluster of 1 and of 2 workers, side by side, their ratio and Amdahl's
+   split of it into serial and parallel parts (:mod:`bench.scale`).
 
 Writes ``bench/results/latest.json`` and ``latest.md`` (``--docs`` also puts the table in
 docs/speed.md, between its bench markers).
@@ -52,6 +54,7 @@ import numpy as np
 
 from .course import course_renders, course_table, course_target
 from .measure import run_measured
+from .scale import scale_out, scale_table, scale_target
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -527,7 +530,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"Measured {m['date']} on {m['cpu']}, {m['cores']} cores, {m['memory']}; Python {m['python']}, "
         f"Manim {m['manim']}, numpy {m['numpy']}. Median of {results['runs']} run(s)"
         + (" (quick mode: a smoke run, not a measurement)" if results["quick"] else "")
-        + ".",
+        + "." + (f" The bench took {results['bench_wall_s'] / 60:.1f} min." if "bench_wall_s" in results else ""),
         "",
         *_cold_table(results["cold"]),
         *_warm_table(results.get("warm")),
@@ -539,6 +542,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_variant_table(results.get("variants")),
         *_lecture_table(results.get("lectures")),
         *course_table(results.get("course")),
+        *scale_table(results.get("scale")),
         "",
         "Targets: " + ", ".join(_targets(results)) + ".",
     ]
@@ -723,7 +727,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
     if "skipped" not in peer and peer["quality"] in cold:
         ours = cold[peer["quality"]]["wall_per_video_s"]
         out.append(f"wall/video ≤ LLManim's {_mark(ours, peer['wall_per_video_s'])}")
-    return out + course_target(results.get("course"))
+    return out + course_target(results.get("course")) + scale_target(results.get("scale"))
 
 
 def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
@@ -736,10 +740,15 @@ def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
     page.write_text(f"{head}{BENCH_START}\n{table}{BENCH_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer", "course"})
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer", "course", "scale"})
 """What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
 16-token sentence and the multi-head lecture, the lecture-hall options, the lectures side by side,
-the peer, a course on Dask against render (:mod:`bench.course`)."""
+the peer, a course on Dask against render (:mod:`bench.course`), a course on 1 and on 2 workers
+(:mod:`bench.scale`)."""
+
+DEFAULT_MEASURES = MEASURES - {"scale"}
+"""What runs without ``--only``: all but the scale-out, which has a target of its own (``make bench-scale``),
+so that ``make bench`` keeps within its 20 minutes."""
 
 
 def _run_measures(
@@ -767,12 +776,15 @@ def _run_measures(
         results["peer"] = peer_render("l", args.runs, scratch)
     if "course" in only:
         results["course"] = course_renders(args.runs, scratch, quick=args.quick)
+    if "scale" in only:
+        results["scale"] = scale_out(args.runs, scratch, quick=args.quick)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke run: one run, -ql, small n (CI)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (median; default 3)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="runs per measurement (median; default 1, `make bench-full` 3)")
     parser.add_argument("--qualities", default="l,h", help="comma-separated manim qualities (default l,h)")
     parser.add_argument("--sizes", default="8,512,4096", help="token counts for attention_math (default 8,512,4096)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and latest.md")
@@ -780,7 +792,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
         "--only", default="",
-        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer, course (default all)",
+        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer, course, scale "
+        "(default all but scale)",
     )
     args = parser.parse_args(argv)
     if args.quick:
@@ -795,8 +808,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--only: expected names from {', '.join(sorted(MEASURES))}")
     results: dict[str, Any] = {"machine": machine(), "quick": args.quick, "runs": args.runs, "cold": {}}
     scratch = Path(tempfile.mkdtemp(prefix="attention-bench-"))
+    started = time.perf_counter()
     try:
-        _run_measures(results, only or MEASURES, args, qualities, sizes, scratch)
+        _run_measures(results, only or DEFAULT_MEASURES, args, qualities, sizes, scratch)
+        results["bench_wall_s"] = time.perf_counter() - started  # `make bench` keeps under 20 minutes (issue 39)
     finally:
         if args.keep:
             _log(f"render folders kept in {scratch}")

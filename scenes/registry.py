@@ -49,6 +49,7 @@ GROUP = "attention_explainer.lectures"
 
 BUILT_IN = (
     "self-attention", "masked", "multi-head", "real-head", "learned", "rope", "inference", "flash-attention",
+    "latent-attention",
 )
 """The project's own lectures in the course's order; lectures of other packages follow, by name."""
 
@@ -203,6 +204,10 @@ class LectureChecks:
         function of the scenario (every weight of the query's row: ``lambda s: [(t, j) for ...]``).
     faults
         Its planted faults.
+    read_back
+        ``(scene, scenario, least)``: the scene whose last frame an OCR engine reads back, with that test scenario (a
+        name of :attr:`scenarios`) and the fewest numbers it showed at review (``tests/test_frames_read_back.py``);
+        ``None``: the project's tests choose.
 
     Examples
     --------
@@ -221,6 +226,7 @@ class LectureChecks:
     key_numbers: Mapping[str, tuple[tuple[str, str, Callable[[Any], Iterable[tuple[int, ...]]]], ...]] = field(
         default_factory=dict)
     faults: tuple[PlantedFault, ...] = ()
+    read_back: tuple[str, str, int] | None = None
 
     def scenarios_of(self, scene: str) -> tuple[str, ...]:
         """The test scenarios scene ``scene`` is built with."""

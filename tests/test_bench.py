@@ -166,6 +166,33 @@ def test_the_course_row_compares_the_course_with_render_and_marks_its_budget(tmp
     assert [entry.name for entry in load_course(path).entries] == ["b1", "b2", "b3", "b4"]
 
 
+def test_the_scale_row_puts_one_and_two_workers_side_by_side_and_splits_the_course_as_amdahl_does(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from bench.scale import amdahl, task_seconds
+
+    results = _results()
+    results["scale"] = {
+        "runs": 1, "scenes": ["scores"], "tasks": 4, "wall_s": {"1": 80.0, "2": 50.0}, "cpu_s": {"1": 40.0, "2": 42.0},
+        "ratio": 1.6, "ratios": [1.6], "load": [[7.0, 8.0], [8.0, 9.5]], "task_median_s": 15.0, "serial_s": 20.0,
+        "own_sessions": {"wall_s": {"1": 78.0, "2": 44.0}, "ratio": 78.0 / 44.0, "ratios": [78.0 / 44.0]},
+        "parallel_s": 60.0, "longest_s": 16.0, "projected": {str(n): amdahl(20.0, 60.0, n, 16.0) for n in (2, 10, 100)},
+    }  # fmt: skip
+    table = markdown(results)
+    assert "| `course --workers 2` | 50.0 | 42.0 | 1.60 | ≥ 1.7× ✗ |" in table
+    assert "| 2 workers, each in a session of its own | 44.0 | | 1.77 | ≥ 1.7× ✓ |" in table
+    assert "projected speed-up of this course on N workers 2: 1.6× · 10: 2.2× · 100: 2.2×" in table
+    assert "load average 7.0 to 9.5" in table
+    assert "a course on 2 workers ≥ 1.7× on 1 ✗ (in sessions of their own ✓)" in table
+    for name, seconds in (("b1", [3.5, None]), ("b2", [2.0])):
+        (tmp_path / name).mkdir()
+        scenes = [{"name": f"S{i}", "render_s": s} for i, s in enumerate(seconds)]
+        (tmp_path / name / "manifest.json").write_text(json.dumps({"scenes": scenes}), encoding="utf-8")
+    assert task_seconds(tmp_path) == [3.5, 2.0]
+
+
 def test_the_training_row_times_the_lectures_run_against_one_trace() -> None:
     from bench.__main__ import training_table, training_time
 

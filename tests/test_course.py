@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from course_checks import assert_whole
 from scene_helpers import clean_environment
 
 from attention_explainer.cli import main
@@ -126,23 +127,28 @@ def test_without_distributed_the_course_says_to_install_its_extra(
 
 
 def test_the_course_file_in_the_docs_is_read_as_it_says(tmp_path: Path) -> None:
-    from attention_explainer.course_file import folder_name, load_course
+    from attention_explainer.course_file import bundle_keys, folder_name, load_course
 
     text = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
     block = re.search(r"```toml\n(.*?)```", text, flags=re.DOTALL)
     assert block is not None
     (tmp_path / "week3.toml").write_text(block.group(1), encoding="utf-8")
     course = load_course(tmp_path / "week3.toml")
-    assert course.title == "Attention, week 3" and len(course.entries) == 3
-    first, second, third = course.entries
-    assert (first.source, first.value, first.scenes, first.quality, first.fps) == (
+    assert course.title == "Attention, week 3" and len(course.entries) == 4
+    first, second, third, fourth = course.entries
+    assert (first.source, first.value, first.args.scenes, first.args.quality, first.args.fps) == (
         "preset", "dog-chased-ball", "scores,softmax", "l", 5
     )
-    assert second.value == str(tmp_path / "my-sentence.toml") and second.query == "sat"
+    assert first.args.slides and first.args.pptx and not first.args.voice
+    assert second.value == str(tmp_path / "my-sentence.toml") and second.args.query == "sat" and second.args.voice
     assert [folder_name(e) for e in course.entries] == [
-        "01-self-attention-dog-chased-ball", "my-sentence", "03-multi-head-the-cat-sat-on-the-mat"
+        "01-self-attention-dog-chased-ball", "my-sentence", "03-multi-head-the-cat-sat-on-the-mat",
+        "04-real-head-the-dog-chased-the-ball",
     ]
-    assert (third.lecture, third.source, third.seed) == ("multi-head", "sentence", 3)
+    assert (third.lecture, third.source, third.args.seed, third.args.heads) == ("multi-head", "sentence", 3, 3)
+    assert (fourth.args.model, fourth.args.layer, fourth.args.head, fourth.args.query) == ("minilm", 3, 4, "dog")
+    listed = re.search(r"Keys of a `\[\[bundle\]\]`: (.*?)\.\n", text, flags=re.DOTALL)
+    assert listed is not None and re.findall(r"`([a-z-]+)`", listed.group(1)) == list(bundle_keys())
 
 
 # --- on a cluster ------------------------------------------------------------------------------
@@ -235,16 +241,6 @@ def _course_command(course: Path, out: Path, address: str) -> list[str]:
             address]  # fmt: skip
 
 
-def _assert_whole(bundle: Path) -> None:
-    """The bundle's folder holds exactly what its manifest lists (hidden files too), each at its size."""
-    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    listed = {entry["path"]: entry["bytes"] for entry in manifest["files"]}
-    for rel, size in listed.items():
-        assert (bundle / rel).stat().st_size == size, rel
-    present = {p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file()}
-    assert present - {"manifest.json"} == set(listed)
-
-
 @pytest.mark.render
 def test_a_course_on_a_cluster_survives_a_killed_worker_and_renders_nothing_twice(tmp_path: Path) -> None:
     course, out, held = tmp_path / "course.toml", tmp_path / "out", tmp_path / "held"
@@ -272,7 +268,7 @@ def test_a_course_on_a_cluster_survives_a_killed_worker_and_renders_nothing_twic
         assert "2 of 2 bundles made" in err and "1 worker lost" in err, err
         assert "Traceback" not in err, err
         for name in ("dog", "cat"):
-            _assert_whole(out / name)
+            assert_whole(out / name)
             assert f'href="{name}/index.html"' in (out / "index.html").read_text(encoding="utf-8")
         _assert_render_would_make(out / "dog")
         _assert_second_run(course, out, cluster.address, tmp_path)
@@ -302,7 +298,7 @@ def _assert_second_run(course: Path, out: Path, address: str, tmp_path: Path) ->
     assert "rendered on" not in result.stderr and "renders sent" not in result.stderr, result.stderr
     assert result.stderr.count("made (nothing changed)") == 2 and "2 of 3 bundles made" in result.stderr
     for name in ("dog", "cat"):
-        _assert_whole(out / name)
+        assert_whole(out / name)
         assert json.loads((out / name / "manifest.json").read_text(encoding="utf-8"))["rendered"] == []
         assert (out / name / "manifest.json").stat().st_mtime_ns >= before[name]
     assert "not made: bundle 3 (preset)" in (out / "index.html").read_text(encoding="utf-8")

@@ -28,6 +28,7 @@ from attention_math import (
     latent_attention,
     latent_cache_sizes,
     latent_example,
+    latent_weights,
     multi_head_attention,
     rope,
 )
@@ -504,3 +505,36 @@ def test_the_trace_is_frozen_and_the_inputs_untouched() -> None:
     with pytest.raises(ValueError, match="read-only"):
         trace.cache[0, 0] = 1.0
     assert np.array_equal(trace.embeddings, copies["embeddings"]) and np.array_equal(trace.w_o, copies["w_o"])
+
+
+# -- the lecture's weights: drawn for any embeddings ----------------------------------------------------
+
+
+def test_latent_weights_are_one_decimal_of_the_asked_shapes_and_the_same_for_a_seed() -> None:
+    weights = latent_weights(5, seed=7, d_c=2, d_c_query=3, heads=2, d_h=2, d_rope=4)
+    shapes = {"w_dq": (5, 3), "w_uq": (3, 4), "w_qr": (3, 8), "w_dkv": (5, 2), "w_uk": (2, 4), "w_uv": (2, 4),
+              "w_kr": (5, 4), "w_o": (4, 5)}
+    assert weights["heads"] == 2
+    again = latent_weights(5, seed=7, d_c=2, d_c_query=3, heads=2, d_h=2, d_rope=4)
+    for name, shape in shapes.items():
+        matrix = weights[name]
+        assert matrix.shape == shape, name
+        assert np.array_equal(matrix, np.round(matrix, 1)) and np.all(np.abs(matrix) <= 1.0), name
+        assert np.array_equal(matrix, again[name]), name
+    other = latent_weights(5, seed=8, d_c=2, d_c_query=3, heads=2, d_h=2, d_rope=4)
+    assert not all(np.array_equal(weights[name], other[name]) for name in shapes)
+
+
+def test_latent_weights_take_any_embeddings_of_their_width() -> None:
+    for tokens in (1, 2, 12):
+        x = np.round(np.random.default_rng(tokens).uniform(-1, 1, (tokens, 3)), 1)
+        trace = latent_attention(x, **latent_weights(3, seed=0))
+        assert trace.cache.shape == (tokens, 4)
+        assert np.allclose(trace.absorbed_scores, trace.scores, rtol=0, atol=TOLERANCE)
+
+
+@pytest.mark.parametrize(("options", "field"), [({"d_model": 0}, "d_model"), ({"d_model": 3, "seed": -2}, "seed"),
+                                                ({"d_model": 3, "d_rope": 1}, "d_rope"), ({"d_model": 3, "heads": 0},
+                                                                                            "heads")])
+def test_latent_weights_errors(options: dict[str, Any], field: str) -> None:
+    assert_scenario_error(lambda: latent_weights(**options), field, "expected")

@@ -103,7 +103,10 @@ LECTURE_SCENARIOS = {
     "learned": preset("learned"),
     "rope": preset("rope-dog"),
     "flash-attention": preset("dog-chased-ball"),
+    "latent-attention": preset("latent-dog"),
 }
+LABELLED = {"multi-head": "Z_1", "latent-attention": "X"}
+"""A table whose rows are the tokens, by lecture (else ``Z``): the check must catch a wrong label in it."""
 
 
 def _write_handout(folder: Path, scenario: Scenario, lecture: str) -> None:
@@ -201,7 +204,7 @@ def test_every_table_of_the_handout_is_checked_and_a_wrong_number_fails_the_chec
         with pytest.raises(AssertionError, match=rf"\b{stem}\b"):
             _run_in_process(tmp_path, [check], namespace)  # the check cell again, after the notebook's others
         path.write_text(right, encoding="utf-8")
-    labels = tmp_path / "Z.csv" if lecture != "multi-head" else tmp_path / "Z_1.csv"
+    labels = tmp_path / f"{LABELLED.get(lecture, 'Z')}.csv"
     labels.write_text(labels.read_text(encoding="utf-8").replace(f"\n{scenario.tokens[0]},", "\nsomeone,", 1),
                       encoding="utf-8")
     with pytest.raises(AssertionError, match=labels.stem):
@@ -230,6 +233,23 @@ def test_every_lectures_notebook_runs_and_prints_attention_maths_numbers(lecture
         assert "The same weights by both routes" in printed
     else:
         assert "The fused form gives the same weights, the same concat and the same output" in printed
+
+
+@pytest.mark.render  # starts a Jupyter kernel: with the slow tests, on their worker
+def test_the_latent_notebook_runs_its_own_loops_and_matches_every_csv(tmp_path: Path) -> None:
+    """MLA in the notebook's own numpy (its RoPE loop too) gives every CSV of the handout; DeepSeek-V2's 576."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    scenario = LECTURE_SCENARIOS["latent-attention"]
+    _write_handout(tmp_path, scenario, "latent-attention")
+    book = nbformat.read(str(tmp_path / "notebook.ipynb"), as_version=4)
+    NotebookClient(book, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed = "".join(o.get("text", "") for c in book.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert printed.splitlines()[0] == scenario.title
+    stems = [table.stem for table in lecture_steps("latent-attention").tables(scenario)]
+    assert f"Every step matches the handout's CSV files: {', '.join(stems)}" in printed
+    assert "latent: 576 numbers a token and layer" in printed
 
 
 def test_the_learned_notebook_trains_the_lectures_run_to_the_last_bit(tmp_path: Path) -> None:

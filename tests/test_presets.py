@@ -421,8 +421,8 @@ def test_find_grouped_preset_reproduces_the_matrices() -> None:
 
 
 def test_presets_by_name() -> None:
-    assert sorted(PRESETS) == ["dog-chased-ball", "grouped-dog", "learned", "masked-dog", "raw-dot-product",
-                               "rope-dog", "softmax-saturation", "two-heads", "your-journey"]
+    assert sorted(PRESETS) == ["dog-chased-ball", "grouped-dog", "latent-dog", "learned", "masked-dog",
+                               "raw-dot-product", "rope-dog", "softmax-saturation", "two-heads", "your-journey"]
     for name, scenario in PRESETS.items():
         assert preset(name) is scenario
         assert isinstance(scenario, Scenario)
@@ -450,3 +450,9 @@ def test_learned_is_the_weights_the_lectures_training_run_learned() -> None:
     assert learned.tokens == ("dog", "ball", "it", "it") and learned.query == 3  # the second "it": the ball
     assert (learned.precision, learned.rounded) == (2, True)
     assert int(np.argmax(learned.query_step().weights)) == 1
+
+
+def test_latent_dog_is_dog_chased_ball_asking_about_ball() -> None:
+    latent = preset("latent-dog")
+    assert latent.tokens == DOG_CHASED_BALL.tokens and latent.query == 4
+    assert np.array_equal(latent.embeddings, DOG_CHASED_BALL.embeddings)

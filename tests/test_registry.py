@@ -57,7 +57,7 @@ def test_every_built_in_lecture_is_an_entry_point_of_its_own_folder() -> None:
 def test_the_built_in_lectures_come_in_the_course_order() -> None:
     assert lecture_names()[: len(BUILT_IN)] == BUILT_IN
     assert BUILT_IN == ("self-attention", "masked", "multi-head", "real-head", "learned", "rope", "inference",
-                        "flash-attention")
+                        "flash-attention", "latent-attention")
 
 
 def test_each_declaration_holds_what_the_project_reads_of_it() -> None:

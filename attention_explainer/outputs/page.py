@@ -158,9 +158,9 @@ def scenario_summary(scenario: Scenario, lecture: str = DEFAULT_LECTURE) -> str:
     facts = [
         f"{scenario.n_tokens} tokens: {tokens}",
         f'query: token {scenario.query + 1}, <span class="token">{_e(scenario.query_token)}</span>',
-        f"d_in = {scenario.d_in}, d_k = {scenario.d_k}, d_v = {scenario.d_v}",
+        _e(summary.sizes) or f"d_in = {scenario.d_in}, d_k = {scenario.d_k}, d_v = {scenario.d_v}",
         f"{p} decimals{' (rounded)' if scenario.rounded else ''}, "
-        f"{'scaled by √d_k' if scenario.scaled else 'not scaled'}",
+        f"{_e(summary.scaling) or ('scaled by √d_k' if scenario.scaled else 'not scaled')}",
         *(_e(fact) for fact in summary.facts),
     ]
     vectors = "".join(

@@ -59,6 +59,7 @@ def reveal_package() -> Path:
             f"--slides: reveal.js {REVEAL_VERSION} is not in {folder}; run `make setup` in the project, or "
             f"`npm pack reveal.js@{REVEAL_VERSION}`, unpack it and set {REVEAL_ENV} to its package folder",
             2,
+            option="slides",
         )
     return folder
 

@@ -169,6 +169,10 @@ class PageSummary:
         The query's rows of weights, each with its vector (one per head for multi-head attention).
     vectors
         Further vectors of the query, ``(name, values)`` (the heads joined, the output).
+    sizes, scaling
+        The common lines' sizes and scaling, when the lecture's are not the scenario's ``W_Q``, ``W_K`` and ``W_V``
+        (``"d_in = 3, d_h = 2, d_R = 2"``, ``"scaled by √(d_h + d_R)"``); empty: ``d_in``, ``d_k``, ``d_v`` and
+        ``√d_k``.
     """
 
     lecture: str
@@ -177,6 +181,8 @@ class PageSummary:
     facts: tuple[str, ...]
     rows: tuple[QueryRow, ...]
     vectors: tuple[tuple[str, npt.NDArray[np.float64]], ...] = ()
+    sizes: str = ""
+    scaling: str = ""
 
 
 @dataclass(frozen=True)
