@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_runs import PROG, refused_render
 
-from attention_explainer import cli
 from attention_explainer.plan import BundleSettings, scene_key
 from attention_explainer.selection import lecture_specs
 from attention_math import Scenario, ScenarioError, load_scenario, minilm, scenario_from_mapping, scenario_to_toml
@@ -31,7 +31,6 @@ if minilm.missing_model_parts():
 pytestmark = pytest.mark.xdist_group("minilm")  # one worker loads the model once
 
 ROOT = Path(__file__).resolve().parents[1]
-PROG = "attention-explainer"
 DOG = "The dog chased the ball."
 
 
@@ -132,17 +131,6 @@ def test_the_clip_keys_hold_the_model_sentence_layer_and_head() -> None:
 # -- the command line: one line, exit 2, nothing made -----------------------------------------------
 
 
-def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
-    out = tmp_path / "bundle"
-    status = cli.main(["render", *args, "--out", str(out)])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert "Traceback" not in err and len(err.splitlines()) == 1, err
-    assert err.startswith(f"{PROG}: error: ")
-    assert not out.exists()
-    return err
-
-
 @pytest.mark.parametrize(
     ("args", "words"),
     [
@@ -169,7 +157,7 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
 )
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                           args: tuple[str, ...], words: str) -> None:
-    assert words in _refused(capsys, tmp_path, *args)
+    assert words in refused_render(capsys, tmp_path, *args)
 
 
 def test_without_the_model_the_command_names_the_install_commands(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 import number_checks
 import numpy as np
 import pytest
+from cli_runs import PROG, refused_render
 from scene_helpers import build_watched, load_scene_class
 
 from attention_explainer import cli
@@ -51,7 +52,6 @@ except ScenarioError:
 pytestmark = pytest.mark.xdist_group("smollm")  # one worker loads the model once
 
 ROOT = Path(__file__).resolve().parents[1]
-PROG = "attention-explainer"
 DOG = "The dog chased the ball."
 
 
@@ -130,14 +130,7 @@ def test_a_bad_smollm2_table_names_its_field(data: dict[str, object], message: s
 
 
 def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
-    out = tmp_path / "bundle"
-    status = cli.main(["render", "--model", "smollm2", *args, "--out", str(out)])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert "Traceback" not in err and len(err.splitlines()) == 1, err
-    assert err.startswith(f"{PROG}: error: ")
-    assert not out.exists()
-    return err
+    return refused_render(capsys, tmp_path, "--model", "smollm2", *args)
 
 
 @pytest.mark.parametrize(

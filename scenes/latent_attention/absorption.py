@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, FadeIn, SurroundingRectangle, VGroup
 
-from attention_math import LatentTrace, Scenario
-from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, QUERY, WEIGHT
 from scenes.kit.text import text
-from scenes.latent_attention.setting import KeyTable, check_latent, fit, key_table, place_panel, register_latent
+from scenes.latent_attention.setting import (
+    KeyTable,
+    LatentScene,
+    fit,
+    key_table,
+    place_panel,
+    register_latent,
+)
 
 __all__ = ["Absorption"]
 
@@ -25,19 +30,12 @@ MOST = 1.3  # the layout grows to this where it has room
 BOX_ROOM = 0.15  # around the table: the scores' box
 
 
-class Absorption(ExplainerScene):
+class Absorption(LatentScene):
     """q_C · k_C and (q_C W_UKᵀ) · c_KV for every key up to the query: equal, and the second needs no key."""
 
-    reading_pace = READING_PACE
-
-    mla: LatentTrace  # the lecture's MLA of the scenario (self.trace stays plain attention's)
     table: KeyTable
     panel: VGroup  # the query's head and token, q_C, q_A, the identity
     box: SurroundingRectangle
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        return check_latent(scenario)
 
     def construct(self) -> None:
         self.mla = register_latent(self)

@@ -12,13 +12,18 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, FadeIn, FadeOut, SurroundingRectangle, VGroup
 
-from attention_math import LatentTrace, Scenario
-from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT, INK, KEY, MUTED, QUERY, WEIGHT
 from scenes.kit.text import text
-from scenes.latent_attention.setting import KeyTable, check_latent, fit, key_table, place_panel, register_latent
+from scenes.latent_attention.setting import (
+    KeyTable,
+    LatentScene,
+    fit,
+    key_table,
+    place_panel,
+    register_latent,
+)
 
 __all__ = ["DecoupledRope"]
 
@@ -27,19 +32,12 @@ MOST = 1.3  # the layout grows to this where it has room
 BOX_ROOM = 0.15  # around the table: the cache's box
 
 
-class DecoupledRope(ExplainerScene):
+class DecoupledRope(LatentScene):
     """Why RoPE needs keys of its own; k_R beside c_KV in the cache; each score's two parts and the weights."""
 
-    reading_pace = READING_PACE
-
-    mla: LatentTrace  # the lecture's MLA of the scenario (self.trace stays plain attention's)
     table: KeyTable
     panel: VGroup  # the obstacle, the query's q_R, the softmax, the cache
     box: SurroundingRectangle
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        return check_latent(scenario)
 
     def construct(self) -> None:
         self.mla = register_latent(self)

@@ -13,14 +13,13 @@ from typing import Any, cast
 
 from manim import DOWN, LEFT, RIGHT, UP, FadeIn, FadeOut, Rectangle, SurroundingRectangle, VGroup
 
-from attention_math import PUBLISHED_CONFIGS, LatentTrace, Scenario, cache_memory
-from scenes.base import READING_PACE, ExplainerScene
+from attention_math import PUBLISHED_CONFIGS, cache_memory
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.grids import NumberGrid
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import EMBEDDING, HIGHLIGHT, INK, KEY, MUTED, VALUE
 from scenes.kit.text import text
-from scenes.latent_attention.setting import check_latent, fit, register_latent, slice_grid, titled_row
+from scenes.latent_attention.setting import LatentScene, fit, register_latent, slice_grid, titled_row
 
 __all__ = ["LatentProjection"]
 
@@ -32,12 +31,9 @@ LLAMA = "Llama 2 7B"
 """The inference lecture's multi-head model (its name drawn as a name: its digits are no numbers)."""
 
 
-class LatentProjection(ExplainerScene):
+class LatentProjection(LatentScene):
     """Why the cache must shrink; X W_DKV = c_KV (the cache's rows); every head's k_C and v made from c_KV."""
 
-    reading_pace = READING_PACE
-
-    mla: LatentTrace  # the lecture's MLA of the scenario (self.trace stays plain attention's)
     x: NumberGrid
     w_dkv: NumberGrid
     latent: NumberGrid
@@ -46,10 +42,6 @@ class LatentProjection(ExplainerScene):
     cache_box: VGroup
     built_scale: float  # what the first row was scaled by to fit
     note: VGroup
-
-    @classmethod
-    def check_scenario(cls, scenario: Scenario) -> Scenario:
-        return check_latent(scenario)
 
     def construct(self) -> None:
         self.mla = register_latent(self)

@@ -15,6 +15,7 @@ from typing import Any
 from manim import DOWN, LEFT, RIGHT, UP, Mobject, SurroundingRectangle, VGroup, VMobject
 
 from attention_math import LatentTrace, Scenario, ScenarioError, latent_attention, latent_weights
+from scenes.base import READING_PACE, ExplainerScene
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import HIGHLIGHT, MUTED
 from scenes.kit.text import token_text
@@ -46,6 +47,19 @@ def check_latent(scenario: Scenario) -> Scenario:
         raise ScenarioError(f"tokens: the latent-attention lecture draws at most {MAX_TOKENS} tokens a table, got "
                             f"{scenario.n_tokens}")
     return scenario
+
+
+class LatentScene(ExplainerScene):
+    """A scene of the latent lecture: paced to read, the scenario checked for MLA, the lecture's MLA of it kept in
+    ``self.mla`` (``self.trace`` stays plain attention's, as every scene's)."""
+
+    reading_pace = READING_PACE
+
+    mla: LatentTrace
+
+    @classmethod
+    def check_scenario(cls, scenario: Scenario) -> Scenario:
+        return check_latent(scenario)
 
 
 def latent_trace(scenario: Scenario) -> LatentTrace:
