@@ -17,5 +17,5 @@ class ScenarioError(ValueError):
     >>> preset("no-such-preset")
     Traceback (most recent call last):
     ...
-    attention_math._errors.ScenarioError: preset: unknown name 'no-such-preset'; expected one of dog-chased-ball, grouped-dog, learned, masked-dog, raw-dot-product, rope-dog, softmax-saturation, two-heads, your-journey
+    attention_math._errors.ScenarioError: preset: unknown name 'no-such-preset'; expected one of dog-chased-ball, grouped-dog, latent-dog, learned, masked-dog, raw-dot-product, rope-dog, softmax-saturation, two-heads, your-journey
     """
