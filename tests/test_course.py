@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from course_checks import assert_whole
+from course_checks import assert_whole, course_refusal
 from scene_helpers import clean_environment
 
 from attention_explainer.cli import main
@@ -68,15 +68,7 @@ fps = 5
 
 
 def _refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
-    """The one line the command refuses ``text`` with (exit 2, no traceback)."""
-    course = tmp_path / "course.toml"
-    course.write_text(text, encoding="utf-8")
-    status = main(["course", str(course), "--out", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    assert not (tmp_path / "out").exists()  # refused before anything was made
-    return err.strip()
+    return course_refusal(tmp_path, capsys, text)
 
 
 @pytest.mark.parametrize(

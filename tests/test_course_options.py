@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from course_checks import assert_whole
+from course_checks import assert_whole, course_refusal
 from scene_helpers import clean_environment
 
 from attention_explainer.cli import main
@@ -75,14 +75,7 @@ TOGETHER = [
 
 def _refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str], bundle: str) -> str:
     """The one line the command refuses a course of ``bundle`` (its second entry) with: exit 2, nothing made."""
-    course = tmp_path / "course.toml"
-    course.write_text(f'[[bundle]]\nname = "fine"\n\n[[bundle]]\n{bundle}', encoding="utf-8")
-    status = main(["course", str(course), "--out", str(tmp_path / "out")])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    assert not (tmp_path / "out").exists()  # refused before anything was made
-    return err.strip()
+    return course_refusal(tmp_path, capsys, f'[[bundle]]\nname = "fine"\n\n[[bundle]]\n{bundle}')
 
 
 def _toml(value: object) -> str:
