@@ -77,12 +77,15 @@ __all__ = [
     "N_HEADS",
     "N_KV_HEADS",
     "N_LAYERS",
+    "CachedGeneration",
+    "DecodeStep",
     "GGUFFile",
     "GGUFTensor",
     "Generation",
     "SmolConfig",
     "SmolHead",
     "SmolTrace",
+    "cached_generation",
     "config",
     "decode",
     "dequantize",
@@ -774,10 +777,15 @@ def _turned(x: FloatArray, positions: IntArray, base: float) -> FloatArray:
 
 @dataclass
 class _Cache:
-    """One layer's keys (turned) and values so far, ``tokens × kv heads × 64`` each."""
+    """One layer's keys (turned) and values so far, ``tokens × kv heads × 64`` each; and, kept for a
+    lecture to show, what its heads did with them: each token's turned queries and z (``tokens × 9 ×
+    64``), and each pass's weights (``9 × new tokens × cached tokens``, one array a pass)."""
 
     keys: FloatArray
     values: FloatArray
+    queries: FloatArray
+    contexts: FloatArray
+    weights: list[FloatArray]
 
 
 def _block(x: FloatArray, index: int, positions: IntArray, cache: _Cache) -> FloatArray:
@@ -796,8 +804,11 @@ def _block(x: FloatArray, index: int, positions: IntArray, cache: _Cache) -> Flo
     seen = cache.keys.shape[0]
     scores[:, np.arange(seen)[np.newaxis, :] > (positions[:, np.newaxis] - positions[0] + seen - n)] = -np.inf
     weights = softmax(scores)
-    joined = np.einsum("hqk,khd->qhd", weights, all_values).reshape(n, c.d_model)
-    x = x + _times(joined, layer.w_out)
+    joined = np.einsum("hqk,khd->qhd", weights, all_values)
+    cache.queries = np.concatenate([cache.queries, queries])
+    cache.contexts = np.concatenate([cache.contexts, joined])
+    cache.weights.append(weights)
+    x = x + _times(joined.reshape(n, c.d_model), layer.w_out)
     h = _rms_norm(x, layer.ffn_norm, c.rms_eps)
     out: FloatArray = x + _times(_silu(_times(h, layer.w_gate)) * _times(h, layer.w_up), layer.w_down)
     return out
@@ -805,7 +816,8 @@ def _block(x: FloatArray, index: int, positions: IntArray, cache: _Cache) -> Flo
 
 def _empty_cache() -> _Cache:
     c = _model().config
-    return _Cache(np.zeros((0, c.n_kv_heads, c.d_head)), np.zeros((0, c.n_kv_heads, c.d_head)))
+    shared, own = np.zeros((0, c.n_kv_heads, c.d_head)), np.zeros((0, c.n_heads, c.d_head))
+    return _Cache(shared, shared, own, own, [])
 
 
 @functools.lru_cache(maxsize=64)
@@ -1226,23 +1238,149 @@ def generate(prompt: str, *, max_new_tokens: int = 8) -> Generation:
     )
 
 
-@functools.lru_cache(maxsize=32)
 def _generated(ids: tuple[int, ...], count: int) -> tuple[int, ...]:
-    """Greedy: the prompt once, then each new token alone against the layers' caches."""
+    return _run(ids, count)[0]
+
+
+@functools.lru_cache(maxsize=32)
+def _run(ids: tuple[int, ...], count: int) -> tuple[tuple[int, ...], tuple[_Cache, ...]]:
+    """Greedy: the prompt once, then each new token alone against the layers' caches; the new tokens'
+    ids, and every layer's cache as the run left it (what each head did kept in it)."""
     model = _model()
-    caches = [_empty_cache() for _ in range(model.config.n_layers)]
+    caches = tuple(_empty_cache() for _ in range(model.config.n_layers))
     new: list[int] = []
     x, positions = model.embeddings[list(ids)], np.arange(len(ids), dtype=np.int64)
     while True:
         for index, cache in enumerate(caches):
             x = _block(x, index, positions, cache)
         best = int(np.argmax(_logits(x[-1:])[0]))
-        if best in model.control:
-            return tuple(new)
+        if best in model.control or len(new) == count - 1:
+            return tuple(new) + (() if best in model.control else (best,)), caches
         new.append(best)
-        if len(new) == count:
-            return tuple(new)
         x, positions = model.embeddings[[best]], positions[-1:] + 1
+
+
+@dataclass(frozen=True, eq=False)
+class DecodeStep:
+    """One token's pass through one head of one layer while the model writes: its query against the cache.
+
+    Attributes
+    ----------
+    index
+        ``t``, the token's position (0-based); the cache holds tokens ``0..t`` once it is through.
+    token
+        Its text.
+    query
+        Its turned ``q_t``, 64 numbers (this query head's).
+    keys, values
+        What ``q_t`` reads: the cache's turned keys and its values of tokens ``0..t`` (``t + 1`` rows
+        of 64, this head's key/value head); the last row is the token's own, computed in this pass.
+    scores, scaled_scores
+        ``keys @ q_t`` and that over 8, ``t + 1`` numbers (computed here from ``query`` and ``keys``).
+    weights
+        The model's own softmax of them, as its pass computed it: ``t + 1`` numbers.
+    context
+        ``z_t = weights @ values``, 64 numbers, as the model computed it.
+    written
+        The token the model writes after this one (its greedy choice); ``None`` inside the prompt, whose
+        next token is given, and after the last written token, where the model chose a control token
+        (``<|endoftext|>``, …) and stopped.
+    """
+
+    index: int
+    token: str
+    query: FloatArray
+    keys: FloatArray
+    values: FloatArray
+    scores: FloatArray
+    scaled_scores: FloatArray
+    weights: FloatArray
+    context: FloatArray
+    written: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class CachedGeneration:
+    """A greedy continuation and one head's part of it: its cache growing token by token.
+
+    Attributes
+    ----------
+    generation
+        The continuation (:func:`generate`'s, the same tokens).
+    layer, head, kv_head
+        0-based: the layer, the query head, the key/value head it reads (``head // 3``).
+    steps
+        One :class:`DecodeStep` per token that went through the model: the prompt's (all in one pass,
+        the "prefill"), then each written token but the last (written, not yet read back), unless the
+        model stopped before a control token (then every written token went through).
+    """
+
+    generation: Generation
+    layer: int
+    head: int
+    kv_head: int
+    steps: tuple[DecodeStep, ...]
+
+    @property
+    def prompt_length(self) -> int:
+        """The prompt's tokens: the steps of the first pass."""
+        return len(self.generation.prompt_tokens)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Each step's token: the cache's rows, in order."""
+        return tuple(step.token for step in self.steps)
+
+
+def cached_generation(prompt: str, *, layer: int, head: int, max_new_tokens: int = 8) -> CachedGeneration:
+    """:func:`generate`, with what head ``head`` of layer ``layer`` did at each token: its query, the
+    cache it read, its weights, its ``z``, and the token the model wrote next.
+
+    The numbers are those of the generation itself (the same run, kept), not a pass over the whole text
+    afterwards; a causal model gives the same either way, which the tests check against a loop.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`generate`; and if ``layer`` or ``head`` is out of range (0-based).
+
+    Examples
+    --------
+    >>> from attention_math.smollm import cached_generation
+    >>> found = cached_generation("The capital of France is", layer=0, head=4, max_new_tokens=3)
+    >>> found.tokens, found.prompt_length, found.kv_head
+    (('The', ' capital', ' of', ' France', ' is', ' Paris', '.'), 5, 1)
+    >>> [step.written for step in found.steps[3:]]
+    [None, ' Paris', '.', '\\n']
+    >>> step = found.steps[5]
+    >>> step.keys.shape, step.weights.shape, round(float(step.weights.sum()), 12)
+    ((6, 64), (6,), 1.0)
+    """
+    c = config()
+    layer = _checked_index("layer", layer, c.n_layers)
+    head = _checked_index("head", head, c.n_heads)
+    generation = generate(prompt, max_new_tokens=max_new_tokens)
+    prompt_ids = generation.token_ids[: len(generation.prompt_tokens)]
+    cache = _run(prompt_ids, max_new_tokens)[1][layer]
+    kv_head = head // c.group_size
+    weights = [row for chunk in cache.weights for row in chunk[head]]  # each token's row, the pass it was in
+    steps = tuple(_decode_step(generation, cache, t, head, kv_head, weights[t]) for t in range(len(weights)))
+    return CachedGeneration(generation=generation, layer=layer, head=head, kv_head=kv_head, steps=steps)
+
+
+def _decode_step(generation: Generation, cache: _Cache, t: int, head: int, kv_head: int,
+                 weights: FloatArray) -> DecodeStep:
+    tokens = generation.prompt_tokens + generation.new_tokens
+    prompt = len(generation.prompt_tokens)
+    query, keys, values = (owned(cache.queries[t, head].copy()), owned(cache.keys[: t + 1, kv_head].copy()),
+                           owned(cache.values[: t + 1, kv_head].copy()))
+    scores = owned(keys @ query)
+    return DecodeStep(
+        index=t, token=tokens[t], query=query, keys=keys, values=values, scores=scores,
+        scaled_scores=owned(scores / math.sqrt(keys.shape[1])), weights=owned(weights[: t + 1].copy()),
+        context=owned(cache.contexts[t, head].copy()),
+        written=generation.new_tokens[t - prompt + 1] if prompt - 1 <= t < len(tokens) - 1 else None,
+    )
 
 
 # -- checks -------------------------------------------------------------------------------------------------

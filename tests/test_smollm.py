@@ -365,6 +365,37 @@ def test_the_capital_of_france(loop_runs: dict[str, LoopRun]) -> None:
     assert tuple(chosen) == found.token_ids[5:]
 
 
+@pytest.mark.parametrize(("layer", "head"), sorted(CHOSEN))
+def test_a_heads_cache_while_writing_against_the_loop(loop_runs: dict[str, LoopRun], layer: int, head: int) -> None:
+    """Each token's pass of the generation (the prompt's at once, then each written token alone) against the loop
+    over the whole text without a cache: the same query, the cache's rows so far, the weights and z."""
+    found = smollm.cached_generation(FRANCE, layer=layer, head=head, max_new_tokens=3)
+    expected = loop_runs[FRANCE].heads[(layer, head)]
+    written = smollm.generate(FRANCE, max_new_tokens=3).new_tokens
+    assert found.tokens == ("The", " capital", " of", " France", " is") + written[:-1]
+    assert (found.layer, found.head, found.kv_head, found.prompt_length) == (layer, head, head // 3, 5)
+    for t, step in enumerate(found.steps):
+        assert step.index == t and step.written == (written[t - 4] if t >= 4 else None)
+        for name, value in (("query", expected["queries"][t]), ("keys", expected["keys"][: t + 1]),
+                            ("values", expected["values"][: t + 1]), ("scores", expected["scores"][t][: t + 1]),
+                            ("weights", expected["weights"][t][: t + 1]), ("context", expected["context"][t])):
+            np.testing.assert_allclose(getattr(step, name), value, rtol=0, atol=1e-4, err_msg=f"{name} at {t}")
+        assert not step.weights.flags.writeable and not step.keys.flags.writeable
+
+
+def test_the_cache_holds_every_written_token_when_the_model_stops_itself() -> None:
+    """A control token ends "The end." after 10 of 12 tokens: every written token went through the model (its row
+    in the cache), the last writes nothing, and its z is the loop-free pass over the whole text's."""
+    found = smollm.cached_generation("The end.", layer=2, head=7, max_new_tokens=12)
+    new = found.generation.new_tokens
+    assert len(new) == 10 and found.tokens == found.generation.prompt_tokens + new
+    assert [step.written for step in found.steps[found.prompt_length - 1:]] == [*new, None]
+    whole = smollm.head("The end." + found.generation.text, layer=2, head=7)
+    assert whole.token_ids == found.generation.token_ids  # the text read back is the same tokens
+    np.testing.assert_allclose(found.steps[-1].context, whole.trace.context[-1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(found.steps[-1].keys, whole.trace.keys, rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize(("prompt", "count"), [(FRANCE, 3), ("One, two, three,", 6)])
 def test_the_kv_cache_gives_the_recomputed_tokens(prompt: str, count: int) -> None:
     found = smollm.generate(prompt, max_new_tokens=count)
