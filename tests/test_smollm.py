@@ -372,7 +372,7 @@ def test_a_heads_cache_while_writing_against_the_loop(loop_runs: dict[str, LoopR
     found = smollm.cached_generation(FRANCE, layer=layer, head=head, max_new_tokens=3)
     expected = loop_runs[FRANCE].heads[(layer, head)]
     written = smollm.generate(FRANCE, max_new_tokens=3).new_tokens
-    assert found.tokens == ("The", " capital", " of", " France", " is") + written[:-1]
+    assert found.tokens == ("The", " capital", " of", " France", " is", *written[:-1])
     assert (found.layer, found.head, found.kv_head, found.prompt_length) == (layer, head, head // 3, 5)
     for t, step in enumerate(found.steps):
         assert step.index == t and step.written == (written[t - 4] if t >= 4 else None)
