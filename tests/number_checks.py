@@ -50,6 +50,7 @@ from attention_math.masking import attention_dropout
 from scenes import inference, learned
 from scenes.facts import Fact, Named, Plotted, Relation, Shown
 from scenes.flash_attention import FLASH_BLOCKS
+from scenes.inference import kv_cache
 from scenes.kit.text import shorten_token
 from scenes.masked import MASKED_DROPOUT
 from scenes.registry import Lecture, LectureChecks, lecture_of_scene, lectures
@@ -76,8 +77,13 @@ __all__ = [
     "plotted_problems",
     "relation_problems",
     "shown_problems",
+    "smol_cache_rows",
     "stray_digits",
 ]
+
+GENERATION_STEPS = 24
+"""The inference lecture's cache scene shows at most this many steps (16 tokens; a real model's prompt and what it
+writes: ``scenes.inference.kv_cache.MOST_ROWS``)."""
 
 _NUMBER = re.compile(r"[−-]?\d+(?:\.\d+)?|[−-]?∞")
 
@@ -388,8 +394,13 @@ def _plain_smol_head(s: Scenario) -> _PlainSmolHead:
     from attention_math.smollm import token_ids
 
     assert s.model is not None
-    layer, head = s.model.layer - 1, s.model.head - 1
-    group, ids = head // 3, token_ids(s.model.sentence)
+    return _plain_smol_ids(token_ids(s.model.sentence), s.model.layer - 1, s.model.head - 1)
+
+
+@cache
+def _plain_smol_ids(ids: tuple[int, ...], layer: int, head: int) -> _PlainSmolHead:
+    """Head ``head`` of layer ``layer`` (0-based) on the tokens ``ids``, computed here."""
+    group = head // 3
     w = _smol_layer(layer)
     x = _smol_norm(_smol_states(ids, layer), w["attn_norm"])
     mine, shared = slice(64 * head, 64 * head + 64), slice(64 * group, 64 * group + 64)
@@ -578,6 +589,65 @@ class _Generation:
         attend = (t + 1) * (d_k + d_v)
         self.multiplies_with_cache = d_in * (2 * d_k + d_v) + attend
         self.multiplies_without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend
+
+
+@cache
+def _smol_vocabulary() -> tuple[np.ndarray, frozenset[int]]:
+    """The token embeddings (the output matrix too: tied) and the control tokens' ids, read from the file here."""
+    kinds = _smol_file().metadata["tokenizer.ggml.token_type"]
+    control = frozenset(index for index, kind in enumerate(kinds) if kind == 3)
+    return np.asarray(_smol_file().tensor("token_embd.weight"), dtype=np.float64), control
+
+
+@cache
+def _smol_fed(sentence: str, count: int) -> tuple[int, ...]:
+    """The tokens a greedy run of ``count`` new tokens puts through the model, computed here without a cache: the
+    whole text again at each step, its last row's logits' best, until a control token or ``count`` tokens; the
+    last one written is not read back (unless the model stopped itself)."""
+    from attention_math.smollm import token_ids
+
+    embeddings, control = _smol_vocabulary()
+    final = np.asarray(_smol_file().tensor("output_norm.weight"), dtype=np.float64)
+    ids = token_ids(sentence)
+    for written in range(count):
+        best = int(np.argmax(embeddings @ _smol_norm(_smol_states(ids, 30)[-1:], final)[0]))
+        if best in control:
+            return ids
+        if written == count - 1:
+            return ids
+        ids = (*ids, best)
+    return ids
+
+
+def smol_cache_rows(s: Scenario) -> int:
+    """The rows of the inference lecture's cache for a decoder's head (SmolLM2), counted here (:func:`_smol_fed`);
+    a made-up scenario's, its tokens."""
+    if s.model is None or s.model.name != "smollm2":
+        return s.n_tokens
+    return len(_smol_fed(s.model.sentence, kv_cache.new_tokens(s.n_tokens)))
+
+
+class _SmolGeneration:
+    """Step ``t`` (0-based) of a decoder's head (SmolLM2) while the model writes, derived here from the forward pass
+    over every token it put through (:func:`_smol_fed`), without a cache: step t's query is row t of the turned Q,
+    the cache the first ``t + 1`` rows of the turned K and of V, its weights row t of the causal weights without the
+    masked zeros, its z row t."""
+
+    def __init__(self, s: Scenario, t: int) -> None:
+        assert s.model is not None
+        fed = _smol_fed(s.model.sentence, kv_cache.new_tokens(s.n_tokens))
+        plain = _plain_smol_ids(fed, s.model.layer - 1, s.model.head - 1)
+        self.keys, self.values = plain.keys[: t + 1], plain.values[: t + 1]
+        self.query, self.weights, self.context = plain.queries[t], plain.weights[t, : t + 1], plain.context[t]
+
+
+def _generation(s: Scenario, t: int) -> _Generation | _SmolGeneration | None:
+    """Step ``t`` of the inference lecture's cache scene, or ``None`` past its last row."""
+    if t >= smol_cache_rows(s):
+        return None
+    if s.model is not None and s.model.name == "smollm2":
+        return _SmolGeneration(s, t)
+    return _Generation(s, t)
 
 
 class _GenerationTotals:
@@ -796,8 +866,7 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "half": lambda s: (_clock(s, layout="half"), s.precision),
     "reordered": lambda s: (_clock(s, reordered=True), s.precision),
     # the inference lecture: generation with a KV cache, one source per step (generation1 is the first token's)
-    **{f"generation{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, s.precision))
-       for t in range(16)},
+    **{f"generation{t + 1}": (lambda s, t=t: (_generation(s, t), s.precision)) for t in range(GENERATION_STEPS)},
     # what the cache saves: each step's multiplies with and without it, and their totals (whole numbers)
     **{f"cost{t + 1}": (lambda s, t=t: (_Generation(s, t) if t < s.n_tokens else None, 0)) for t in range(16)},
     "cost": lambda s: (_GenerationTotals(s), 0),
@@ -849,7 +918,7 @@ def position_count(kind: str, scenario: Scenario, derived: dict[str, tuple[Any, 
     model = _model_head(scenario)
     counts: dict[str, Callable[[], int]] = {
         "token": lambda: scenario.n_tokens, "query": lambda: scenario.n_tokens, "key": lambda: scenario.n_tokens,
-        "step": lambda: scenario.n_tokens, "d_in": lambda: scenario.d_in, "d_k": lambda: scenario.d_k,
+        "step": lambda: smol_cache_rows(scenario), "d_in": lambda: scenario.d_in, "d_k": lambda: scenario.d_k,
         "d_v": lambda: scenario.d_v, "pair": lambda: scenario.d_k // 2,
         "head": lambda: model.n_heads if model is not None else scenario.n_heads,
         "kv_head": lambda: _Grouped(scenario).n_kv_heads,
@@ -1220,7 +1289,7 @@ TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "reno
                            })
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 
-GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(16))
+GENERATION_SOURCES = frozenset(f"generation{t + 1}" for t in range(GENERATION_STEPS))
 """Generation's steps (KV cache): step t's query, cache, weights and context; its row fields index a key."""
 
 STEP_SOURCES = frozenset({"causal_step", *GENERATION_SOURCES})

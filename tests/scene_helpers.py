@@ -226,7 +226,8 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "ClockHands": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
     "RopeScores": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
-    "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
+    # and a decoder's head (SmolLM2): the model's own run, its prompt at once, then 5 and 2 tokens it writes
+    "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen", *DECODER_SCENARIOS),
     # 16 tokens, the widest counts; a decoder's head (SmolLM2: 576 → 64, six-digit counts)
     "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen", *DECODER_SCENARIOS),
     # 2 query heads per key/value head, one head (nothing to share), 3 per key/value head with 12 tokens, all 4 on

@@ -12,15 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
+from scene_helpers import DECODER_SCENARIOS, SCENARIOS, dry_render, family_box, with_scenario
 
-from attention_math import Scenario
-from scenes.inference.kv_cache import KVCacheSteps
+from attention_math import Scenario, smollm
+from scenes.inference.kv_cache import KVCacheSteps, new_tokens
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 
 pytestmark = pytest.mark.xdist_group("kv-cache-geometry")  # one worker builds each scene once
 
-CASES = ("grouped-dog", "two-heads-sixteen")  # the preset's 5 tokens; 16 tokens, d_v 3
+CASES = ("grouped-dog", "two-heads-sixteen", *DECODER_SCENARIOS)  # the preset's 5 tokens; 16 tokens, d_v 3; SmolLM2's
+# own runs: 6 tokens and the 5 it writes (10 rows), 16 and 2 (17 rows)
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario,
 
 @pytest.mark.parametrize("case", CASES)
 def test_the_last_row_is_computed_and_the_earlier_rows_are_greyed(built, case: str) -> None:
-    scenario, scene = built[case]
-    board, last = scene.board, scenario.n_tokens - 1
+    _, scene = built[case]
+    board, last = scene.board, scene.story.n - 1
     for grid in (board.keys, board.values):
         for i, row in enumerate(grid.cells):
             opacities = {round(float(mob.get_fill_opacity()), 2) for mob in row}
@@ -47,11 +48,11 @@ def test_the_last_row_is_computed_and_the_earlier_rows_are_greyed(built, case: s
 
 @pytest.mark.parametrize("case", CASES)
 def test_each_weight_stands_in_its_keys_row_between_the_caches(built, case: str) -> None:
-    scenario, scene = built[case]
+    _, scene = built[case]
     board = scene.board
     weights = board.weights[-1]
-    assert len(weights) == scenario.n_tokens  # the last token reads every cached key
-    pitch = board.keys.cells[1][0].get_y() - board.keys.cells[0][0].get_y() if scenario.n_tokens > 1 else -1.0
+    assert len(weights) == scene.story.n  # the last token reads every cached key
+    pitch = board.keys.cells[1][0].get_y() - board.keys.cells[0][0].get_y() if scene.story.n > 1 else -1.0
     for j, mob in enumerate(weights):
         assert abs(mob.get_y() - board.keys.cells[j][0].get_y()) < abs(pitch) / 3, f"weight of key {j + 1}"
         assert board.keys.brackets.get_right()[0] < mob.get_left()[0], f"weight of key {j + 1} over K"
@@ -66,4 +67,23 @@ def test_the_panel_and_summary_stand_right_of_the_caches(built, case: str) -> No
         left, bottom, far, top = family_box(mob)
         assert left > right + 0.2, f"{name} over the V cache"
         assert far <= HALF_WIDTH + 0.01 and bottom >= BOTTOM and top <= TOP + 0.3, f"{name} outside the safe area"
-    assert family_box(scene.summary)[3] < family_box(scene.panel)[1], "the summary over the panel"
+    if scene.story.cut:  # a real run's summary takes the panel's place
+        assert scene.panel not in scene.mobjects and scene.summary in scene.mobjects
+    else:
+        assert family_box(scene.summary)[3] < family_box(scene.panel)[1], "the summary over the panel"
+
+
+@pytest.mark.parametrize("case", DECODER_SCENARIOS)
+def test_a_real_runs_rows_are_its_prompt_then_what_it_wrote(built, case: str) -> None:
+    """The cache's rows: the prompt's tokens, then each token the model wrote but the last (greedy, checked against
+    a recompute without a cache in tests/test_smollm.py); the panel and the last frame say what it wrote."""
+    scenario, scene = built[case]
+    assert scenario.model is not None
+    found = smollm.generate(scenario.model.sentence, max_new_tokens=new_tokens(scenario.n_tokens))
+    written = [smollm.display_token(token) for token in found.new_tokens]
+    rows = [label.text for label in scene.board.keys.row_labels]
+    assert [row.replace(" ", "") for row in rows] == [
+        token.replace(" ", "") for token in (*scenario.tokens, *written[:-1])]
+    shown = scene.summary[-1][-1].text.replace(" ", "")  # the continuation, cut short at most
+    whole = "".join(smollm.display_token(t) if not t.strip() else t for t in found.new_tokens).replace(" ", "")
+    assert whole.startswith(shown.rstrip("…")) and len(shown) >= min(len(whole), 6)

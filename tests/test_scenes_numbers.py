@@ -23,6 +23,7 @@ import pytest
 from manim import FadeIn, LaggedStart, Transform, VGroup
 from number_checks import (
     BELONGS,
+    GENERATION_STEPS,
     SCALING_BELONGS,
     WITHOUT_QUANTITY,
     band_of,
@@ -33,6 +34,7 @@ from number_checks import (
     expected_text,
     lecture_checks,
     masked_row,
+    smol_cache_rows,
 )
 from scene_helpers import (
     NUMBER_SCENARIOS,
@@ -51,6 +53,7 @@ from attention_math import Scenario, preset, scaling_spread
 from scenes import flash_attention, learned
 from scenes.base import ExplainerScene, Shown
 from scenes.facts import Fact, known_kinds, position, query_number, size, value
+from scenes.inference.kv_cache import SHOWN_ENTRIES
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import HeatGrid
 from scenes.kit.text import text
@@ -217,6 +220,20 @@ def _unless_decoder(indexes: Callable[[Scenario], Iterable[Index]],
     return lambda s: indexes(s) if plain == _decoder(s) else []
 
 
+def _cache_entries(s: Scenario, name: str) -> int:
+    """The entries of a cache row (or of q, z) the cache scene shows: all of a made-up scenario's; a decoder's head's
+    first ``SHOWN_ENTRIES`` of 64."""
+    if _decoder(s):
+        return SHOWN_ENTRIES
+    return s.d_k if name in ("keys", "query") else s.d_v
+
+
+def _step_told(s: Scenario, t: int) -> bool:
+    """Does the cache scene tell step t (its query, weights and z)? Every step of a made-up scenario; of a decoder's
+    run, the prompt's last token (its whole prompt goes through at once) and each written token read back."""
+    return t < smol_cache_rows(s) and (not _decoder(s) or t >= s.n_tokens - 1)
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -376,13 +393,13 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
                    ("rope_extremes", "weights", ENDS)],
     "KVCacheSteps": [  # every step's new key and value rows, its weights over the cache, its query and context
         *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
-            (t, c) for c in range(s.d_k if name == "keys" else s.d_v)] if t < s.n_tokens else [])
-          for t in range(16) for name in ("keys", "values")),
-        *((f"generation{t + 1}", "weights", lambda s, t=t: [(j,) for j in range(t + 1)] if t < s.n_tokens else [])
-          for t in range(16)),
+            (t, c) for c in range(_cache_entries(s, name))] if t < smol_cache_rows(s) else [])
+          for t in range(GENERATION_STEPS) for name in ("keys", "values")),
+        *((f"generation{t + 1}", "weights", lambda s, t=t: [(j,) for j in range(t + 1)] if _step_told(s, t) else [])
+          for t in range(GENERATION_STEPS)),
         *((f"generation{t + 1}", name, lambda s, t=t, name=name: [
-            (c,) for c in range(s.d_k if name == "query" else s.d_v)] if t < s.n_tokens else [])
-          for t in range(16) for name in ("query", "context")),
+            (c,) for c in range(_cache_entries(s, name))] if _step_told(s, t) else [])
+          for t in range(GENERATION_STEPS) for name in ("query", "context")),
     ],
     "CacheSavings": [  # every step's multiplies, with the cache and without
         *((f"cost{t + 1}", name, lambda s, t=t: [()] if t < s.n_tokens else [])
