@@ -69,6 +69,8 @@ factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the 
 tiles of three         OnlineSoftmax walks the row in tiles of 3 keys while the lecture's are FLASH_BLOCKS'
 blocks of three        MemoryRoutes counts and draws blocks of 3 keys while the lecture's are FLASH_BLOCKS'
 another head size      TiledTraffic counts the paper's traffic for a head of 128 instead of its 64
+cache keys unturned    KVCacheSteps shows a decoder's cached keys as they were before RoPE turned them (the
+                       weights and z as the model's: only the keys wrong)
 weights under exp      ScaleAndSoftmax lays out its weights under exp(· − m), and its exps under "weight"
 terms as values        WeightedSum lays out each row's terms w_j·v_j where its value goes, and back
 scaled after softmax   PerHead lays out each head's weights under "÷ √d_k", and its scaled scores under "softmax"
@@ -728,6 +730,20 @@ def _caches_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cls, "_row", planted)
 
 
+def _cache_keys_unturned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KVCacheSteps shows a decoder's cached keys before RoPE: each row turned back by its own position."""
+    module = importlib.import_module("scenes.inference.kv_cache")
+    story = module._story
+
+    def planted(scenario: Any) -> Any:
+        told = story(scenario)
+        steps = tuple(dataclasses.replace(step, keys=rope(step.keys, -np.arange(len(step.keys)), base=100000.0))
+                      for step in told.steps)
+        return dataclasses.replace(told, steps=steps)
+
+    monkeypatch.setattr(module, "_story", planted)
+
+
 def _scaled_scores_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """LearnedPipeline lays out its scaled scores under "q·k", and its scores under "÷ √d_k"."""
     cls = importlib.import_module("scenes.learned.learned_pipeline").LearnedPipeline
@@ -935,6 +951,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
                                  _caption_swapped("backwards", _forward_index)),
     "typed into a score": (("scenes.self_attention.scores", "Scores"), _typed_through_transform),
     "typed into a cache weight": (("scenes.inference.kv_cache", "KVCacheSteps"), _typed_through_transform),
+    "cache keys unturned": (("scenes.inference.kv_cache", "KVCacheSteps"), _cache_keys_unturned),
 }
 
 
@@ -1010,7 +1027,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "keys one position on": ("2-tokens-3-decimals", "rope-dog"),
     "θ of the other pair": ("rope-dog",),  # two pairs (with one, the other pair is itself)
     "key turned as query": ("rope-dog",),
-    "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals"),
+    "cache weights shifted": ("grouped-dog", "8-tokens-2-decimals", "smollm2-six"),  # and a decoder's own run
     "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
     "group heads swapped": ("grouped-dog",),  # two query heads per key/value head
     "nothing shared": ("grouped-dog",),
@@ -1045,6 +1062,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "backwards cited forwards": ("rope-dog", "2-tokens-3-decimals"),
     "typed into a score": ("5-tokens-0-decimals", "8-tokens-2-decimals"),
     "typed into a cache weight": ("grouped-dog",),
+    "cache keys unturned": ("smollm2-six", "smollm2-sixteen"),  # a decoder's run: the prompt's 6 and 16 tokens
 }
 """The scenarios a fault is tried with, where not every one-head scenario (:data:`ONE_HEAD`)."""
 
