@@ -778,14 +778,16 @@ def _turned(x: FloatArray, positions: IntArray, base: float) -> FloatArray:
 @dataclass
 class _Cache:
     """One layer's keys (turned) and values so far, ``tokens × kv heads × 64`` each; and, kept for a
-    lecture to show, what its heads did with them: each token's turned queries and z (``tokens × 9 ×
-    64``), and each pass's weights (``9 × new tokens × cached tokens``, one array a pass)."""
+    lecture to show, what its heads did with them: each token's input after the RMSNorm (``tokens × 576``),
+    its turned queries and z (``tokens × 9 × 64``), and each pass's weights (``9 × new tokens × cached
+    tokens``, one array a pass)."""
 
     keys: FloatArray
     values: FloatArray
     queries: FloatArray
     contexts: FloatArray
     weights: list[FloatArray]
+    inputs: FloatArray  # each token's row after the layer's RMSNorm: what W_Q, W_K, W_V multiply
 
 
 def _block(x: FloatArray, index: int, positions: IntArray, cache: _Cache) -> FloatArray:
@@ -805,6 +807,7 @@ def _block(x: FloatArray, index: int, positions: IntArray, cache: _Cache) -> Flo
     scores[:, np.arange(seen)[np.newaxis, :] > (positions[:, np.newaxis] - positions[0] + seen - n)] = -np.inf
     weights = softmax(scores)
     joined = np.einsum("hqk,khd->qhd", weights, all_values)
+    cache.inputs = np.concatenate([cache.inputs, h])
     cache.queries = np.concatenate([cache.queries, queries])
     cache.contexts = np.concatenate([cache.contexts, joined])
     cache.weights.append(weights)
@@ -817,7 +820,7 @@ def _block(x: FloatArray, index: int, positions: IntArray, cache: _Cache) -> Flo
 def _empty_cache() -> _Cache:
     c = _model().config
     shared, own = np.zeros((0, c.n_kv_heads, c.d_head)), np.zeros((0, c.n_heads, c.d_head))
-    return _Cache(shared, shared, own, own, [])
+    return _Cache(shared, shared, own, own, [], np.zeros((0, c.d_model)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -1313,6 +1316,14 @@ class CachedGeneration:
         One :class:`DecodeStep` per token that went through the model: the prompt's (all in one pass,
         the "prefill"), then each written token but the last (written, not yet read back), unless the
         model stopped before a control token (then every written token went through).
+    embeddings
+        Each of those tokens' input to the layer after its RMSNorm, ``steps × 576``: what the head's
+        matrices multiply (as :attr:`SmolTrace.embeddings`, for every token the run put through).
+    w_query, w_key, w_value
+        The head's ``576 × 64`` columns of the layer's projections (``w_key``, ``w_value``: its key/value
+        head's): step ``t``'s ``query`` is ``embeddings[t] @ w_query`` turned by RoPE at position ``t``.
+    base
+        RoPE's base, 100000.
     """
 
     generation: Generation
@@ -1320,6 +1331,11 @@ class CachedGeneration:
     head: int
     kv_head: int
     steps: tuple[DecodeStep, ...]
+    embeddings: FloatArray
+    w_query: FloatArray
+    w_key: FloatArray
+    w_value: FloatArray
+    base: float
 
     @property
     def prompt_length(self) -> int:
@@ -1365,7 +1381,14 @@ def cached_generation(prompt: str, *, layer: int, head: int, max_new_tokens: int
     kv_head = head // c.group_size
     weights = [row for chunk in cache.weights for row in chunk[head]]  # each token's row, the pass it was in
     steps = tuple(_decode_step(generation, cache, t, head, kv_head, weights[t]) for t in range(len(weights)))
-    return CachedGeneration(generation=generation, layer=layer, head=head, kv_head=kv_head, steps=steps)
+    matrices = _layer(layer)
+    mine, shared = slice(head * c.d_head, (head + 1) * c.d_head), slice(kv_head * c.d_head, (kv_head + 1) * c.d_head)
+    return CachedGeneration(
+        generation=generation, layer=layer, head=head, kv_head=kv_head, steps=steps,
+        embeddings=owned(cache.inputs.copy()), w_query=owned(matrices.w_query[:, mine].copy()),
+        w_key=owned(matrices.w_key[:, shared].copy()), w_value=owned(matrices.w_value[:, shared].copy()),
+        base=c.rope_base,
+    )
 
 
 def _decode_step(generation: Generation, cache: _Cache, t: int, head: int, kv_head: int,

@@ -50,7 +50,6 @@ from attention_math.masking import attention_dropout
 from scenes import inference, learned
 from scenes.facts import Fact, Named, Plotted, Relation, Shown
 from scenes.flash_attention import FLASH_BLOCKS
-from scenes.inference import kv_cache
 from scenes.kit.text import shorten_token
 from scenes.masked import MASKED_DROPOUT
 from scenes.registry import Lecture, LectureChecks, lecture_of_scene, lectures
@@ -624,7 +623,7 @@ def smol_cache_rows(s: Scenario) -> int:
     a made-up scenario's, its tokens."""
     if s.model is None or s.model.name != "smollm2":
         return s.n_tokens
-    return len(_smol_fed(s.model.sentence, kv_cache.new_tokens(s.n_tokens)))
+    return len(_smol_fed(s.model.sentence, inference.new_tokens(s.n_tokens)))
 
 
 class _SmolGeneration:
@@ -635,7 +634,7 @@ class _SmolGeneration:
 
     def __init__(self, s: Scenario, t: int) -> None:
         assert s.model is not None
-        fed = _smol_fed(s.model.sentence, kv_cache.new_tokens(s.n_tokens))
+        fed = _smol_fed(s.model.sentence, inference.new_tokens(s.n_tokens))
         plain = _plain_smol_ids(fed, s.model.layer - 1, s.model.head - 1)
         self.keys, self.values = plain.keys[: t + 1], plain.values[: t + 1]
         self.query, self.weights, self.context = plain.queries[t], plain.weights[t, : t + 1], plain.context[t]

@@ -15,7 +15,8 @@ import pytest
 from scene_helpers import DECODER_SCENARIOS, SCENARIOS, dry_render, family_box, with_scenario
 
 from attention_math import Scenario, smollm
-from scenes.inference.kv_cache import KVCacheSteps, new_tokens
+from scenes.inference import new_tokens
+from scenes.inference.kv_cache import KVCacheSteps
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 
 pytestmark = pytest.mark.xdist_group("kv-cache-geometry")  # one worker builds each scene once

@@ -381,6 +381,10 @@ def test_a_heads_cache_while_writing_against_the_loop(loop_runs: dict[str, LoopR
                             ("weights", expected["weights"][t][: t + 1]), ("context", expected["context"][t])):
             np.testing.assert_allclose(getattr(step, name), value, rtol=0, atol=1e-4, err_msg=f"{name} at {t}")
         assert not step.weights.flags.writeable and not step.keys.flags.writeable
+    np.testing.assert_allclose(found.embeddings, expected["embeddings"], rtol=0, atol=1e-4)
+    turned = rope(found.embeddings @ found.w_query, np.arange(len(found.steps)), base=found.base)
+    np.testing.assert_allclose(turned, expected["queries"], rtol=0, atol=1e-4)  # its own matrices give its q
+    np.testing.assert_allclose(found.embeddings @ found.w_value, expected["values"], rtol=0, atol=1e-4)
 
 
 def test_the_cache_holds_every_written_token_when_the_model_stops_itself() -> None:

@@ -202,6 +202,35 @@ def test_the_notebook_turns_and_masks_as_the_model_does(tmp_path: Path, lecture:
         assert any("SmolLM2-135M-Instruct, layer 3 of 30, head 4 of 9" in fact for fact in page.facts)
 
 
+def test_the_inference_notebook_replays_the_models_own_run(tmp_path: Path) -> None:
+    """The inference lecture's notebook replays the run the cache scene shows (the prompt, then what the model wrote),
+    each q and k turned at its position; its caches and weights are those of the number checks' own forward pass."""
+    scenario = _model()
+    for name, content in handout_files(scenario, "inference").items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    book = json.loads(notebook_json(scenario, "inference"))
+    cells = ["".join(cell["source"]) for cell in book["cells"] if cell["cell_type"] == "code"]
+    namespace: dict[str, Any] = {}
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            for cell in cells:
+                exec(compile(cell, "<cell>", "exec"), namespace)
+    finally:
+        os.chdir(old)
+    assert "Every step matches the handout's CSV files" in printed.getvalue()
+    assert "every step equals its row of masked attention" in printed.getvalue()
+    rows = number_checks.smol_cache_rows(scenario)
+    last = number_checks.DERIVED[f"generation{rows}"](scenario)[0]  # the number checks' forward pass, no cache
+    assert len(namespace["TOKENS"]) == rows and namespace["TOKENS"][: scenario.n_tokens] == list(scenario.tokens)
+    np.testing.assert_allclose(namespace["K_cache"], last.keys, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(namespace["V_cache"], last.values, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(namespace["step_weights"][-1], last.weights, rtol=0, atol=1e-4)
+    written = smollm.generate(DOG, max_new_tokens=number_checks.inference.new_tokens(scenario.n_tokens)).text
+    assert namespace["WRITTEN"] == written
+
+
 def test_an_encoder_is_refused_by_the_scenes_that_draw_a_decoder(capsys: pytest.CaptureFixture[str],
                                                                   tmp_path: Path) -> None:
     out = tmp_path / "bundle"

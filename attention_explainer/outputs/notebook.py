@@ -89,11 +89,11 @@ _TURNED = '''
 ROPE_BASE = {base!r}  # RoPE's base, as the model's file gives it (llama.rope.freq_base)
 
 
-def turned(M):
-    """RoPE as the model turns its q and k: pair (2i, 2i+1) of the row at position m (from 0) by m·θ_i,
-    θ_i = ROPE_BASE^(−2i/d)."""
+def turned(M, first=0):
+    """RoPE as the model turns its q and k: pair (2i, 2i+1) of the row at position m (from 0; the first row's
+    is ``first``) by m·θ_i, θ_i = ROPE_BASE^(−2i/d)."""
     d = M.shape[1]
-    angles = np.arange(M.shape[0])[:, None] * ROPE_BASE ** (-np.arange(0, d, 2) / d)
+    angles = np.arange(first, first + M.shape[0])[:, None] * ROPE_BASE ** (-np.arange(0, d, 2) / d)
     out = np.empty_like(M)
     out[:, 0::2] = M[:, 0::2] * np.cos(angles) - M[:, 1::2] * np.sin(angles)
     out[:, 1::2] = M[:, 0::2] * np.sin(angles) + M[:, 1::2] * np.cos(angles)

@@ -9,11 +9,29 @@ from __future__ import annotations
 from scenes.plan import INPUTS
 from scenes.registry import Lecture
 
-__all__ = ["CACHE_CONTEXT", "LECTURE"]
+__all__ = ["CACHE_CONTEXT", "LECTURE", "MOST_NEW", "MOST_ROWS", "new_tokens"]
 
 CACHE_CONTEXT = 4096
 """The long context the inference lecture's memory scene counts the cache for: Llama 2's context length
 (``max_position_embeddings`` in its config.json). Its scene, its handout and its number checks read it here."""
+
+MOST_ROWS = 17
+"""A real model's run in the cache scene: its rows at most, the prompt's and the written tokens' (17 fit at the
+font floor)."""
+MOST_NEW = 5
+"""Tokens a real model writes in the inference lecture, at most (fewer after a long prompt: the rows must fit)."""
+
+
+def new_tokens(prompt_tokens: int) -> int:
+    """The tokens a real model writes in the inference lecture after a prompt of ``prompt_tokens``: up to
+    :data:`MOST_NEW`, at least 2, its rows (all but the last written token's) at most :data:`MOST_ROWS`.
+    The cache scene, its handout and its number checks read it here.
+
+    >>> new_tokens(5), new_tokens(14), new_tokens(16)
+    (5, 4, 2)
+    """
+    return max(2, min(MOST_NEW, MOST_ROWS + 1 - prompt_tokens))
+
 
 LECTURE = Lecture(
     name="inference",

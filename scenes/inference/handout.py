@@ -10,16 +10,33 @@ notebook replays the generation with numpy, one token at a time, appending a row
 every step against full masked attention, counts the multiplies both ways and works out the models'
 cache sizes from their configurations; its last cell checks every table against the handout's CSVs.
 No walkthrough: :func:`attention_math.format_walkthrough` works unmasked attention.
+
+A decoder's head (``--model smollm2``) gives the model's own run, as the cache scene shows it
+(:func:`attention_math.smollm.cached_generation`): the rows are the prompt's tokens and those the model
+wrote and read back, X their inputs to the layer (after its RMSNorm), the matrices the head's columns;
+the notebook turns each new q and k by RoPE at its position (``turned(M, first)``) as the model does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from attention_explainer.escape import markdown_literal
-from attention_explainer.outputs.steps import LectureSteps, NotebookCells, PageSummary, QueryRow, Table, numbered, table
+from attention_explainer.outputs.steps import (
+    LectureSteps,
+    NotebookCells,
+    PageSummary,
+    QueryRow,
+    Table,
+    matrix_literal,
+    numbered,
+    table,
+)
 from attention_math import PUBLISHED_CONFIGS, Scenario, cache_memory, kv_cache_generation
-from scenes.inference import CACHE_CONTEXT
+from scenes.inference import CACHE_CONTEXT, new_tokens
 from scenes.self_attention.handout import (
     HANDOUT_MATRICES,
     data_cell,
@@ -29,6 +46,9 @@ from scenes.self_attention.handout import (
     scores_words,
     trace_table,
 )
+
+if TYPE_CHECKING:
+    from attention_math.smollm import CachedGeneration
 
 __all__ = ["INFERENCE", "notebook", "page", "tables"]
 
@@ -52,8 +72,73 @@ def _memory_table() -> Table:
                  [config.name for config in PUBLISHED_CONFIGS], _MEMORY_COLUMNS, rows, token_rows=False, whole=True)
 
 
+def model_run(scenario: Scenario) -> CachedGeneration | None:
+    """A decoder's head (SmolLM2): the model's own run as the cache scene shows it; else ``None``."""
+    model = scenario.model
+    if model is None or not model.causal:
+        return None
+    from attention_math.smollm import cached_generation
+
+    return cached_generation(model.sentence, layer=model.layer - 1, head=model.head - 1,
+                             max_new_tokens=new_tokens(scenario.n_tokens))
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """A model's run as the handout's tables: each row's token, the caches, each step's weights and z."""
+
+    tokens: tuple[str, ...]
+    keys: np.ndarray
+    values: np.ndarray
+    step_weights: np.ndarray
+    context: np.ndarray
+    counts: list[list[int]]
+
+
+def _run_rows(run: CachedGeneration) -> _Rows:
+    from attention_math.smollm import display_token
+
+    n = len(run.steps)
+    step_weights = np.zeros((n, n))
+    for step in run.steps:
+        step_weights[step.index, : step.index + 1] = step.weights
+    # the multiplies of the same shapes (576 → 64; RoPE's turns are not multiplies of a matrix product)
+    shapes = kv_cache_generation(run.embeddings, run.w_query, run.w_key, run.w_value)
+    counts = [[step.multiplies_with_cache, step.multiplies_without_cache] for step in shapes.steps]
+    return _Rows(tuple(display_token(token) for token in run.tokens), run.steps[-1].keys, run.steps[-1].values,
+                 step_weights, np.array([step.context for step in run.steps]), counts)
+
+
+def _run_tables(run: CachedGeneration) -> tuple[Table, ...]:
+    rows = _run_rows(run)
+    tokens, width = rows.tokens, run.w_query.shape[0]
+    weight_rows = tuple(f"row {i + 1}" for i in range(width))
+    return (
+        table("X", "X, each token's input to the layer after its RMSNorm: the prompt's, then each token the model "
+              "wrote and read back", tokens, numbered("x", width), run.embeddings),
+        table("W_Q", "W_Q, the head's query weights", weight_rows, numbered("q", 64), run.w_query, token_rows=False),
+        table("W_K", "W_K, its key/value head's key weights", weight_rows, numbered("k", 64), run.w_key,
+              token_rows=False),
+        table("W_V", "W_V, its key/value head's value weights", weight_rows, numbered("v", 64), run.w_value,
+              token_rows=False),
+        table("K_cache", "the key cache after the last step: a row per token, k_t = x_t W_K turned by RoPE at "
+              "position t", tokens, numbered("k", 64), rows.keys),
+        table("V_cache", "the value cache after the last step: a row per token, v_t = x_t W_V", tokens,
+              numbered("v", 64), rows.values),
+        table("step_weights", "step t's weights over the cached keys 1 … t (0 for keys not yet written)", tokens,
+              tokens, rows.step_weights),
+        table("Z", "each step's z, the weights times the cached values", tokens, numbered("z", 64), rows.context),
+        table("multiplies", "each step's multiplies, with the cache and without one", tokens,
+              ("with cache", "without cache"), rows.counts, "np.array(multiplies, dtype=float)"),
+        _memory_table(),
+    )
+
+
 def tables(scenario: Scenario) -> tuple[Table, ...]:
-    """The inference lecture's handout matrices, in the lecture's order."""
+    """The inference lecture's handout matrices, in the lecture's order (a decoder's: of the model's run)."""
+    run = model_run(scenario)
+    if run is not None:
+        return _run_tables(run)
     one = scenario.heads[0]
     generation = kv_cache_generation(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=scenario.scaled)
     plain, tokens, n = scenario.trace(), scenario.tokens, scenario.n_tokens
@@ -145,25 +230,102 @@ for t in range(len(TOKENS)):
 ''')
 
 
+_RUN_STEP = (
+    "## The model's run, one token at a time\n\nThe prompt goes through the model at once; then each token it "
+    "writes goes through alone. Either way, each token's q and k are turned by RoPE at its own position, its key "
+    "and value appended to the caches, and its query meets every cached key. Replayed here token by token: the same "
+    "numbers, since a token never reads the ones after it.",
+    "n, d_in = X.shape\nd_k, d_v = W_K.shape[1], W_V.shape[1]\n"
+    "K_cache = np.empty((0, d_k))\nV_cache = np.empty((0, d_v))\n"
+    "step_weights = np.zeros((n, n))\nZ = np.zeros((n, d_v))\nmultiplies = []\n"
+    "for t in range(n):\n"
+    "    x = X[t : t + 1]  # the token's row, as a 1 × d_in matrix\n"
+    "    q, k = turned(x @ W_Q, t)[0], turned(x @ W_K, t)[0]  # turned at the token's position t\n"
+    "    v = (x @ W_V)[0]\n"
+    "    K_cache = np.vstack([K_cache, k])\n    V_cache = np.vstack([V_cache, v])\n"
+    "    scores = K_cache @ q / np.sqrt(d_k)\n"
+    "    exps = np.exp(scores - scores.max())\n"
+    "    step_weights[t, : t + 1] = exps / exps.sum()\n"
+    "    Z[t] = step_weights[t, : t + 1] @ V_cache\n"
+    "    attend = (t + 1) * (d_k + d_v)  # the scores and the weighted sum\n"
+    "    with_cache = d_in * (2 * d_k + d_v) + attend\n"
+    "    without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend  # every key and value again\n"
+    "    multiplies.append([with_cache, without_cache])\n"
+    "    read = \"prompt\" if t < PROMPT else \"written\"\n"
+    '    print(f"step {t + 1} ({TOKENS[t]}, {read}): z starts (" + ", ".join(number(z) for z in Z[t, :4]) + ", …)")\n'
+    'print("the model wrote:", repr(WRITTEN))',
+)
+
+_RUN_TORCH = pytorch_cell("The same run in PyTorch", '''\
+Q = torch.from_numpy(turned(X.numpy() @ W_Q.numpy()))  # each row turned at its position, as above
+K = torch.from_numpy(turned(X.numpy() @ W_K.numpy()))
+V = X @ W_V
+for t in range(len(TOKENS)):  # the cache: the rows 0 … t
+    z = torch.nn.functional.scaled_dot_product_attention(Q[t : t + 1], K[: t + 1], V[: t + 1])
+    print(TOKENS[t], z[0, :4])
+''')
+
+
+def _run_notebook(scenario: Scenario, run: CachedGeneration) -> NotebookCells:
+    """A decoder's notebook: its run's rows as data, replayed token by token, checked against masked attention."""
+    rows = _run_rows(run)
+    model = scenario.model
+    assert model is not None
+    intro = (
+        f"# The KV cache of a real decoder, step by step: {markdown_literal(scenario.title)}\n\n"
+        f"SmolLM2-135M-Instruct, layer {model.layer}, head {model.head}: the prompt's {run.prompt_length} tokens, "
+        "then the tokens the model wrote and read back, each token's key and value kept in the cache. Computed with "
+        "numpy from the head's matrices and each token's input to the layer; the last cell checks each step against "
+        "the handout's CSV files beside this notebook."
+    )
+    lines = (
+        f"TITLE = {scenario.title!r}",
+        f"TOKENS = {list(rows.tokens)!r}  # the prompt's, then those the model wrote and read back",
+        f"PROMPT = {run.prompt_length}  # the prompt's tokens",
+        f"WRITTEN = {run.generation.text!r}  # all the model wrote (greedy)",
+        f"PRECISION = {scenario.precision}  # the decimals the lecture shows",
+        "SCALED = True  # the model divides its scores by the square root of d_k",
+        *_memory_constants(),
+        "",
+        f"X = {matrix_literal(run.embeddings)}  # each token's input to the layer, after its RMSNorm",
+        f"W_Q = {matrix_literal(run.w_query)}",
+        f"W_K = {matrix_literal(run.w_key)}",
+        f"W_V = {matrix_literal(run.w_value)}",
+        "",
+        "print(TITLE)",
+        'show("X, each token\'s input (its first 6 of 576 numbers)", X[:, :6], TOKENS)',
+    )
+    return NotebookCells(intro, "\n".join(lines), (_RUN_STEP, _STEP_CELLS[1], _MEMORY), _RUN_TORCH)
+
+
+def _memory_constants() -> tuple[str, str]:
+    models = ", ".join(f"({c.name!r}, {c.layers}, {c.query_heads}, {c.kv_heads}, {c.d_head}, {c.bytes_per_number})"
+                       for c in PUBLISHED_CONFIGS)
+    return (f"MODELS = [{models}]  # name, layers, query heads, key/value heads, d_head, bytes a number "
+            "(each model's config.json)", f"CONTEXT = {CACHE_CONTEXT}  # the long context's tokens")
+
+
 def notebook(scenario: Scenario) -> NotebookCells:
     """The notebook's cells: the inputs as data, the generation step by step with its caches, then the check
     against masked attention over the whole sentence."""
+    run = model_run(scenario)
+    if run is not None:
+        return _run_notebook(scenario, run)
     intro = (
         f"# Generation with a KV cache, step by step: {markdown_literal(scenario.title)}\n\n"
         "The sentence generated one token at a time, keys and values kept in a cache, computed with numpy and "
         f"printed at the lecture's {scenario.precision} decimals. The last cell checks each step against the "
         f"handout's CSV files beside this notebook.{head_one_note(scenario)}"
     )
-    models = ", ".join(f"({c.name!r}, {c.layers}, {c.query_heads}, {c.kv_heads}, {c.d_head}, {c.bytes_per_number})"
-                       for c in PUBLISHED_CONFIGS)
-    constants = (f"MODELS = [{models}]  # name, layers, query heads, key/value heads, d_head, bytes a number "
-                 "(each model's config.json)", f"CONTEXT = {CACHE_CONTEXT}  # the long context's tokens")
-    return NotebookCells(intro, data_cell(scenario, *constants), (*_STEP_CELLS, _MEMORY), _TORCH)
+    return NotebookCells(intro, data_cell(scenario, *_memory_constants()), (*_STEP_CELLS, _MEMORY), _TORCH)
 
 
 def page(scenario: Scenario) -> PageSummary:
     """The page's top: the query's step of generation with a KV cache (its weights over the cache, the keys
     after it not yet written) and its z, and the multiplies of the whole generation with and without the cache."""
+    run = model_run(scenario)
+    if run is not None:
+        return _run_page(scenario, run)
     one = scenario.heads[0]
     generation = kv_cache_generation(one.embeddings, one.w_query, one.w_key, one.w_value, scaled=scenario.scaled)
     step, q, n = generation.steps[scenario.query], scenario.query + 1, scenario.n_tokens
@@ -182,6 +344,29 @@ def page(scenario: Scenario) -> PageSummary:
     facts = (*head_one_fact(scenario), f"multiplies of the whole generation: {with_cache} with the cache, "
              f"{without} without")
     formula = f"z_t = softmax(q_t K_1…tᵀ{scores_words(scenario)[3:]}) V_1…t"
+    return PageSummary("Lecture 9: inference with a KV cache", intro, formula, facts, (row,))
+
+
+def _run_page(scenario: Scenario, run: CachedGeneration) -> PageSummary:
+    """A decoder's page: the query's step of the model's run (its prompt's tokens as keys), what the model wrote,
+    and the multiplies of the run with and without the cache."""
+    step, q, n = run.steps[scenario.query], scenario.query + 1, scenario.n_tokens
+    weights = np.zeros(n)
+    weights[: q] = step.weights
+    row = QueryRow(
+        f"Step {q}: the weights of token {q} over the cache (keys 1 … {q}; the later ones not read yet) and its z",
+        weights, tuple(j >= q for j in range(n)), (f"z{q}", step.context),
+    )
+    intro = (
+        "A decoder writes one token at a time. The prompt goes through at once; then each token the model writes "
+        "goes through alone: only its query, key and value are computed, the keys and values before it are read "
+        "from the cache."
+    )
+    counts = np.array(_run_rows(run).counts).sum(axis=0)
+    facts = (f"the model wrote: {run.generation.text!r} (greedy, {len(run.generation.new_tokens)} tokens)",
+             f"rows of the cache: {len(run.steps)} ({run.prompt_length} of the prompt, the rest written and read "
+             "back)", f"multiplies of the whole run: {counts[0]} with the cache, {counts[1]} without")
+    formula = "z_t = softmax(q_t K_1…tᵀ/√d_k) V_1…t, q and k turned by RoPE at their positions"
     return PageSummary("Lecture 9: inference with a KV cache", intro, formula, facts, (row,))
 
 

@@ -23,12 +23,13 @@ from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, MathTe
 from attention_math import Scenario, ScenarioError, format_number, kv_cache_generation
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
+from scenes.inference import new_tokens
 from scenes.kit.grids import NumberGrid
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
 from scenes.kit.text import LABEL_SIZE, NUMBER_SIZE, SMALLEST_SIZE, shorten_token, text
 
-__all__ = ["SHOWN_ENTRIES", "KVCacheSteps", "new_tokens"]
+__all__ = ["SHOWN_ENTRIES", "KVCacheSteps"]
 
 TITLE_ROOM = 0.55  # over the grids: their titles
 GAP = 0.45  # between the grids
@@ -36,15 +37,6 @@ SPELLED = 3  # steps told one beat each at the start (the rest run on in one bea
 PANEL_SIZE = 26
 MOST_PITCH = 0.95  # the rows' pitch, at most (a short sentence's rows spread over the height)
 SHOWN_ENTRIES = 2  # of a real head's 64 numbers a row (k, v, q, z): the first ones, then "…"
-MOST_ROWS = 17  # a real run's cache rows, at most: the prompt's and the written tokens' (17 fit at the font floor)
-MOST_NEW = 5  # tokens the model writes, at most (fewer after a long prompt: the rows must fit)
-
-
-def new_tokens(prompt_tokens: int) -> int:
-    """The tokens a real model writes in the cache scene after a prompt of ``prompt_tokens``: up to
-    :data:`MOST_NEW`, at least 2, its rows (all but the last written token's) at most :data:`MOST_ROWS`."""
-    return max(2, min(MOST_NEW, MOST_ROWS + 1 - prompt_tokens))
-
 
 @dataclass(frozen=True)
 class _Story:
