@@ -289,8 +289,8 @@ class GroupedHeads(ExplainerScene):
                          f"most to {self.quote(top, 'key')} ({self.fmt(f'head{i + 1}', 'weights', q, top)})"
                          for i, top in zip(drawn, tops, strict=True))
         if self.chosen is not None:
-            said = (f"{heads} the very same turned keys, each head its own turned query. For {asking}, the later "
-                    f"keys masked: {each}.")
+            masked = ", the later keys masked" if len(self.keys) < self.scenario.n_tokens else ""
+            said = f"{heads} the very same turned keys, each head its own turned query. For {asking}{masked}: {each}."
         elif len(drawn) > 1:
             said = f"{heads} read the very same keys, each with its own query. For {asking}: {each}."
         else:
