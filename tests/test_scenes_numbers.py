@@ -234,6 +234,21 @@ def _step_told(s: Scenario, t: int) -> bool:
     return t < smol_cache_rows(s) and (not _decoder(s) or t >= s.n_tokens - 1)
 
 
+def _grouped_columns(s: Scenario) -> range:
+    """The heads the grouped-heads table must show (0-based): head 1 of made-up heads; a decoder's, the three query
+    heads of its layer that share the chosen head's key/value head (SmolLM2: head h reads h // 3)."""
+    if not _decoder(s):
+        return range(1)
+    assert s.model is not None
+    first = (s.model.head - 1) // 3 * 3
+    return range(first, first + 3)
+
+
+def _grouped_keys(s: Scenario) -> range:
+    """The keys whose weights it must show: every one; a decoder's, those up to the query (the later ones masked)."""
+    return range(s.query + 1) if _decoder(s) else range(s.n_tokens)
+
+
 KEY_NUMBERS: dict[str, list[Requirement]] = {
     # scene: [(source, field, indexes that must all be on screen at some point)]
     "RawDotProducts": [
@@ -405,12 +420,15 @@ KEY_NUMBERS: dict[str, list[Requirement]] = {
         *((f"cost{t + 1}", name, lambda s, t=t: [()] if t < s.n_tokens else [])
           for t in range(16) for name in ("multiplies_with_cache", "multiplies_without_cache")),
     ],
-    "GroupedHeads": [  # head 1's weights for the query, the key/value heads, the output's shape and the query's row
-        ("head1", "weights", lambda s: [(s.query, j) for j in range(s.n_tokens)]),
+    "GroupedHeads": [  # head 1's weights for the query, the key/value heads, the output's shape and the query's row;
+        # a decoder's: every head of the chosen head's group, the keys up to the query, the output's first 4 of 576
+        *((f"head{k + 1}", "weights", lambda s, k=k: [(s.query, j) for j in _grouped_keys(s)]
+           if k in _grouped_columns(s) else []) for k in range(9)),
+        ("grouped_whole", "n_heads", lambda s: [()]),
         ("grouped_whole", "n_kv_heads", lambda s: [()]),
         ("grouped_whole", "d_out", lambda s: [()]),
-        ("grouped", "output", lambda s: [(s.query, c) for c in range(s.w_out.shape[1] if s.w_out is not None
-                                                                     else s.d_v)]),
+        ("grouped", "output", lambda s: [(s.query, c) for c in range(
+            4 if _decoder(s) else s.w_out.shape[1] if s.w_out is not None else s.d_v)]),
     ],
     "CacheMemory": [  # every published model's factors, its KiB a token and GiB for the long context
         *((f"memory{k + 1}", name, (lambda s, k=k: [()] if k < 4 or _decoder(s) else []))  # a decoder's model: 5th

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import number_checks
 import numpy as np
 import pytest
 
@@ -319,6 +320,30 @@ def test_query_heads_of_one_group_share_keys_and_values() -> None:
     assert not np.allclose(heads[0].trace.queries, heads[1].trace.queries)
 
 
+@pytest.mark.parametrize(("sentence", "layer"), [(CAT, 2), (DIGITS, 29)])
+def test_a_layers_heads_and_output_against_the_plain_pass(sentence: str, layer: int) -> None:
+    """Every head of one layer, grouped, and its attention output (z joined times W_O, before the residual add),
+    against the number checks' own forward pass from the file's matrices as stored."""
+    found = smollm.layer_heads(sentence, layer=layer)
+    plain = number_checks.plain_smol_layer(smollm.token_ids(sentence), layer)
+    grouped = found.grouped
+    assert (grouped.n_heads, grouped.n_kv_heads, plain.n_heads, plain.n_kv_heads) == (9, 3, 9, 3)
+    assert found.groups == ((0, 1, 2), (3, 4, 5), (6, 7, 8)) and found.layer_number == layer + 1
+    assert found.tokens == smollm.head(sentence, layer=layer, head=0).tokens
+    for h, trace in enumerate(grouped.heads):
+        np.testing.assert_allclose(trace.weights, plain.weights[h], rtol=0, atol=1e-4, err_msg=f"head {h}")
+        assert trace.causal and np.all(trace.weights[np.triu_indices(len(found.tokens), k=1)] == 0.0)
+        assert found.heads[h].head == h and found.heads[h].kv_head == grouped.kv_head_of(h) == h // 3
+        same = grouped.heads[3 * (h // 3)]  # its group's turned keys and values, exactly
+        assert np.array_equal(trace.keys, same.keys) and np.array_equal(trace.values, same.values)
+    for name in ("concat", "output"):
+        np.testing.assert_allclose(getattr(grouped, name), getattr(plain, name), rtol=0, atol=1e-4, err_msg=name)
+    assert found.output is grouped.output and found.output.shape == (len(found.tokens), 576)
+    assert not np.allclose(grouped.heads[0].weights, grouped.heads[1].weights)  # each head its own query
+    for array in (grouped.concat, grouped.w_out, grouped.output, *(t.weights for t in grouped.heads)):
+        assert not array.flags.writeable
+
+
 def test_the_trace_is_the_projects_rope_attention_and_read_only() -> None:
     found = smollm.head(DIGITS, layer=17, head=8)
     trace = found.trace
@@ -438,6 +463,9 @@ SEVENTEEN = "a b c d e f g h i j k l m n o p q"
         (lambda: smollm.head(CAT, layer=True, head=0),
          "layer: expected a whole number from 0 to 29 (0-based), got True"),
         (lambda: smollm.head(CAT, layer=0, head=9), "head: expected a whole number from 0 to 8 (0-based), got 9"),
+        (lambda: smollm.layer_heads(CAT, layer=30), "layer: expected a whole number from 0 to 29 (0-based), got 30"),
+        (lambda: smollm.layer_heads(b"x", layer=0),  # type: ignore[arg-type]
+         "sentence: expected a string, got bytes"),
         (lambda: smollm.head(CAT, layer=0, head=1.0),  # type: ignore[arg-type]
          "head: expected a whole number from 0 to 8 (0-based), got 1.0"),
         (lambda: smollm.generate(""), "prompt: expected some text to tokenize, got ''"),

@@ -145,7 +145,7 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
         (("--sentence", DOG, "--query", "cat"), "query: no token 'cat'"),
         (("--sentence", DOG, "--lecture", "self-attention"),
          "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
-        (("--sentence", DOG, "--lecture", "inference"),  # its cache-memory scene alone draws a decoder so far
+        (("--sentence", DOG, "--lecture", "inference"),  # its KV-cache scene does not draw a decoder yet
          "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
     ],
     ids=["layer", "head", "layer-zero", "too-long", "too-short", "query", "lecture-6", "inference"],
@@ -259,6 +259,25 @@ def test_the_generation_order_shows_the_models_own_continuation(tmp_path: Path) 
     written = "".join(smollm.display_token(t) if not t.strip() else t for t in expected.new_tokens)
     assert shown.replace(" ", "") == written.replace(" ", "")[: len(shown.replace(" ", ""))]
     assert len(shown.replace(" ", "")) >= 10
+
+
+def test_the_grouped_heads_show_the_chosen_heads_group_of_its_layer(tmp_path: Path) -> None:
+    """GroupedHeads draws a decoder (the inference lecture's KV-cache scene may not yet): its table's heads are the
+    chosen head's group, each its own causal weights of the model's layer, its output that layer's, recomputed by
+    the number checks' forward pass."""
+    from scenes.inference.grouped_heads import GroupedHeads
+
+    scenario = _model(head=8, query=None)  # layer 3, head 8: key/value head 3's group (heads 7 to 9)
+    assert GroupedHeads.draws_decoder and GroupedHeads.check_scenario(check_scene_limits(scenario, decoder=True))
+    last: list[Any] = []
+    build_watched("scenes.inference.grouped_heads", "GroupedHeads", scenario, tmp_path, last.append)
+    sources = last[-1].sources
+    assert sorted(name for name in sources if name.startswith("head")) == ["head7", "head8", "head9"]
+    plain = number_checks.plain_smol_layer(smollm.token_ids(DOG), 2)
+    for h in (6, 7, 8):
+        np.testing.assert_allclose(sources[f"head{h + 1}"][0].weights, plain.weights[h], rtol=0, atol=1e-4)
+    np.testing.assert_allclose(sources["grouped"][0].output, plain.output, rtol=0, atol=1e-4)
+    assert sources["grouped_whole"][0].group_size == 3 and sources["grouped_whole"][0].d_out == 576
 
 
 def test_the_clock_turns_the_models_own_q_and_k_and_a_shift_keeps_its_score() -> None:

@@ -11,6 +11,11 @@ shared ``W_K`` and ``W_V`` :func:`attention_math.shared_key_value_heads` finds (
 heads of the first group, ``grouped`` its output, ``grouped_whole`` its counts). A scenario whose heads
 share nothing is multi-head attention (``g = h``), and says so; one head has no ``W_O`` and its output
 is its z.
+
+A decoder's head (``--model smollm2``) shows its layer: SmolLM2's 9 query heads on 3 key/value heads
+(:func:`attention_math.smollm.layer_heads`), the table the group of the chosen head (``head4`` … named
+by the heads' own numbers, the chosen one marked), each head's causal weights of the keys up to the
+query, and the output's first entries of 576.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Line, RoundedRectangle, SurroundingRectangle, VGroup
 
 from attention_math import GroupedQueryTrace, Scenario, ScenarioError, grouped_query_attention, shared_key_value_heads
+from attention_math.smollm import layer_heads
 from scenes.base import READING_PACE, ExplainerScene
 from scenes.facts import TokenPart, position, size, value
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
@@ -36,11 +42,16 @@ GROUP_COLOURS = (KEY, EMBEDDING, VALUE, HIGHLIGHT)  # a key/value head's colour,
 DIAGRAM_RIGHT = 0.2  # the heads' diagram and the output: left of this; the weights' table right of it
 TABLE_LEFT = 0.9
 CHIP_HEIGHT = 0.62
+FIRST_ENTRIES = 4  # of a decoder's output row (576 entries): the first few, then "…"
 
 
 def grouped_trace(scenario: Scenario) -> GroupedQueryTrace:
     """Grouped-query attention over the scenario's heads: their own ``W_Q``, the shared ``W_K`` and ``W_V``
-    once per group; one head (no ``W_O``) keeps its z as the output (``W_O = I``)."""
+    once per group; one head (no ``W_O``) keeps its z as the output (``W_O = I``). A decoder's head: every
+    head of its layer, causal (:func:`attention_math.smollm.layer_heads`)."""
+    if _decoder(scenario):
+        assert scenario.model is not None
+        return layer_heads(scenario.model.sentence, layer=scenario.model.layer - 1).grouped
     heads = scenario.heads
     w_query, w_key, w_value = (np.stack([getattr(head, name) for head in heads]) for name in
                                ("w_query", "w_key", "w_value"))
@@ -48,6 +59,11 @@ def grouped_trace(scenario: Scenario) -> GroupedQueryTrace:
     w_out = scenario.w_out if scenario.w_out is not None else np.eye(scenario.d_v)
     return grouped_query_attention(scenario.embeddings, w_query, w_key[::group], w_value[::group], w_out,
                                    scaled=scenario.scaled)
+
+
+def _decoder(scenario: Scenario) -> bool:
+    """A decoder's head (SmolLM2): the scene shows its whole layer."""
+    return scenario.model is not None and scenario.model.causal
 
 
 @dataclass
@@ -65,15 +81,22 @@ class _Table:
     tokens: VGroup  # a row label per key
     numbers: list[VGroup]  # per drawn head, a weight per key
     tops: VGroup  # a box round each head's largest weight
+    chosen: VGroup  # a decoder's: a box round the chosen head's column (empty otherwise)
+    note: VGroup  # a decoder's, when keys come after the query: they are masked (empty otherwise)
 
 
 class GroupedHeads(ExplainerScene):
     """Query heads in groups that share one key/value head; one group's weights; the output's shape."""
 
+    draws_decoder = True  # a decoder's head (--model smollm2): its layer's 9 query heads on 3 key/value heads
     reading_pace = READING_PACE
 
     trace: Any
     grouped: GroupedQueryTrace
+    decoder: bool  # a decoder's layer (SmolLM2): its chosen head's group, causal
+    chosen: int | None  # the decoder scenario's head (0-based); None for made-up heads
+    drawn: tuple[int, ...]  # the query heads whose weights the table shows (0-based)
+    keys: range  # the keys the table shows: every one, or a decoder's up to the query
     diagram: _Diagram
     table: _Table
     output: VGroup
@@ -90,9 +113,16 @@ class GroupedHeads(ExplainerScene):
     def construct(self) -> None:
         s = self.scenario
         self.grouped = grouped_trace(s)
-        self.drawn = min(self.grouped.group_size, MAX_COLUMNS)  # the first group's heads in the table
-        for k in range(self.drawn):
-            self.add_source(f"head{k + 1}", self.grouped.heads[k], s.precision)
+        self.decoder = _decoder(s)
+        self.chosen = s.model.head - 1 if self.decoder and s.model is not None else None
+        if self.chosen is not None:  # the chosen head's group, every key up to the query (the later ones masked)
+            self.drawn = self.grouped.groups[self.grouped.kv_head_of(self.chosen)]
+            self.keys = range(s.query + 1)
+        else:  # the first group's heads
+            self.drawn = tuple(range(min(self.grouped.group_size, MAX_COLUMNS)))
+            self.keys = range(s.n_tokens)
+        for i in self.drawn:
+            self.add_source(f"head{i + 1}", self.grouped.heads[i], s.precision)
         self.add_source("grouped", self.grouped, s.precision)
         self.add_source("grouped_whole", self.grouped, 0)  # counts and sizes: whole numbers
         self.header("Heads sharing keys and values", "key", "value")
@@ -119,7 +149,7 @@ class GroupedHeads(ExplainerScene):
         return VGroup(box, words.move_to(box))
 
     def _diagram(self) -> _Diagram:
-        h, g, size_ = self.scenario.n_heads, self.grouped.n_kv_heads, self.grouped.group_size
+        h, g, size_ = self.grouped.n_heads, self.grouped.n_kv_heads, self.grouped.group_size
         room = DIAGRAM_RIGHT + HALF_WIDTH
         width = min(1.45, room / h - 0.12)
         queries = VGroup(*(self._chip(self.label("head {}" if h <= 4 else "{}", position(i, "head"), size=22,
@@ -139,8 +169,11 @@ class GroupedHeads(ExplainerScene):
         links = VGroup(*(Line(queries[i].get_bottom(), kv[i // size_].get_top(), color=self._colour(i // size_),
                               stroke_width=3, buff=0.04) for i in range(h)))
         plural = "s" if g > 1 else ""
+        template, parts = "{} query head" + ("s" if h > 1 else ""), [value("grouped_whole", "n_heads")]
+        if self.decoder and self.scenario.model is not None:  # a decoder's: its layer
+            template, parts = template + " of layer {}", [*parts, position(self.scenario.model.layer - 1, "layer")]
         titles = VGroup(
-            self.label("{} query head" + ("s" if h > 1 else ""), size("n_heads"), size=22, color=MUTED),
+            self.label(template, *parts, size=22, color=MUTED),
             self.label("{} key/value head" + plural, value("grouped_whole", "n_kv_heads"), size=22, color=MUTED),
             self.label(f"cached per token and layer: {{}} key{plural}, {{}} value{plural}",
                        value("grouped_whole", "n_kv_heads"), value("grouped_whole", "n_kv_heads"), size=22,
@@ -152,50 +185,62 @@ class GroupedHeads(ExplainerScene):
         return _Diagram(queries, kv, links, titles)
 
     def _table(self) -> _Table:
-        s, q = self.scenario, self.scenario.query
-        n = s.n_tokens
-        title = VGroup(self.label("weights of '{}', group {}", TokenPart(s.tokens[q], 8), position(0), size=24,
-                                  color=WEIGHT))
+        s, q, keys, drawn = self.scenario, self.scenario.query, self.keys, self.drawn
+        kv = self.grouped.kv_head_of(drawn[0])
+        title = VGroup(self.label("weights of '{}', group {}" if self.chosen is None else
+                                  "weights of '{}', the group of K/V {}", TokenPart(s.tokens[q], 8),
+                                  position(kv, "kv_head"), size=24, color=WEIGHT))
         title.move_to((TABLE_LEFT + title.width / 2, TOP - 0.2, 0))
         if title.get_right()[0] > HALF_WIDTH:
             title.scale_to_fit_width(HALF_WIDTH - TABLE_LEFT).align_to((TABLE_LEFT, 0, 0), LEFT)
-        pitch = min(0.6, (title.get_bottom()[1] - 0.55 - BOTTOM) / n)
+        masked = len(keys) < s.n_tokens  # a decoder's query before the last token: a row to say the rest is masked
+        pitch = min(0.6, (title.get_bottom()[1] - 0.55 - BOTTOM) / (len(keys) + masked))
         number_size = max(float(SMALLEST_SIZE), min(float(NUMBER_SIZE), pitch * 62))
         first = title.get_bottom()[1] - 0.55 - pitch / 2  # row 1's middle, under the column titles
-        tokens = VGroup(*(self.label("{}", TokenPart(token, 8), size=number_size, color=MUTED) for token in s.tokens))
-        for j, label in enumerate(tokens):
+        tokens = VGroup(*(self.label("{}", TokenPart(s.tokens[j], 8), size=number_size, color=MUTED) for j in keys))
+        for j, label in zip(keys, tokens, strict=True):
             label.move_to((TABLE_LEFT + label.width / 2, first - j * pitch, 0))
-        heads = VGroup(*(self.label("head {}", position(k, "head"), size=22 if self.drawn <= 2 else SMALLEST_SIZE,
-                                    color=self._colour(0)) for k in range(self.drawn)))
-        widest = max(text(self.text_for(value("head1", "weights", q, j)), size=number_size).width for j in range(n))
-        column = min((HALF_WIDTH - TABLE_LEFT - tokens.width - 0.45) / self.drawn, 1.6)
+        heads = VGroup(*(self.label("head {}", position(i, "head"), size=22 if len(drawn) <= 2 else SMALLEST_SIZE,
+                                    color=self._colour(kv)) for i in drawn))
+        widest = max(text(self.text_for(value(f"head{drawn[0] + 1}", "weights", q, j)), size=number_size).width
+                     for j in keys)
+        column = min((HALF_WIDTH - TABLE_LEFT - tokens.width - 0.45) / len(drawn), 1.6)
         column = max(column, max(heads[0].width, widest) + 0.2)  # never touching: the tokens' column gives way
-        left = HALF_WIDTH - self.drawn * column
+        left = HALF_WIDTH - len(drawn) * column
         start = min(TABLE_LEFT, left - 0.3 - tokens.width)
         for label in tokens:
             label.align_to((start, 0, 0), LEFT)
-        numbers, tops = [], VGroup()
-        for k, head in enumerate(heads):
+        numbers, tops, chosen = [], VGroup(), VGroup()
+        for k, (i, head) in enumerate(zip(drawn, heads, strict=True)):
             x = left + (k + 0.5) * column
             head.move_to((x, title.get_bottom()[1] - 0.3, 0))
-            weights = VGroup(*(self.number(f"head{k + 1}", "weights", q, j, color=WEIGHT, size=number_size)
-                               .move_to((x, first - j * pitch, 0)) for j in range(n)))
+            weights = VGroup(*(self.number(f"head{i + 1}", "weights", q, j, color=WEIGHT, size=number_size)
+                               .move_to((x, first - j * pitch, 0)) for j in keys))
             numbers.append(weights)
-            top = self.grouped.heads[k].query_step(q).top_key
+            top = self.grouped.heads[i].query_step(q).top_key
             tops.add(SurroundingRectangle(weights[top], color=HIGHLIGHT, buff=0.05, stroke_width=3))
-        self.rows("key", dict(enumerate(tokens)), tokens, *numbers)
-        self.columns("head", dict(enumerate(heads)), heads, *numbers)
-        return _Table(title, heads, tokens, numbers, tops)
+            if i == self.chosen:
+                chosen.add(SurroundingRectangle(VGroup(head, weights), color=INK, buff=0.12, stroke_width=2,
+                                                corner_radius=0.08))
+        self.rows("key", dict(zip(keys, tokens, strict=True)), tokens, *numbers)
+        self.columns("head", dict(zip(drawn, heads, strict=True)), heads, *numbers)
+        note = VGroup()
+        if masked:
+            note.add(text("the later keys: masked", size=min(number_size, 22.0), color=MUTED))
+            note.next_to((start, first - len(keys) * pitch, 0), RIGHT, buff=0)
+        return _Table(title, heads, tokens, numbers, tops, chosen, note)
 
     def _output(self) -> VGroup:
         """Under the cache's line: the output's shape (as multi-head attention's), and the query's row of it."""
         s, q = self.scenario, self.scenario.query
-        shape = (self.label("output = joined z × W_O: {} × {}, as multi-head's", size("n_tokens"),
-                            value("grouped_whole", "d_out"), size=24, color=CONTEXT) if s.n_heads > 1 else
+        same = "" if self.decoder else ", as multi-head's"  # a decoder's 576 columns: no room (its caption says so)
+        shape = (self.label("output = joined z × W_O: {} × {}" + same, size("n_tokens"),
+                            value("grouped_whole", "d_out"), size=24, color=CONTEXT) if self.grouped.n_heads > 1 else
                  self.label("one head, no W_O: the output is z, {} × {}", size("n_tokens"),
                             value("grouped_whole", "d_out"), size=24, color=CONTEXT))
-        columns = range(self.grouped.d_out)
-        row = self.label("'{}': (" + ", ".join("{}" for _ in columns) + ")", TokenPart(s.tokens[q], 8),
+        columns = range(min(self.grouped.d_out, FIRST_ENTRIES) if self.decoder else self.grouped.d_out)
+        more = ", …" if len(columns) < self.grouped.d_out else ""  # a decoder's 576: the first few
+        row = self.label("'{}': (" + ", ".join("{}" for _ in columns) + more + ")", TokenPart(s.tokens[q], 8),
                          *(value("grouped", "output", q, c) for c in columns), size=24, color=CONTEXT)
         output = VGroup(shape, row).arrange(DOWN, aligned_edge=LEFT, buff=0.14)
         if output.width > DIAGRAM_RIGHT + HALF_WIDTH:
@@ -205,8 +250,8 @@ class GroupedHeads(ExplainerScene):
 
     # -- the beats ------------------------------------------------------------------------------------------
     def _heads(self) -> None:
-        d, h, g = self.diagram, self.scenario.n_heads, self.grouped.n_kv_heads
-        heads, kv = self.cite(size("n_heads")), self.fmt("grouped_whole", "n_kv_heads")
+        d, h, g = self.diagram, self.grouped.n_heads, self.grouped.n_kv_heads
+        heads, kv = self.fmt("grouped_whole", "n_heads"), self.fmt("grouped_whole", "n_kv_heads")
         if 1 < g < h:
             said = (f"Grouped-query attention: {heads} query heads, only {kv} key/value heads. The query heads of a "
                     "group share one, drawn in its colour and named in it.")
@@ -221,41 +266,52 @@ class GroupedHeads(ExplainerScene):
                   wait=1.5)
 
     def _cache(self) -> None:
-        g, h = self.grouped.n_kv_heads, self.scenario.n_heads
+        g, h = self.grouped.n_kv_heads, self.grouped.n_heads
         plural = "s" if g > 1 else ""
         kv = self.fmt("grouped_whole", "n_kv_heads")
         said = (f"The cache keeps only the key/value heads: {kv} key{plural} and "
                 f"{self.fmt('grouped_whole', 'n_kv_heads')} value{plural} per token and layer, not "
-                f"{self.cite(size('n_heads'))}." if g < h else
+                f"{self.fmt('grouped_whole', 'n_heads')}." if g < h else
                 f"The cache keeps every key/value head: {kv} key{plural} and "
                 f"{self.fmt('grouped_whole', 'n_kv_heads')} value{plural} per token and layer.")
         self.beat(said, FadeIn(self.diagram.titles[2]), *(chip[0].animate.set_fill(opacity=0.45)
                                                            for chip in self.diagram.kv), run_time=1.2, wait=1.2)
 
     def _weights(self) -> None:
-        t, q = self.table, self.scenario.query
-        tops = [self.grouped.heads[k].query_step(q).top_key for k in range(self.drawn)]
-        first = self.cite(position(0, "head"))
-        heads = f"Heads {first} to {self.cite(position(self.drawn - 1, 'head'))}" if self.drawn > 1 else f"Head {first}"
+        t, q, drawn = self.table, self.scenario.query, self.drawn
+        tops = [self.grouped.heads[i].query_step(q).top_key for i in drawn]
+        first = self.cite(position(drawn[0], "head"))
+        heads = f"Heads {first} to {self.cite(position(drawn[-1], 'head'))}" if len(drawn) > 1 else f"Head {first}"
+        if self.chosen is not None:
+            heads += f" share K/V {self.cite(position(self.grouped.kv_head_of(self.chosen), 'kv_head'))}:"
         asking = self.quote(q, "query")  # said before each head's weight, so named first
-        each = ", ".join(f"head {self.cite(position(k, 'head'))} most to {self.quote(top, 'key')} "
-                         f"({self.fmt(f'head{k + 1}', 'weights', q, top)})" for k, top in enumerate(tops))
-        if self.drawn > 1:
+        each = ", ".join(f"head {self.cite(position(i, 'head'))}{', the chosen one,' if i == self.chosen else ''} "
+                         f"most to {self.quote(top, 'key')} ({self.fmt(f'head{i + 1}', 'weights', q, top)})"
+                         for i, top in zip(drawn, tops, strict=True))
+        if self.chosen is not None:
+            masked = ", the later keys masked" if len(self.keys) < self.scenario.n_tokens else ""
+            said = f"{heads} the very same turned keys, each head its own turned query. For {asking}{masked}: {each}."
+        elif len(drawn) > 1:
             said = f"{heads} read the very same keys, each with its own query. For {asking}: {each}."
         else:
             said = f"{heads} is alone in its group. For {asking}: {each}."
-        self.beat(said, FadeIn(t.title, t.heads, t.tokens), *(FadeIn(column) for column in t.numbers),
-                  Create(t.tops), run_time=1.5, wait=2.0)
+        self.beat(said, FadeIn(t.title, t.heads, t.tokens, t.note), *(FadeIn(column) for column in t.numbers),
+                  Create(t.tops), *([Create(t.chosen)] if t.chosen else []), run_time=1.5, wait=2.0)
 
     def _output_beat(self) -> None:
         n, d_out = self.cite(size("n_tokens")), self.fmt("grouped_whole", "d_out")
-        said = (f"Their z are joined and multiplied by W_O as in multi-head attention: the output is {n} × {d_out}, "
-                "the same shape." if self.scenario.n_heads > 1 else
-                f"One head has no W_O: its output is its z, {n} × {d_out}.")
+        if self.decoder:
+            said = (f"Their z are joined and multiplied by the layer's W_O, as in multi-head attention: the output is "
+                    f"{n} × {d_out}, what the layer adds to each token's hidden state.")
+        elif self.grouped.n_heads > 1:
+            said = (f"Their z are joined and multiplied by W_O as in multi-head attention: the output is {n} × "
+                    f"{d_out}, the same shape.")
+        else:
+            said = f"One head has no W_O: its output is its z, {n} × {d_out}."
         self.beat(said, FadeIn(self.output, shift=UP * 0.1), run_time=1.2, wait=1.5)
 
     def _summary(self) -> None:
-        g, h = self.grouped.n_kv_heads, self.scenario.n_heads
+        g, h = self.grouped.n_kv_heads, self.grouped.n_heads
         lines = VGroup(text("g = h: multi-head  ·  g < h: grouped-query", size=22, color=INK),
                        text("one K/V head: multi-query", size=22, color=INK))
         if g < h:
