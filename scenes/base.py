@@ -74,7 +74,7 @@ from scenes.kit.formula import AttentionFormula
 from scenes.kit.grids import NumberGrid
 from scenes.kit.palette import BACKGROUND, INK, MUTED
 from scenes.kit.text import NUMBER_SIZE, drop_svg_paths, text
-from scenes.registry import lecture_of_scene, lectures, model_lecture
+from scenes.registry import decoder_lectures, lecture_of_scene, lectures, model_lecture
 
 __all__ = [
     "AFTER_PLAY_HOOKS",
@@ -209,9 +209,19 @@ def _check_model_limits(scenario: Scenario, model: bool, decoder: bool) -> Scena
     if decoder:
         raise ScenarioError(f"model: these scenes draw small made-up numbers or a decoder's head (--model smollm2); "
                             f"an encoder's head is the {model_lecture()} lecture")
+    if scenario.model.causal:  # a decoder's head: the lectures that draw one
+        return _refuse_decoder()
     raise ScenarioError(
         f"model: these scenes draw small made-up numbers; a real model's head is the {model_lecture()} lecture"
     )
+
+
+def _refuse_decoder() -> Scenario:
+    """The one line for a decoder's head asked of scenes that draw made-up numbers: the lectures that draw one."""
+    *most, last = decoder_lectures()
+    named = f"{', '.join(most)} and {last}" if most else last
+    raise ScenarioError(f"model: these scenes draw small made-up numbers; a decoder's head (--model smollm2) is "
+                        f"drawn by the {named} lectures")
 
 
 def _check_decoder_limits(scenario: Scenario) -> Scenario:

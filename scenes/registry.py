@@ -35,6 +35,7 @@ __all__ = [
     "LectureError",
     "PlantedFault",
     "check_lectures",
+    "decoder_lectures",
     "lecture",
     "lecture_names",
     "lecture_of_scene",
@@ -331,6 +332,21 @@ def model_lecture() -> str:
     if not found:
         raise KeyError("no lecture draws a real model's head")
     return found[0]
+
+
+def decoder_lectures() -> tuple[str, ...]:
+    """The lectures that draw a decoder's head (``render --model smollm2``): every scene of theirs draws one
+    (``draws_decoder``) or a real model's head (``shows_model``). Imports their scenes.
+
+    >>> decoder_lectures()
+    ('masked', 'real-head', 'rope', 'inference')
+    """
+    found = []
+    for item in lectures():
+        classes = [getattr(importlib.import_module(module), name) for module, name in item.scenes]
+        if all(getattr(cls, "draws_decoder", False) or getattr(cls, "shows_model", False) for cls in classes):
+            found.append(item.name)
+    return tuple(found)
 
 
 def render_cost(scene: str, quality: str) -> float:

@@ -144,11 +144,12 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> 
         (("--sentence", "Hi"), "sentence: the scenes draw 2 to 16 tokens"),
         (("--sentence", DOG, "--query", "cat"), "query: no token 'cat'"),
         (("--sentence", DOG, "--lecture", "self-attention"),
-         "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
-        (("--sentence", DOG, "--lecture", "inference"),  # its KV-cache scene does not draw a decoder yet
-         "model: these scenes draw small made-up numbers; a real model's head is the real-head lecture"),
+         "model: these scenes draw small made-up numbers; a decoder's head (--model smollm2) is drawn by the "
+         "masked, real-head, rope and inference lectures"),
+        (("--sentence", DOG, "--lecture", "flash-attention"),
+         "a decoder's head (--model smollm2) is drawn by the masked, real-head, rope and inference lectures"),
     ],
-    ids=["layer", "head", "layer-zero", "too-long", "too-short", "query", "lecture-6", "inference"],
+    ids=["layer", "head", "layer-zero", "too-long", "too-short", "query", "lecture-6", "flash"],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                           args: tuple[str, ...], words: str) -> None:
@@ -240,7 +241,7 @@ def test_an_encoder_is_refused_by_the_scenes_that_draw_a_decoder(capsys: pytest.
     assert "these scenes draw small made-up numbers or a decoder's head (--model smollm2)" in err
 
 
-@pytest.mark.parametrize("lecture", ["masked"])
+@pytest.mark.parametrize("lecture", ["masked", "inference", "rope"])
 def test_every_scene_of_a_lecture_draws_a_decoder(lecture: str) -> None:
     scenario = _model()
     classes = [load_scene_class(spec.module, spec.name) for spec in lecture_specs(lecture)]
