@@ -19,7 +19,8 @@ Measures (median of ``--runs``, each cold run in a fresh temporary folder):
    three alike;
 8. the lectures side by side: cold -ql bundles of lecture 6 (self-attention), 7 (masked) and 8
    (multi-head), one after another in each round, as wall seconds per second of video; lectures 7
-   and 8 each within 1.2× of lecture 6's in the same run.
+   and 8 each within 1.2× of lecture 6's in the same run; and the decoder lectures (masked, inference,
+   rope) on SmolLM2, each beside its preset, within 1.3× of it per video second (:mod:`bench.decoder`).
 9. a course of 4 bundles on a local Dask cluster of 2 workers against the same bundles rendered
    one after another by ``render``, side by side, and Dask's round trip of a trivial task
    (:mod:`bench.course`);
@@ -53,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .course import course_renders, course_table, course_target
+from .decoder import decoder_renders, decoder_table, decoder_targets
 from .measure import run_measured
 from .scale import scale_out, scale_table, scale_target
 
@@ -541,6 +543,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_size_table(results.get("sizes")),
         *_variant_table(results.get("variants")),
         *_lecture_table(results.get("lectures")),
+        *decoder_table(results.get("decoder")),
         *course_table(results.get("course")),
         *scale_table(results.get("scale")),
         "",
@@ -719,6 +722,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
             added = variants["rows"][name]["added"]
             out.append(f"{name} adds ≤ {limit * 100:.0f} % {_mark(added, limit)}")
     out += _lecture_targets(results.get("lectures"))
+    out += decoder_targets(results.get("decoder"))
     if results.get("math"):
         biggest = max(results["math"], key=lambda row: row["n"])
         ratio = _mark(biggest["ratio"], TARGETS["math_ratio_4096"])
@@ -740,10 +744,11 @@ def update_docs(table: str, page: Path = SPEED_PAGE) -> None:
     page.write_text(f"{head}{BENCH_START}\n{table}{BENCH_END}{tail}", encoding="utf-8")
 
 
-MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "peer", "course", "scale"})
+MEASURES = frozenset({"math", "cold", "sizes", "variants", "lectures", "decoder", "peer", "course", "scale"})
 """What ``--only`` may name: the math core, the cold renders (with floor and re-renders), a
 16-token sentence and the multi-head lecture, the lecture-hall options, the lectures side by side,
-the peer, a course on Dask against render (:mod:`bench.course`), a course on 1 and on 2 workers
+the decoder lectures on SmolLM2 beside their presets (:mod:`bench.decoder`), the peer, a course on
+Dask against render (:mod:`bench.course`), a course on 1 and on 2 workers
 (:mod:`bench.scale`)."""
 
 DEFAULT_MEASURES = MEASURES - {"scale"}
@@ -772,6 +777,8 @@ def _run_measures(
     if "lectures" in only:
         # quick mode proves the rows run, on each lecture's first scene
         results["lectures"] = lecture_renders(args.runs, scratch, "1" if args.quick else None)
+    if "decoder" in only:
+        results["decoder"] = decoder_renders(args.runs, scratch, quick=args.quick)
     if "peer" in only:
         results["peer"] = peer_render("l", args.runs, scratch)
     if "course" in only:
@@ -792,7 +799,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary render folders")
     parser.add_argument(
         "--only", default="",
-        help="comma-separated measures to run: math, cold, sizes, variants, lectures, peer, course, scale "
+        help="comma-separated measures to run: math, cold, sizes, variants, lectures, decoder, peer, course, scale "
         "(default all but scale)",
     )
     args = parser.parse_args(argv)

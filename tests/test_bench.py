@@ -213,3 +213,26 @@ def test_the_forward_row_says_the_real_models_pass_against_one_head() -> None:
     assert forward_table({"skipped": "the model extra is not installed"})[-1].endswith("is not installed.")
     assert forward_table(None) == []
     assert len(set(FORWARD_SENTENCES)) > 32  # more than attention_math.minilm keeps: each pass computed
+
+
+def test_the_decoder_rows_put_each_lecture_on_smollm2_beside_its_preset() -> None:
+    import argparse
+
+    from attention_explainer.render_options import add_render_arguments
+    from bench.decoder import BUDGET, LECTURES, MODEL_FLAGS
+    from scenes.registry import decoder_lectures
+
+    results = _results()
+    rows = {lecture: {"preset_wall_s": 20.0, "preset_cpu_s": 30.0, "preset_video_s": 100.0, "model_wall_s": 30.0,
+                      "model_cpu_s": 40.0, "model_video_s": 110.0, "ratio": 1.3636} for lecture in LECTURES}
+    rows["rope"]["ratio"] = 1.1
+    results["decoder"] = {"runs": 1, "scenes": "all", "rows": rows}
+    table = markdown(results)
+    assert f"| the inference lecture | 20.0 | 100.0 | 30.0 | 110.0 | 1.36 | ≤ {BUDGET}× ✗ |" in table
+    assert f"the rope lecture on SmolLM2 ≤ {BUDGET}× its preset per video second ✓" in table
+    assert "the masked lecture on SmolLM2 ≤ 1.3× its preset per video second ✗" in table
+    assert set(LECTURES) <= set(decoder_lectures())
+    parser = argparse.ArgumentParser()
+    add_render_arguments(parser)
+    args = parser.parse_args(["--lecture", "inference", *MODEL_FLAGS])  # flags render takes
+    assert (args.model, args.layer, args.head) == ("smollm2", 14, 2)

@@ -53,7 +53,6 @@ from attention_math import Scenario, preset, scaling_spread
 from scenes import flash_attention, learned
 from scenes.base import ExplainerScene, Shown
 from scenes.facts import Fact, known_kinds, position, query_number, size, value
-from scenes.inference.kv_cache import SHOWN_ENTRIES
 from scenes.kit.bars import BarRows
 from scenes.kit.heatmap import HeatGrid
 from scenes.kit.text import text
@@ -221,10 +220,10 @@ def _unless_decoder(indexes: Callable[[Scenario], Iterable[Index]],
 
 
 def _cache_entries(s: Scenario, name: str) -> int:
-    """The entries of a cache row (or of q, z) the cache scene shows: all of a made-up scenario's; a decoder's head's
-    first ``SHOWN_ENTRIES`` of 64."""
+    """The entries of a cache row (or of q, z) the cache scene must show: all of a made-up scenario's; a decoder's
+    head's first of 64 (its first two where they fit)."""
     if _decoder(s):
-        return SHOWN_ENTRIES
+        return 1
     return s.d_k if name in ("keys", "query") else s.d_v
 
 

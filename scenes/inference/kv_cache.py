@@ -15,7 +15,7 @@ next, and the last frame the text it wrote.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from manim import DOWN, LEFT, RIGHT, UP, AnimationGroup, FadeIn, FadeOut, MathTex, Succession, Text, VGroup, VMobject
@@ -27,7 +27,7 @@ from scenes.inference import new_tokens
 from scenes.kit.grids import NumberGrid
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import CONTEXT, INK, KEY, MUTED, QUERY, VALUE, WEIGHT
-from scenes.kit.text import LABEL_SIZE, NUMBER_SIZE, SMALLEST_SIZE, shorten_token, text
+from scenes.kit.text import LABEL_SIZE, NUMBER_SIZE, SMALLEST_SIZE, shorten_token, text, token_text
 
 __all__ = ["SHOWN_ENTRIES", "KVCacheSteps"]
 
@@ -36,7 +36,8 @@ GAP = 0.45  # between the grids
 SPELLED = 3  # steps told one beat each at the start (the rest run on in one beat, then the last)
 PANEL_SIZE = 26
 MOST_PITCH = 0.95  # the rows' pitch, at most (a short sentence's rows spread over the height)
-SHOWN_ENTRIES = 2  # of a real head's 64 numbers a row (k, v, q, z): the first ones, then "…"
+ROW_LABEL_CHARS = 8  # a real run's row labels, at most (a made-up scenario's: 10)
+SHOWN_ENTRIES = 2  # of a real head's 64 numbers a row (k, v, q, z): the first ones, then "…" (1 where 2 do not fit)
 
 @dataclass(frozen=True)
 class _Story:
@@ -102,7 +103,7 @@ class KVCacheSteps(ExplainerScene):
         """Refused when the two caches and the weights do not fit left of the panel at the font floor."""
         measure = cls.__new__(cls)
         measure.scenario = scenario
-        measure.story = _story(scenario)
+        measure.story = measure._fitted(_story(scenario))
         if NUMBER_SIZE * measure._fit() < SMALLEST_SIZE:
             if scenario.model is not None:
                 raise ScenarioError(f"sentence: the cache's {measure.story.n} rows and their numbers do not fit at "
@@ -113,7 +114,7 @@ class KVCacheSteps(ExplainerScene):
 
     def construct(self) -> None:
         s = self.scenario
-        self.story = _story(s)
+        self.story = self._fitted(_story(s))
         for t, step in enumerate(self.story.steps):
             self.add_source(f"generation{t + 1}", step, s.precision)
         if s.model is None:
@@ -133,6 +134,14 @@ class KVCacheSteps(ExplainerScene):
         self._last_step()
         self._summary()
 
+    def _fitted(self, story: _Story) -> _Story:
+        """The story as it fits: a real run's rows with their first entry only where two do not fit at the font
+        floor (long tokens, numbers in the tens)."""
+        self.story = story
+        if story.cut and NUMBER_SIZE * self._fit() < SMALLEST_SIZE:
+            return replace(story, d_k=1, d_v=1)
+        return story
+
     # -- layout ---------------------------------------------------------------------------------------------
     def _digits(self) -> str:
         """The widest number a row or the panel shows: a made-up scenario's precision's widest form; a real head's
@@ -149,9 +158,14 @@ class KVCacheSteps(ExplainerScene):
         """Token labels, K, the weights, V: their widths at the number size (for the fit)."""
         story = self.story
         number = text(self._digits(), size=NUMBER_SIZE).width + 0.28
-        label = max(text(token[:10], size=self._label_size()).width for token in story.tokens) + 0.4
+        label = max(text(self._shown_token(token), size=self._label_size()).width for token in story.tokens) + 0.4
         more = number if story.cut else 0.0  # the "…" after a row's first entries
         return label, story.d_k * number + more + 0.3, number + GAP, story.d_v * number + more + 0.3
+
+    def _shown_token(self, token: str) -> str:
+        """A row's label as drawn: a made-up scenario's up to 10 characters; a real run's up to 8 (its 17 rows need
+        the room beside the panel)."""
+        return shorten_token(token, ROW_LABEL_CHARS) if self.story.cut else token[:10]
 
     def _label_size(self) -> float:
         """The rows' token labels: a made-up scenario's at the grids' label size; a real run's as large as the
@@ -185,7 +199,9 @@ class KVCacheSteps(ExplainerScene):
         pitch = min(MOST_PITCH, max(0.42, (TOP - BOTTOM - TITLE_ROOM - 0.2) / story.n))
         rows = [self._row(t, "keys", story.d_k, KEY) for t in range(story.n)]
         v_buff = pitch - max(mob.height for row in rows for mob in row)
-        keys = NumberGrid(rows, row_labels=story.tokens, color=KEY, v_buff=v_buff, label_size=self._label_size())
+        labels = ([token_text(token, limit=ROW_LABEL_CHARS, size=self._label_size()) for token in story.tokens]
+                  if story.cut else story.tokens)
+        keys = NumberGrid(rows, row_labels=labels, color=KEY, v_buff=v_buff, label_size=self._label_size())
         values = NumberGrid([self._row(t, "values", story.d_v, VALUE) for t in range(story.n)], color=VALUE,
                             v_buff=v_buff)
         values.next_to(keys, RIGHT, buff=self._widths()[2] + GAP)
@@ -309,7 +325,7 @@ class KVCacheSteps(ExplainerScene):
         last = story.prefill - 1
         self.beat(f"The prompt's {self.cite(position(last, 'step'))} tokens go through the model at once. Layer "
                   f"{self.cite(position(model.layer - 1, 'layer'))} keeps each one's key and value, "
-                  f"{self.cite(size('d_k'))} numbers each, the first two shown. "
+                  f"{self.cite(size('d_k'))} numbers each, {'the first two' if story.d_k == 2 else 'the first'} shown. "
                   f"{self.quote(last, tokens=story.tokens)} weighs them all, and the model writes its next token.",
                   *self._opening(), run_time=1.5, wait=1.8)
 
