@@ -56,6 +56,8 @@ FIXED: dict[str, tuple[Callable[[], Scenario], int]] = {
     "LearnedWeights": (lambda: preset("learned"), 23),  # the training run's W_Q and W_K
     "OrderBlind": (lambda: preset("rope-dog"), 55),  # the sentence and its reverse
     "KVCacheSteps": (lambda: preset("grouped-dog"), 37),  # head 1 of four, the caches and the last step
+    # a decoder's layer (SmolLM2, layer 3, 6 tokens): its group's weights, the output's first entries
+    "GroupedHeads": (MODEL_SCENARIOS["smollm2-six"], 41),
     # the seed whose "softmax(s) · V = 1.4" the old reading missed the first number of
     "OnlineSoftmax": (lambda: fresh_scenario(3665305220), 27),
 }
