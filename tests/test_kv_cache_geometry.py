@@ -8,11 +8,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from scene_helpers import DECODER_SCENARIOS, SCENARIOS, dry_render, family_box, with_scenario
+from scene_helpers import DECODER_SCENARIOS, SCENARIOS, build_scene, dry_render, family_box, with_scenario
 
 from attention_math import Scenario, smollm
 from scenes.inference import new_tokens
@@ -88,3 +90,24 @@ def test_a_real_runs_rows_are_its_prompt_then_what_it_wrote(built, case: str) ->
     shown = scene.summary[-1][-1].text.replace(" ", "")  # the continuation, cut short at most
     whole = "".join(smollm.display_token(t) if not t.strip() else t for t in found.new_tokens).replace(" ", "")
     assert whole.startswith(shown.rstrip("…")) and len(shown) >= min(len(whole), 6)
+
+
+def test_a_run_the_model_ends_at_once_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model that chooses a control token right after the prompt writes nothing: the first pass is the whole
+    story, its panel and the last frame say the text ends (a real run cut to its prompt stands in for one)."""
+    module = importlib.import_module("scenes.inference.kv_cache")
+    story = module._story
+
+    def ended(scenario: Scenario) -> Any:
+        told = story(scenario)
+        prompt = told.prefill
+        return dataclasses.replace(told, tokens=told.tokens[:prompt], steps=told.steps[:prompt],
+                                   written=(None,) * prompt, text="")
+
+    monkeypatch.setattr(module, "_story", ended)
+    build = build_scene(KVCacheSteps, SCENARIOS["smollm2-six"](), tmp_path)
+    assert build.error is None, build.error
+    assert "and the model ends its text there." in build.beats[0].caption
+    assert {"then it stops", "nothing: its text ends"} <= build.texts
+    problems = [p for play in build.plays for p in (*play.outside, *play.overlaps, *play.small, *play.out_of_place)]
+    assert not problems, problems

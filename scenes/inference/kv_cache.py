@@ -293,7 +293,7 @@ class KVCacheSteps(ExplainerScene):
         """The token a real model writes after step t (the next row), or that it ends there."""
         written = self.story.written[t]
         if written is None:
-            return text("writes next: nothing (its text ends)", size=self.panel_size, color=INK)
+            return text("then it stops", size=self.panel_size, color=INK)
         return self.label("writes next: {}", TokenPart(written, 10), size=self.panel_size, color=INK)
 
     def _step(self, t: int) -> list[Any]:
@@ -326,7 +326,8 @@ class KVCacheSteps(ExplainerScene):
         self.beat(f"The prompt's {self.cite(position(last, 'step'))} tokens go through the model at once. Layer "
                   f"{self.cite(position(model.layer - 1, 'layer'))} keeps each one's key and value, "
                   f"{self.cite(size('d_k'))} numbers each, {'the first two' if story.d_k == 2 else 'the first'} shown. "
-                  f"{self.quote(last, tokens=story.tokens)} weighs them all, and the model writes its next token.",
+                  f"{self.quote(last, tokens=story.tokens)} weighs them all, and the model "
+                  f"{'ends its text there' if story.written[last] is None else 'writes its next token'}.",
                   *self._opening(), run_time=1.5, wait=1.8)
 
     def _first_steps(self) -> None:
@@ -422,5 +423,6 @@ class KVCacheSteps(ExplainerScene):
         words = VGroup(self.label("after '{}',", TokenPart(story.tokens[story.prefill - 1], 10), size=SMALLEST_SIZE,
                                   color=MUTED),
                        text("the model wrote:", size=SMALLEST_SIZE, color=MUTED),
-                       self.label("{}", TokenPart(story.text, limit), size=LABEL_SIZE, color=INK))
+                       self.label("{}", TokenPart(story.text, limit), size=LABEL_SIZE, color=INK) if story.text else
+                       text("nothing: its text ends", size=LABEL_SIZE, color=INK))
         return words.arrange(DOWN, aligned_edge=LEFT, buff=0.1)
