@@ -17,6 +17,10 @@ its renders; never the renders alone, which the bundle would take for failures).
 Where ``fork`` is missing, or ``ATTENTION_FORK_SERVER=0`` is set, or the server does not start,
 the bundle starts each render as its own process (:func:`start_fork_server` returns ``None``).
 
+A real decoder's weights (``--model smollm2``) are read in the server too, before the first render of
+its scenario (:func:`attention_math.smollm.preload`): every fork inherits them, where each render
+would dequantise them again.
+
 The protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet): the bundle sends
 ``{"id", "argv", "cwd", "env"}`` with the write end of the render's stderr pipe; the server
 answers ``{"id", "pid"}``, and ``{"id", "status"}`` when that render ends (``status`` as
@@ -284,6 +288,24 @@ def _run_render(request: dict[str, Any], stderr_fd: int, sigint: Any) -> int:
         return 1
 
 
+def _warm(request: dict[str, Any], warmed: set[str]) -> None:
+    """Before the first render of a scenario with a real decoder (SmolLM2), read its weights in the server, once:
+    every fork inherits them (each render would read them again, about 3 s of CPU). Anything that fails here is
+    left to the render, which says it in its own words."""
+    spec = request["env"].get("ATTENTION_SCENARIO", "")
+    if spec in warmed or not spec.endswith(".toml"):
+        return
+    warmed.add(spec)
+    with contextlib.suppress(Exception):
+        from attention_math import load_scenario
+
+        scenario = load_scenario(Path(request["cwd"]) / spec)
+        if scenario.model is not None and scenario.model.name == "smollm2":
+            from attention_math import smollm
+
+            smollm.preload()
+
+
 def _fork(channel: socket.socket, request: dict[str, Any], stderr_fd: int, sigint: Any) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
@@ -335,6 +357,7 @@ def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
         os.rmdir(folder)
     channel.send(b"ready")
     requests: dict[int, int] = {}  # a render's pid: its request's id
+    warmed: set[str] = set()  # the scenarios whose model the server has read
     while True:
         readable, _, _ = select.select([channel], [], [], 0.05)
         _reap(channel, requests)
@@ -344,6 +367,7 @@ def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
         if not message:
             break  # the bundle closed its end
         request = json.loads(message)
+        _warm(request, warmed)
         pid = _fork(channel, request, fds[0], sigint)
         requests[pid] = request["id"]
         channel.send(json.dumps({"id": request["id"], "pid": pid}).encode())

@@ -1,7 +1,7 @@
 """The decoder row of ``python -m bench`` (issue 40): the decoder lectures on SmolLM2 against their presets.
 
 ``decoder_renders`` renders, for each lecture of :data:`LECTURES`, a cold -ql bundle of its preset and one with
-``--model smollm2`` (:data:`MODEL_FLAGS`: the model's own head on a sentence nobody typed for a test), one right
+``--model smollm2`` (:data:`MODEL_FLAGS`: the model's own head on the presets' sentence), one right
 after the other in each round (which goes first alternates from round to round, so a drift of the machine's load
 favours neither). The budget is each lecture's wall seconds per video second with the model over its preset's,
 in the same round (:data:`BUDGET`), never seconds: the model's forward passes and its longer numbers must not make
@@ -21,9 +21,9 @@ from .measure import run_measured
 LECTURES = ("masked", "inference", "rope")
 """The lectures that draw a decoder's head (besides the real-head lecture, whose row is the lectures' table's)."""
 
-MODEL_FLAGS = ("--model", "smollm2", "--layer", "14", "--head", "2", "--sentence",
-               "My grandmother keeps her old letters in a wooden box under the")
-"""A 13-token sentence, a middle layer, a head of the first key/value group."""
+MODEL_FLAGS = ("--model", "smollm2", "--layer", "14", "--head", "2", "--sentence", "The dog chased the ball")
+"""The presets' own sentence (the same 5 tokens: the row measures the model, not a longer sentence), a middle
+layer, a head of the first key/value group."""
 
 BUDGET = 1.3
 """The most a lecture's wall seconds per video second with the model may be, over its preset's."""

@@ -136,3 +136,27 @@ def test_a_server_started_early_and_not_taken_is_stopped() -> None:
     forkserver.discard_early()
     assert not forkserver._EARLY and early.process.returncode is not None
     assert early.folder is not None and not early.folder.exists()
+
+
+def test_a_real_decoders_weights_are_read_once_before_the_first_fork(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server reads SmolLM2's weights before the first render of a scenario with it, once (its forks inherit
+    them); a scenario of made-up numbers, a preset name or an unreadable file reads nothing and fails nothing."""
+    from attention_math import ScenarioError, smollm
+
+    try:
+        smollm.model_path()
+    except ScenarioError:
+        pytest.skip(f"the model is not installed: {smollm.INSTALL_MODEL}")
+    read: list[str] = []
+    monkeypatch.setattr(smollm, "preload", lambda: read.append("weights"))
+    model = tmp_path / "model.toml"
+    model.write_text('[model]\nname = "smollm2"\nsentence = "Hi there"\nlayer = 1\nhead = 1\n', encoding="utf-8")
+    made_up = tmp_path / "toy.toml"
+    made_up.write_text('sentence = "the cat sat"\nseed = 3\n', encoding="utf-8")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("model = [", encoding="utf-8")
+    warmed: set[str] = set()
+    for spec in ("dog-chased-ball", str(made_up), str(broken), "model.toml", "model.toml"):
+        forkserver._warm({"env": {"ATTENTION_SCENARIO": spec}, "cwd": str(tmp_path)}, warmed)
+    assert read == ["weights"]
