@@ -167,27 +167,33 @@ def tables(scenario: Scenario) -> tuple[Table, ...]:
     )
 
 
+_CACHES = ("n, d_in = X.shape\nd_k, d_v = W_K.shape[1], W_V.shape[1]\n"
+           "K_cache = np.empty((0, d_k))\nV_cache = np.empty((0, d_v))\n"
+           "step_weights = np.zeros((n, n))\nZ = np.zeros((n, d_v))\nmultiplies = []\n"
+           "for t in range(n):\n")
+"""The generation cell's start: empty caches, then a loop over the tokens (its body each lecture's own)."""
+
+_CACHE_STEP = (
+    "    K_cache = np.vstack([K_cache, k])\n    V_cache = np.vstack([V_cache, v])\n"
+    "    scores = K_cache @ q / np.sqrt(d_k) if SCALED else K_cache @ q\n"
+    "    exps = np.exp(scores - scores.max())\n"
+    "    step_weights[t, : t + 1] = exps / exps.sum()\n"
+    "    Z[t] = step_weights[t, : t + 1] @ V_cache\n"
+    "    attend = (t + 1) * (d_k + d_v)  # the scores and the weighted sum\n"
+    "    with_cache = d_in * (2 * d_k + d_v) + attend\n"
+    "    without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend  # every key and value again\n"
+    "    multiplies.append([with_cache, without_cache])\n"
+)
+"""A step of the loop once the new token's q, k and v are made: the caches grow a row, the query meets them."""
+
 _STEP_CELLS: tuple[tuple[str, str], ...] = (
     (
         "## Generation with a cache, one token at a time\n\nEach step projects the new token alone: its query, "
         "one new row of K and one of V, appended to the caches. The new query meets every cached key; its "
         "weights mix the cached values. The earlier rows are read, not computed again.",
-        "n, d_in = X.shape\nd_k, d_v = W_K.shape[1], W_V.shape[1]\n"
-        "K_cache = np.empty((0, d_k))\nV_cache = np.empty((0, d_v))\n"
-        "step_weights = np.zeros((n, n))\nZ = np.zeros((n, d_v))\nmultiplies = []\n"
-        "for t in range(n):\n"
-        "    x = X[t]\n"
+        _CACHES + "    x = X[t]\n"
         "    q, k, v = x @ W_Q, x @ W_K, x @ W_V  # the new token's projections, the only ones this step makes\n"
-        "    K_cache = np.vstack([K_cache, k])\n    V_cache = np.vstack([V_cache, v])\n"
-        "    scores = K_cache @ q / np.sqrt(d_k) if SCALED else K_cache @ q\n"
-        "    exps = np.exp(scores - scores.max())\n"
-        "    step_weights[t, : t + 1] = exps / exps.sum()\n"
-        "    Z[t] = step_weights[t, : t + 1] @ V_cache\n"
-        "    attend = (t + 1) * (d_k + d_v)  # the scores and the weighted sum\n"
-        "    with_cache = d_in * (2 * d_k + d_v) + attend\n"
-        "    without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend  # every key and value again\n"
-        "    multiplies.append([with_cache, without_cache])\n"
-        '    print(f"step {t + 1} ({TOKENS[t]}): z = (" + ", ".join(number(z) for z in Z[t]) + ")",\n'
+        + _CACHE_STEP + '    print(f"step {t + 1} ({TOKENS[t]}): z = (" + ", ".join(number(z) for z in Z[t]) + ")",\n'
         '          f"  multiplies {with_cache} with the cache, {without_cache} without")\n'
         'show("K cache", K_cache, TOKENS)\nshow("V cache", V_cache, TOKENS)',
     ),
@@ -235,23 +241,9 @@ _RUN_STEP = (
     "writes goes through alone. Either way, each token's q and k are turned by RoPE at its own position, its key "
     "and value appended to the caches, and its query meets every cached key. Replayed here token by token: the same "
     "numbers, since a token never reads the ones after it.",
-    "n, d_in = X.shape\nd_k, d_v = W_K.shape[1], W_V.shape[1]\n"
-    "K_cache = np.empty((0, d_k))\nV_cache = np.empty((0, d_v))\n"
-    "step_weights = np.zeros((n, n))\nZ = np.zeros((n, d_v))\nmultiplies = []\n"
-    "for t in range(n):\n"
-    "    x = X[t : t + 1]  # the token's row, as a 1 × d_in matrix\n"
+    _CACHES + "    x = X[t : t + 1]  # the token's row, as a 1 × d_in matrix\n"
     "    q, k = turned(x @ W_Q, t)[0], turned(x @ W_K, t)[0]  # turned at the token's position t\n"
-    "    v = (x @ W_V)[0]\n"
-    "    K_cache = np.vstack([K_cache, k])\n    V_cache = np.vstack([V_cache, v])\n"
-    "    scores = K_cache @ q / np.sqrt(d_k)\n"
-    "    exps = np.exp(scores - scores.max())\n"
-    "    step_weights[t, : t + 1] = exps / exps.sum()\n"
-    "    Z[t] = step_weights[t, : t + 1] @ V_cache\n"
-    "    attend = (t + 1) * (d_k + d_v)  # the scores and the weighted sum\n"
-    "    with_cache = d_in * (2 * d_k + d_v) + attend\n"
-    "    without_cache = d_in * d_k + (t + 1) * d_in * (d_k + d_v) + attend  # every key and value again\n"
-    "    multiplies.append([with_cache, without_cache])\n"
-    "    read = \"prompt\" if t < PROMPT else \"written\"\n"
+    "    v = (x @ W_V)[0]\n" + _CACHE_STEP + "    read = \"prompt\" if t < PROMPT else \"written\"\n"
     '    print(f"step {t + 1} ({TOKENS[t]}, {read}): z starts (" + ", ".join(number(z) for z in Z[t, :4]) + ", …)")\n'
     'print("the model wrote:", repr(WRITTEN))',
 )
