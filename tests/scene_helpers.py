@@ -125,6 +125,9 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "learned": lambda: preset("learned"),
     "learned-other": lambda: train_attention(5, steps=40, learning_rate=0.5).scenario(query=2),
     "rope-dog": lambda: preset("rope-dog"),  # the rope lecture's: d_k 4, two pairs to turn
+    # a typed sentence of 10 short words (render --sentence): colours only, row labels ("1 In") narrower than the
+    # "colours only" note over them
+    "ten-short": lambda: Scenario.from_sentence("In 2024, the cat saw men run on the sea."),
     # the read-back sweep's seed 27 (docs/readback.md): d_k 2 at 4 decimals, a query of −1.8501 and −0.0831, whose
     # numbers ran into each other in RopePairs' columns of 1.45
     "rope-wide": lambda: _read_back_scenario(27, "RopePairs"),
@@ -200,7 +203,7 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "TriangularMap": ("masked-dog", "two-first", "twelve", *DECODER_SCENARIOS),
     # and a decoder's head (SmolLM2): 6 tokens asking about the second, and 16 about the last (colours only)
     "GenerationOrder": ("default", "three", "sixteen", "masked-dog", "two", *DECODER_SCENARIOS),
-    "MaskedScores": ("default", "three", "sixteen", "masked-dog", "two", "twelve", *DECODER_SCENARIOS),
+    "MaskedScores": ("default", "three", "sixteen", "masked-dog", "two", "twelve", "ten-short", *DECODER_SCENARIOS),
     "Renormalise": ("default", "three", "sixteen", "masked-dog", "two", *DECODER_SCENARIOS),
     # 2, 5, 12 and 16 tokens; 2 and 5 heads (more than drawn); one head
     "WhyHeads": ("two-heads", "two-heads-two", "five-heads-twelve", "two-heads-sixteen-wide", "default"),
@@ -219,12 +222,12 @@ OWN_SCENARIOS: dict[str, tuple[str, ...]] = {
     "LearnedWeights": ("learned",),
     "LearnedPipeline": ("learned", "learned-other", "two", "five-whole", "twelve"),
     # the rope lecture (RoPE needs an even d_k): its preset, 2 tokens, 12 tokens (colours only) with d_k 4
-    "OrderBlind": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
+    "OrderBlind": ("rope-dog", "two", "twelve", "ten-short", *DECODER_SCENARIOS),
     # one pair (d_k 2) and two; its table is the query's alone; a decoder's head: its first two pairs and its last
     "RopePairs": ("rope-dog", "two", "twelve", "rope-wide", *DECODER_SCENARIOS),
     # one plane (d_k 2) and two; the key before the query (the ninth); a decoder's head: its first and last pair
     "ClockHands": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
-    "RopeScores": ("rope-dog", "two", "twelve", *DECODER_SCENARIOS),
+    "RopeScores": ("rope-dog", "two", "twelve", "ten-short", *DECODER_SCENARIOS),
     # the inference lecture: its preset (head 1 of four), 2 tokens, 12 and 16 (d_v 3, the widest rows it draws)
     "KVCacheSteps": ("grouped-dog", "two", "five-heads-twelve", "two-heads-sixteen"),
     # 16 tokens, the widest counts; a decoder's head (SmolLM2: 576 → 64, six-digit counts)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from manim import RIGHT, UP, VMobject
+from manim import RIGHT, UP, Rectangle, VMobject
 
 from scenes.facts import Fact, TokenPart
-from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
+from scenes.kit.heatmap import COLOURS_ONLY, HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
@@ -67,12 +67,17 @@ def token_grid(scene: Any, fit: HeatFit, tokens: Sequence[str]) -> HeatGrid:
                             for j in numbered], numbered)
         grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
                                      size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
+        # the note's place, a mark that draws nothing: the grid's extent holds the note where the row labels of
+        # very short tokens are narrower than it, so a grid placed by its extent keeps the note in the frame
+        note = colours_only(grid)
+        grid.add(Rectangle(width=note.width, height=note.height, stroke_width=0, fill_opacity=0).move_to(note))
     return grid
 
 
 def colours_only(grid: HeatGrid) -> VMobject:
-    """"colours only", over the row labels of a grid whose cells carry no numbers."""
-    note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
+    """"colours only", over the row labels of a grid whose cells carry no numbers (right-aligned with them: a grid
+    made by :func:`token_grid` keeps room for it)."""
+    note = text(COLOURS_ONLY, size=SMALLEST_SIZE, color=MUTED)
     return note.move_to((0, grid.column_labels.get_y(), 0)).align_to(grid.row_labels, RIGHT)
 
 

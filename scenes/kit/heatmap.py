@@ -29,6 +29,7 @@ from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text, token_text
 
 __all__ = [
+    "COLOURS_ONLY",
     "FLAT_LIMIT",
     "HeatFit",
     "HeatGrid",
@@ -44,6 +45,7 @@ __all__ = [
     "key_column",
     "legend",
     "numbered_columns",
+    "numbered_labels_width",
     "opacities",
     "opacity_of",
     "roomier_rows",
@@ -62,6 +64,7 @@ FLAT_LIMIT = 5  # column labels lie flat when every token, cut to this many char
 LABEL_GAP = 0.12  # between labels and the bracket
 NARROW = 0.3  # fills closer than this take one ink (:func:`inks`)
 NUMBER_GAP = 0.17  # between the numbers of two columns: closer, "10 11 12" reads as "101112"
+COLOURS_ONLY = "colours only"  # the note over the row labels of a grid whose cells carry no numbers
 
 
 @cache
@@ -162,8 +165,12 @@ class HeatFit:
     numbered: bool = False  # columns are numbered and each row label starts with its number (the key)
 
     def grid_width(self, tokens: Sequence[str], columns: int) -> float:
-        """Row labels, their gap, the brackets and the cells."""
-        labels = max(text_width(shorten_token(t, self.row_limit), self.size) for t in tokens)
+        """Row labels (numbered: "16 token", and no narrower than the note over them), their gap, the brackets
+        and the cells."""
+        if self.numbered:
+            labels = numbered_labels_width(tokens, self.row_limit, self.size)
+        else:
+            labels = max(text_width(shorten_token(t, self.row_limit), self.size) for t in tokens)
         return labels + LABEL_GAP + 0.2 + columns * self.cell_w
 
     def column_height(self, tokens: Sequence[str]) -> float:
@@ -219,6 +226,14 @@ def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, heig
     return None
 
 
+def numbered_labels_width(tokens: Sequence[str], limit: int, size: float) -> float:
+    """The room a colour-only grid's row labels take ("16 token", ``limit`` characters of each token kept): the
+    widest label, or the note over them (:data:`COLOURS_ONLY`) where that is wider (very short tokens)."""
+    n = len(tokens)
+    labels = max(text_width(f"{n} " + shorten_token(t, limit), size) for t in tokens)
+    return max(labels, text_width(COLOURS_ONLY, size))
+
+
 def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: float,
              fill: float = 0.0, upright_most: int = 6, query: int | None = None) -> HeatFit:
     """The largest legible drawing of an ``n × n`` grid of these tokens in ``width × height``.
@@ -246,7 +261,7 @@ def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: fl
             return replace(fit, cell_w=wider, cell_h=taller)
     # colour only: columns numbered 1…n, each row label "j token" is the key
     floor = float(SMALLEST_SIZE)
-    labels = max(text_width(f"{n} " + shorten_token(t, 8), floor) for t in tokens)
+    labels = numbered_labels_width(tokens, 8, floor)
     cell_h = min(0.5, (height - text_height(floor) - LABEL_GAP) / n)
     cell_w = min(0.6, max(cell_h, (width - labels - LABEL_GAP - 0.2) / n))  # room for two-digit numbers
     return HeatFit(False, floor, cell_w, cell_h, 8, 0, False, numbered=True)
@@ -259,8 +274,7 @@ def roomier_rows(fit: HeatFit, tokens: Sequence[str], width: float, most: int = 
         return fit
     n = len(tokens)
     for limit in range(most, fit.row_limit, -1):
-        labels = max(text_width(f"{n} " + shorten_token(t, limit), fit.size) for t in tokens)
-        if labels + LABEL_GAP + 0.2 + n * fit.cell_w <= width:
+        if numbered_labels_width(tokens, limit, fit.size) + LABEL_GAP + 0.2 + n * fit.cell_w <= width:
             return replace(fit, row_limit=limit)
     return fit
 
