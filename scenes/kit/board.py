@@ -47,7 +47,7 @@ def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel:
     for size, gap in zip((PANEL_MOST, SMALLEST_SIZE), GAPS, strict=True):
         width = 2 * HALF_WIDTH - gap - panel(size)
         fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - band(size) - top,
-                       fill=min(width, 8.0), upright_most=most, query=query)
+                       fill=min(width, 8.0), upright_most=most, query=query, noted=True)
         if fit.numbers:
             return fit, gap
     assert fit is not None
@@ -56,7 +56,8 @@ def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel:
 
 def token_grid(scene: Any, fit: HeatFit, tokens: Sequence[str]) -> HeatGrid:
     """The grid of ``fit`` with ``tokens`` as its rows and columns, not yet placed. Colour only: columns
-    numbered, each row label "j token" (labels made by ``scene.label``, so recorded)."""
+    numbered, each row label "j token" (labels made by ``scene.label``, so recorded); a fit made ``noted``
+    (:func:`~scenes.kit.heatmap.fit_heat`) keeps the place of the note over them (:func:`colours_only`)."""
     n = len(tokens)
     grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                     row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
@@ -67,8 +68,8 @@ def token_grid(scene: Any, fit: HeatFit, tokens: Sequence[str]) -> HeatGrid:
                             for j in numbered], numbered)
         grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
                                      size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
-        # the note's place, a mark that draws nothing: the grid's extent holds the note where the row labels of
-        # very short tokens are narrower than it, so a grid placed by its extent keeps the note in the frame
+    if fit.noted:  # the note's place, a mark that draws nothing: the grid's extent holds the note where the row
+        # labels of very short tokens are narrower than it, so a grid placed by its extent keeps the note in the frame
         note = colours_only(grid)
         grid.add(Rectangle(width=note.width, height=note.height, stroke_width=0, fill_opacity=0).move_to(note))
     return grid

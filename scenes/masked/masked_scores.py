@@ -157,7 +157,7 @@ class MaskedScores(ExplainerScene):
                                   (SMALLEST_SIZE, (0.3, 0.3), tuple(STEPS))):
             width = 2 * HALF_WIDTH - sum(gaps) - self._sums_width(size) - self._table_width(size, steps)
             fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - _band(size) - 0.45,
-                           fill=min(width, 8.0), upright_most=most, query=q)
+                           fill=min(width, 8.0), upright_most=most, query=q, noted=True)
             if fit.numbers == (steps != tuple(STEPS)):  # with numbers in the cells, the row's scores are there
                 return fit, min(fit.size, size), gaps
         return roomier_rows(fit, tokens, width), float(SMALLEST_SIZE), gaps
