@@ -7,7 +7,9 @@ Each scenario is dry-run once; the checks look at the scene as it ends (the last
 * a dropped weight's cell is as dark as a zero (the legend's low end), a kept weight's brighter;
 * in the query's row written beside the grid, the dropped weights (and only they) take the outline's colour;
 * the outline round the query's row holds that row's cells and no other's;
-* the setting's lines stand under the panel, clear of the grid, its title and its legend.
+* the setting's lines stand under the panel, clear of the grid, its title and its legend;
+* the column of row sums has its head ("row sum") over it, left-aligned with it, on the line of the row's heads,
+  clear of the keys' column, inside the safe area.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import numpy as np
 import pytest
 from number_checks import DROPOUT_P, DROPOUT_SEED
 from reviewed_scenarios import REVIEWED
-from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
+from scene_helpers import SCENARIOS, dry_render, family_box, on_screen, text_of, with_scenario
 
 from attention_math import Scenario, self_attention
+from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT
 from scenes.masked.dropout import AttentionDropout
 
@@ -111,3 +114,18 @@ def test_the_setting_stands_under_the_panel_clear_of_the_grid(built, case: str) 
         assert box[0] >= board.right - 0.01, "the setting starts left of the panel"
         for other in (grid_box, family_box(board.titles[1]), family_box(board.legend)):
             assert _apart(box, other), f"{line} meets the grid, its title or its legend"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_row_sums_have_a_head(built, case: str) -> None:
+    _, scene = built[case]
+    heads = [family_box(mob) for mob in on_screen(scene) if type(mob).__name__ == "_PangoText"
+             and text_of(mob) == "row sum"]
+    assert len(heads) == 1, f"{len(heads)} heads 'row sum' on screen"
+    head, sums = heads[0], family_box(scene.board.sums)
+    table, _ = scene.board.row
+    masked, keys = family_box(table[0][0]), family_box(table[1])
+    assert head[0] == pytest.approx(sums[0], abs=0.02), "not left-aligned with the sums"
+    assert head[2] > sums[3] and head[2] == pytest.approx(masked[2], abs=0.02), "not on the line of the row's heads"
+    assert head[1] < keys[0], "it reaches the keys' column"
+    assert -HALF_WIDTH <= head[0] and head[1] <= HALF_WIDTH and head[3] <= TOP

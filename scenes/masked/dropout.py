@@ -67,6 +67,7 @@ least one, for 2 to 16 tokens (and drops one and keeps one in the query's row of
 SUMS_GAP = 0.3  # between the grid and its column of sums
 PANEL_GAP = 0.5  # between the sums and the query's row
 TOP_ROOM = 0.75  # over the grid: the query's row's title and heads stand over its first line
+SUMS_HEAD = "row sum"  # the sums' column's head
 SETTING_LINES = 3  # under the panel: p and the seed; dropped and kept; at inference
 
 
@@ -79,6 +80,7 @@ class _Board:
     numbers: VGroup = field(default_factory=VGroup)
     legend: VGroup = field(default_factory=VGroup)
     sums: VGroup = field(default_factory=VGroup)
+    sums_head: VGroup = field(default_factory=VGroup)  # "row sum" over the sums, on the line of the row's heads
     outlines: VGroup = field(default_factory=VGroup)  # the dropped weights of the triangle
     row: VGroup = field(default_factory=VGroup)  # the query's row: masked, after dropout
 
@@ -132,7 +134,7 @@ class AttentionDropout(ExplainerScene):
         n = self.scenario.n_tokens
         numbers = [self.text_for(value("causal", "weights", i, reduce="sum")) for i in range(n)]
         numbers += [self.text_for(value("dropout", "row_sums", i)) for i in range(n)]
-        return widest(["≈ "], size) + widest(numbers, size) + 0.1
+        return max(widest(["≈ "], size) + widest(numbers, size) + 0.1, text_width(SUMS_HEAD, size))
 
     def _row_width(self, size: float) -> float:
         """The query's row, a line per key: "k16", then masked and after dropout under their heads."""
@@ -175,13 +177,16 @@ class AttentionDropout(ExplainerScene):
         self._place_legend(board, board.legend, board.titles[0])
         board.sums = self._sum_column(board, [value("causal", "weights", i, reduce="sum") for i in range(n)],
                                       [[value("causal", "weights", i, j) for j in range(n)] for i in range(n)])
+        # over the sums, left-aligned with them, on the line the row's heads take later
+        board.sums_head = VGroup(text(SUMS_HEAD, size=panel_size(board.fit), color=MUTED)
+                                 .next_to(board.sums, UP, buff=0.16).align_to(board.sums, LEFT))
         cells = [square for row in grid.squares for square in row]
         self.beat(
             "In training, dropout acts on the masked weights; so far each row adds up to one." + self.said_rounded(),
             FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[0], board.legend),
             LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
             *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers),
-            LaggedStart(*(FadeIn(s, shift=LEFT * 0.2) for s in board.sums), lag_ratio=0.05),
+            LaggedStart(*(FadeIn(s, shift=LEFT * 0.2) for s in board.sums), lag_ratio=0.05), FadeIn(board.sums_head),
             *self._notes(board), run_time=2, wait=1,
         )
 
@@ -243,7 +248,7 @@ class AttentionDropout(ExplainerScene):
         """The query's row before and after dropout, a line per key, right of the sums; its dropped weights in the
         outline's colour."""
         q, size = self.scenario.query, panel_size(board.fit)
-        left = board.sums.get_right()[0] + PANEL_GAP
+        left = VGroup(board.sums, board.sums_head).get_right()[0] + PANEL_GAP  # after the sums and their head
         heads = [self.label("masked", size=size, color=WEIGHT), self.label("dropout", size=size, color=INK)]
         table = key_column(self, board.grid, [("causal", "weights", q, WEIGHT), ("dropout", "weights", q, INK)],
                            left=left, heads=heads, size=size, names=("causal.weights", "dropout.weights"))
