@@ -33,20 +33,21 @@ def panel_size(fit: HeatFit) -> float:
 
 
 def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel: Callable[[float], float],
-              band: Callable[[float], float], top: float = 0.4) -> tuple[HeatFit, float]:
+              band: Callable[[float], float], top: float | Callable[[float], float] = 0.4) -> tuple[HeatFit, float]:
     """The grid's drawing and the gap after it.
 
     ``cells``: every number the cells may carry (their widest decides); ``panel(size)``: the panel's width at
     type ``size``; ``band(size)``: the height kept under the grid (its title, a legend) at that type; ``top``:
-    kept over it (over the panel's heads). Numbers in the cells while they are legible beside the panel at
-    its largest type, else colours, the panel at the floor beside them.
+    kept over it (over the panel's heads), or ``top(size)``. Numbers in the cells while they are legible beside the
+    panel at its largest type, else colours, the panel at the floor beside them.
     """
     most = max(10, len(shorten_token(tokens[query], 10**9)))  # the query's column label whole, if it fits
     fit: HeatFit | None = None
     width = 0.0
     for size, gap in zip((PANEL_MOST, SMALLEST_SIZE), GAPS, strict=True):
         width = 2 * HALF_WIDTH - gap - panel(size)
-        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - band(size) - top,
+        over = top(size) if callable(top) else top
+        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - band(size) - over,
                        fill=min(width, 8.0), upright_most=most, query=query, noted=True)
         if fit.numbers:
             return fit, gap

@@ -71,6 +71,20 @@ SUMS_HEAD = "row sum"  # the sums' column's head
 SETTING_LINES = 3  # under the panel: p and the seed; dropped and kept; at inference
 
 
+@dataclass(frozen=True)
+class _Spacing:
+    """The gaps around the panel: beside a colour-only grid tighter, so that its rows (16 of them) stand a line of
+    their labels' type apart (a descender of one row's label never meets an ascender of the next's)."""
+
+    title: float  # between the row's heads and its title
+    setting: float  # between the grid's bracket and the setting's first line
+    lines: float  # between the setting's lines
+
+
+SPACING = {True: _Spacing(0.2, 0.15, 0.08), False: _Spacing(0.12, 0.08, 0.05)}
+"""By numbers in the cells (True) or colours only (False)."""
+
+
 @dataclass
 class _Board:
     fit: HeatFit
@@ -90,8 +104,17 @@ def _setting_size(fit: HeatFit) -> float:
 
 
 def _band(size: float) -> float:
-    """Under the grid: its title and legend; under the panel, the setting's lines."""
-    return 0.15 + SETTING_LINES * text_height(size + 2 if size > SMALLEST_SIZE else size) + 0.16
+    """Under the grid: its title and legend; under the panel, the setting's lines (the panel at ``size``: at the
+    floor beside a colour-only grid)."""
+    if size > SMALLEST_SIZE:
+        return 0.15 + SETTING_LINES * text_height(size + 2) + 0.16
+    gaps = SPACING[False]
+    return gaps.setting + SETTING_LINES * text_height(size) + (SETTING_LINES - 1) * gaps.lines + 0.03
+
+
+def _top(size: float) -> float:
+    """Over the grid's column labels: the row's title over its heads (at the floor beside a colour-only grid)."""
+    return TOP_ROOM if size > SMALLEST_SIZE else SPACING[False].title + text_height(size) + 0.03
 
 
 class AttentionDropout(ExplainerScene):
@@ -151,10 +174,10 @@ class AttentionDropout(ExplainerScene):
         n, q = self.scenario.n_tokens, self.scenario.query
         cells = [self.text_for(value(s, "weights", i, j)) for s in ("causal", "dropout")
                  for i in range(n) for j in range(n)]
-        fit, gap = fit_board(self.scenario.tokens, cells, q, panel=self._panel_width, band=_band, top=TOP_ROOM)
+        fit, gap = fit_board(self.scenario.tokens, cells, q, panel=self._panel_width, band=_band, top=_top)
         size = panel_size(fit)
         width = fit.grid_width(self.scenario.tokens, n) + gap + self._panel_width(size)
-        grid = token_board(self, fit, self.scenario.tokens, width=width, band=_band(size), top=TOP_ROOM)
+        grid = token_board(self, fit, self.scenario.tokens, width=width, band=_band(size), top=_top(size))
         masked = ["\\mathrm{mask}\\big(", "Q", "K^{\\top}", "/\\sqrt{d_k}", "\\big)"]
         titles = [formula_title("\\mathrm{softmax}\\big(", *masked, "\\big)", font_size=28),
                   formula_title("\\mathrm{dropout}\\big(", "\\mathrm{softmax}\\big(", *masked, "\\big)", "\\big)",
@@ -239,10 +262,11 @@ class AttentionDropout(ExplainerScene):
 
     def _place_setting(self, board: _Board) -> None:
         """The setting's lines under the panel, from its left edge down."""
-        top = board.grid.brackets.get_bottom()[1] - 0.15
+        gaps = SPACING[board.fit.numbers]
+        top = board.grid.brackets.get_bottom()[1] - gaps.setting
         for line in self.setting:
             line.next_to((board.right, top, 0), DOWN, buff=0, aligned_edge=LEFT)
-            top = line.get_bottom()[1] - 0.08
+            top = line.get_bottom()[1] - gaps.lines
 
     def _row(self, board: _Board) -> VGroup:
         """The query's row before and after dropout, a line per key, right of the sums; its dropped weights in the
@@ -260,7 +284,7 @@ class AttentionDropout(ExplainerScene):
         limit = next((most for most in range(20, 4, -1)
                       if text_width(f"row {q + 1} {shorten_token(token, most)}", size) <= room), 4)
         title = self.label("row {} {}", position(q), TokenPart(token, limit), size=size, color=INK)
-        title.next_to(table[0], UP, buff=0.2).align_to((left, 0, 0), LEFT)
+        title.next_to(table[0], UP, buff=SPACING[board.fit.numbers].title).align_to((left, 0, 0), LEFT)
         table.add(title)
         return VGroup(table, SurroundingRectangle(board.grid.row(q), color=INK, buff=0.03, stroke_width=2))
 
