@@ -7,27 +7,36 @@ Each scenario is dry-run once; the checks look at the scene as it ends (the last
 * a dropped weight's cell is as dark as a zero (the legend's low end), a kept weight's brighter;
 * in the query's row written beside the grid, the dropped weights (and only they) take the outline's colour;
 * the outline round the query's row holds that row's cells and no other's;
-* the setting's lines stand under the panel, clear of the grid, its title and its legend.
+* the setting's lines stand under the panel, clear of the grid, its title and its legend;
+* the rows stand a line of their labels' type apart: no row label's descender meets the next one's ascender (16
+  rows of SmolLM2's tokens, colours only: "14 lazy" over "15 dogs");
+* the column of row sums has its head ("row sum") over it, left-aligned with it, on the line of the row's heads,
+  clear of the keys' column, inside the safe area.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from number_checks import DROPOUT_P, DROPOUT_SEED
+from number_checks import DROPOUT_P, DROPOUT_SEED, derive_all
 from reviewed_scenarios import REVIEWED
-from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
+from scene_helpers import SCENARIOS, dry_render, family_box, on_screen, text_of, with_scenario
 
-from attention_math import Scenario, self_attention
+from attention_math import Scenario
+from scenes.kit.heatmap import text_height
+from scenes.kit.layout import HALF_WIDTH, TOP
 from scenes.kit.palette import HIGHLIGHT
+from scenes.kit.text import SMALLEST_SIZE
 from scenes.masked.dropout import AttentionDropout
 
 pytestmark = pytest.mark.xdist_group("dropout-geometry")  # one worker builds each scene once
 
-CASES = ("masked-dog", "two-first", "engineers")  # numbers in the cells; 2 tokens; 15, colours only
+# numbers in the cells; 2 tokens; 15, colours only; SmolLM2's 16 tokens, colours only, the tallest board
+CASES = ("masked-dog", "two-first", "engineers", "smollm2-sixteen")
 
 Box = tuple[float, float, float, float]
 
@@ -73,7 +82,7 @@ def test_a_dropped_cell_is_as_dark_as_a_zero(built, case: str) -> None:
     scenario, scene = built[case]
     squares, dropped = scene.board.grid.squares, _dropped(scenario)
     lowest = min(square.get_fill_opacity() for row in squares for square in row)
-    causal = self_attention(scenario.embeddings, scenario.w_query, scenario.w_key, scenario.w_value, causal=True)
+    causal, _ = derive_all(scenario)["causal"]  # a model's head's too
     for i, row in enumerate(squares):
         for j, square in enumerate(row):
             if (i, j) in dropped:
@@ -111,3 +120,30 @@ def test_the_setting_stands_under_the_panel_clear_of_the_grid(built, case: str) 
         assert box[0] >= board.right - 0.01, "the setting starts left of the panel"
         for other in (grid_box, family_box(board.titles[1]), family_box(board.legend)):
             assert _apart(box, other), f"{line} meets the grid, its title or its legend"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_row_sums_have_a_head(built, case: str) -> None:
+    _, scene = built[case]
+    heads = [family_box(mob) for mob in on_screen(scene) if type(mob).__name__ == "_PangoText"
+             and text_of(mob) == "row sum"]
+    assert len(heads) == 1, f"{len(heads)} heads 'row sum' on screen"
+    head, sums = heads[0], family_box(scene.board.sums)
+    table, _ = scene.board.row
+    masked, keys = family_box(table[0][0]), family_box(table[1])
+    assert head[0] == pytest.approx(sums[0], abs=0.02), "not left-aligned with the sums"
+    assert head[2] > sums[3] and head[2] == pytest.approx(masked[2], abs=0.02), "not on the line of the row's heads"
+    assert head[1] < keys[0], "it reaches the keys' column"
+    assert -HALF_WIDTH <= head[0] and head[1] <= HALF_WIDTH and head[3] <= TOP
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_rows_stand_a_line_of_their_labels_apart(built, case: str) -> None:
+    _, scene = built[case]
+    grid = scene.board.grid
+    if not scene.board.fit.numbers:  # the labels at the floor, "j token"
+        assert grid.cell_h >= text_height(SMALLEST_SIZE), f"rows {grid.cell_h:.3f} apart"
+    labels = [family_box(label) for label in grid.row_labels]
+    for k, (upper, lower) in enumerate(pairwise(labels)):
+        # under a pixel at 1080p (1/135 of a unit): an "l" stands a hair over a line's "A"
+        assert lower[3] - upper[2] < 0.005, f"row labels {k + 1} and {k + 2} overlap by {lower[3] - upper[2]:.3f}"

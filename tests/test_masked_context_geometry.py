@@ -6,7 +6,9 @@ Each scenario is dry-run once; the checks look at the scene as it ends (the last
   in another colour than the past's (and named by the legend);
 * both planes are drawn at one scale, side by side, right of the table, neither over the other;
 * each past link of the masked chain is longer than its unmasked twin by one factor, 1 ÷ (the unmasked weights
-  of keys 1 … i added up), derived here from attention_math's unmasked weights;
+  of keys 1 … i added up), from the number checks' unmasked weights;
+* each link ends at its running sum as the number checks derive it, a link of a near-zero weight too (shorter
+  than an arrow can draw: drawn that long, it still ends where it should);
 * z's name keeps off every arrow of its plane; the legend keeps clear of the lines of z;
 * the mask's bands stand behind the future's rows of the table, one per key after the query, and nowhere else.
 """
@@ -18,22 +20,28 @@ from typing import Any
 
 import numpy as np
 import pytest
+from number_checks import derive_all
 from reviewed_scenarios import REVIEWED
 from scene_helpers import SCENARIOS, dry_render, family_box, with_scenario
 
-from attention_math import Scenario, self_attention
+from attention_math import Scenario
+from attention_math.scenario import ModelChoice
 from scenes.masked.masked_context import MaskedContext
 
 pytestmark = pytest.mark.xdist_group("masked-context-geometry")  # one worker builds each scene once
 
-CASES = ("masked-dog", "two-first", "lighthouse", "sixteen-whole")  # a middle token; the first; d_v 3; d_v 1
+# a middle token; the first; d_v 3; d_v 1; a decoder's head whose query (the space after "In") gives most keys
+# weights near zero (a few thousandths: links shorter than an arrow can draw)
+CASES = ("masked-dog", "two-first", "lighthouse", "sixteen-whole", "smollm2-near-zero")
+OWN = {"smollm2-near-zero": lambda: Scenario.from_model(
+    ModelChoice("smollm2", "In 2024, the cat saw men run on the sea.", layer=3, head=4), query=2)}
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Scenario, Any]]:
     done = {}
     for case in CASES:
-        scenario = (REVIEWED.get(case) or SCENARIOS[case])()
+        scenario = (REVIEWED.get(case) or OWN.get(case) or SCENARIOS[case])()
         done[case] = scenario, dry_render(with_scenario(MaskedContext, scenario), Path(tmp_path_factory.mktemp(case)))
     return done
 
@@ -73,11 +81,24 @@ def test_both_planes_share_one_scale_side_by_side(built, case: str) -> None:
 def test_each_past_arrow_grows_by_one_factor(built, case: str) -> None:
     scenario, scene = built[case]
     unmasked, masked = scene.planes
-    weights = self_attention(scenario.embeddings, scenario.w_query, scenario.w_key, scenario.w_value).weights
+    weights = derive_all(scenario)["trace"][0].weights  # a model's head's too (RoPE and all)
     share = float(np.sum(weights[scenario.query, : scenario.query + 1]))
     for j, (before, after) in enumerate(zip(unmasked.chain, masked.chain, strict=False)):
         if _length(before) > 0.1:  # a link shorter than its tip is drawn a hair long
             assert _length(after) / _length(before) == pytest.approx(1 / share, rel=0.03), f"key {j + 1}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_each_link_ends_at_its_running_sum(built, case: str) -> None:
+    scenario, scene = built[case]
+    derived, dims = derive_all(scenario), min(2, scenario.d_v)
+    for plane, step in zip(scene.planes, ("step", "causal_query_step"), strict=True):
+        sums = np.asarray(derived[step][0].running_context)
+        for j, link in enumerate(plane.chain):
+            at = np.zeros(2)
+            at[:dims] = sums[j, :dims]
+            off = float(np.linalg.norm(link.get_end()[:2] - np.asarray(plane.view.point(at, j))[:2]))
+            assert off < 0.005, f"{step}: key {j + 1}'s link ends {off:.3f} from its running sum"
 
 
 def _crosses(box: tuple[float, float, float, float], arrow: Any) -> bool:

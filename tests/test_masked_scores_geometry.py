@@ -5,7 +5,9 @@ masked score is no colour of the grid's scale) and carries "−∞", never a num
 carry numbers; else one "−∞" is written across the mask, inside it); the staircase covers exactly
 those cells; after the softmax they stay grey and read 0, the past cells take the weights' hue; the
 row's box sits on the row the lecture follows, and its outline never strikes through the one number written
-across the mask; its table's "−∞" and 0 stand on the lines of the keys after its token.
+across the mask; where the cells carry no numbers, the weight written across the mask in the end says what it is
+("masked: weight 0.00": the last frame is a slide), inside the mask; its table's "−∞" and 0 stand on the lines of
+the keys after its token.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ from scenes.kit.palette import MUTED, WEIGHT
 pytestmark = pytest.mark.xdist_group("masked-scores-geometry")
 
 SCENE = ("scenes.masked.masked_scores", "MaskedScores")
-# numbers in the cells (5 and 2 tokens), colours only (12 tokens; 5 at 4 decimals, the box's row through the block)
-CASES = ("masked-dog", "two", "twelve", "five-at-four-decimals")
-COLOURS_ONLY = ("twelve", "five-at-four-decimals")
+# numbers in the cells (5 and 2 tokens), colours only (12 tokens; 5 at 4 decimals, the box's row through the block;
+# 10 short words, their blocks of hidden cells short)
+CASES = ("masked-dog", "two", "twelve", "five-at-four-decimals", "ten-short")
+COLOURS_ONLY = ("twelve", "five-at-four-decimals", "ten-short")
 CASE_SCENARIOS = {**SCENARIOS, "five-at-four-decimals": lambda: fresh_scenario_for(1120, "MaskedScores")}
 MASK_STEP, SOFTMAX_STEP = "A query may not read", "Every row the same way"
 
@@ -166,3 +169,24 @@ def test_the_box_never_strikes_through_the_number_written_across_the_mask(watche
                 assert box[3] <= look.box[2] or look.box[3] <= box[2], f"{look.step!r}: the box crosses {content!r}"
     if case in COLOURS_ONLY:
         assert marks, "no number written across the mask while the box is on"
+
+
+@pytest.mark.parametrize("case", COLOURS_ONLY)
+def test_the_weight_written_across_the_mask_says_what_it_is(watched, case: str) -> None:
+    """Inside the mask, or where no block of hidden cells holds it legibly (5 tokens at 4 decimals), over the mask's
+    top right corner, above the column labels."""
+    scenario, looks = watched[case]
+    look, said = looks[-1], f"masked: weight {format_number(0.0, scenario.precision)}"
+    corners = look.mask.get_vertices()
+    centres = [content for content, box in look.texts
+               if inside_polygon(np.array([(box[0] + box[1]) / 2, (box[2] + box[3]) / 2]), corners)]
+    assert all(content == said for content in centres), f"across the mask: {centres}"
+    boxes = [box for content, box in look.texts if content == said]
+    assert len(boxes) == 1, f"{len(boxes)} × {said!r}"
+    box = boxes[0]
+    if centres:
+        assert all(inside_polygon(np.array([x, y]), corners) for x in box[:2] for y in box[2:]), "out of the mask"
+    else:
+        top, right = float(corners[:, 1].max()), float(corners[:, 0].max())
+        labels = max(b[3] for content, b in look.texts if content.isdigit() and b[2] > top)  # the column labels'
+        assert box[2] > labels and right - 0.1 <= box[1] <= right + 0.1, "not over the mask's corner"

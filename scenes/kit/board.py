@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from manim import RIGHT, UP, VMobject
+from manim import RIGHT, UP, Rectangle, VMobject
 
 from scenes.facts import Fact, TokenPart
-from scenes.kit.heatmap import HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
+from scenes.kit.heatmap import COLOURS_ONLY, HeatFit, HeatGrid, fit_heat, numbered_columns, roomier_rows, widest
 from scenes.kit.layout import BOTTOM, HALF_WIDTH, TOP
 from scenes.kit.palette import KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text
@@ -33,21 +33,22 @@ def panel_size(fit: HeatFit) -> float:
 
 
 def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel: Callable[[float], float],
-              band: Callable[[float], float], top: float = 0.4) -> tuple[HeatFit, float]:
+              band: Callable[[float], float], top: float | Callable[[float], float] = 0.4) -> tuple[HeatFit, float]:
     """The grid's drawing and the gap after it.
 
     ``cells``: every number the cells may carry (their widest decides); ``panel(size)``: the panel's width at
     type ``size``; ``band(size)``: the height kept under the grid (its title, a legend) at that type; ``top``:
-    kept over it (over the panel's heads). Numbers in the cells while they are legible beside the panel at
-    its largest type, else colours, the panel at the floor beside them.
+    kept over it (over the panel's heads), or ``top(size)``. Numbers in the cells while they are legible beside the
+    panel at its largest type, else colours, the panel at the floor beside them.
     """
     most = max(10, len(shorten_token(tokens[query], 10**9)))  # the query's column label whole, if it fits
     fit: HeatFit | None = None
     width = 0.0
     for size, gap in zip((PANEL_MOST, SMALLEST_SIZE), GAPS, strict=True):
         width = 2 * HALF_WIDTH - gap - panel(size)
-        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - band(size) - top,
-                       fill=min(width, 8.0), upright_most=most, query=query)
+        over = top(size) if callable(top) else top
+        fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - band(size) - over,
+                       fill=min(width, 8.0), upright_most=most, query=query, noted=True)
         if fit.numbers:
             return fit, gap
     assert fit is not None
@@ -56,7 +57,8 @@ def fit_board(tokens: Sequence[str], cells: Sequence[str], query: int, *, panel:
 
 def token_grid(scene: Any, fit: HeatFit, tokens: Sequence[str]) -> HeatGrid:
     """The grid of ``fit`` with ``tokens`` as its rows and columns, not yet placed. Colour only: columns
-    numbered, each row label "j token" (labels made by ``scene.label``, so recorded)."""
+    numbered, each row label "j token" (labels made by ``scene.label``, so recorded); a fit made ``noted``
+    (:func:`~scenes.kit.heatmap.fit_heat`) keeps the place of the note over them (:func:`colours_only`)."""
     n = len(tokens)
     grid = HeatGrid(n, n, cell_w=fit.cell_w, cell_h=fit.cell_h, size=fit.size, row_tokens=tokens,
                     row_limit=fit.row_limit, column_tokens=None if fit.numbered else tokens,
@@ -67,12 +69,17 @@ def token_grid(scene: Any, fit: HeatFit, tokens: Sequence[str]) -> HeatGrid:
                             for j in numbered], numbered)
         grid.label_rows([scene.label("{} {}", Fact("position", "query", (i,)), TokenPart(t, fit.row_limit),
                                      size=fit.size, color=QUERY) for i, t in enumerate(tokens)])
+    if fit.noted:  # the note's place, a mark that draws nothing: the grid's extent holds the note where the row
+        # labels of very short tokens are narrower than it, so a grid placed by its extent keeps the note in the frame
+        note = colours_only(grid)
+        grid.add(Rectangle(width=note.width, height=note.height, stroke_width=0, fill_opacity=0).move_to(note))
     return grid
 
 
 def colours_only(grid: HeatGrid) -> VMobject:
-    """"colours only", over the row labels of a grid whose cells carry no numbers."""
-    note = text("colours only", size=SMALLEST_SIZE, color=MUTED)
+    """"colours only", over the row labels of a grid whose cells carry no numbers (right-aligned with them: a grid
+    made by :func:`token_grid` keeps room for it)."""
+    note = text(COLOURS_ONLY, size=SMALLEST_SIZE, color=MUTED)
     return note.move_to((0, grid.column_labels.get_y(), 0)).align_to(grid.row_labels, RIGHT)
 
 

@@ -29,6 +29,7 @@ from scenes.kit.palette import BACKGROUND, HIGHLIGHT, INK, KEY, MUTED, QUERY
 from scenes.kit.text import SMALLEST_SIZE, shorten_token, text, token_text
 
 __all__ = [
+    "COLOURS_ONLY",
     "FLAT_LIMIT",
     "HeatFit",
     "HeatGrid",
@@ -44,6 +45,7 @@ __all__ = [
     "key_column",
     "legend",
     "numbered_columns",
+    "numbered_labels_width",
     "opacities",
     "opacity_of",
     "roomier_rows",
@@ -62,6 +64,7 @@ FLAT_LIMIT = 5  # column labels lie flat when every token, cut to this many char
 LABEL_GAP = 0.12  # between labels and the bracket
 NARROW = 0.3  # fills closer than this take one ink (:func:`inks`)
 NUMBER_GAP = 0.17  # between the numbers of two columns: closer, "10 11 12" reads as "101112"
+COLOURS_ONLY = "colours only"  # the note over the row labels of a grid whose cells carry no numbers
 
 
 @cache
@@ -160,10 +163,15 @@ class HeatFit:
     column_limit: int
     upright: bool  # column labels read upwards (a quarter turn) rather than lying flat
     numbered: bool = False  # columns are numbered and each row label starts with its number (the key)
+    noted: bool = False  # numbered, with the "colours only" note over the row labels (scenes.kit.board.token_grid)
 
     def grid_width(self, tokens: Sequence[str], columns: int) -> float:
-        """Row labels, their gap, the brackets and the cells."""
-        labels = max(text_width(shorten_token(t, self.row_limit), self.size) for t in tokens)
+        """Row labels (numbered: "16 token", and no narrower than the note over them where there is one), their
+        gap, the brackets and the cells."""
+        if self.numbered:
+            labels = numbered_labels_width(tokens, self.row_limit, self.size, noted=self.noted)
+        else:
+            labels = max(text_width(shorten_token(t, self.row_limit), self.size) for t in tokens)
         return labels + LABEL_GAP + 0.2 + columns * self.cell_w
 
     def column_height(self, tokens: Sequence[str]) -> float:
@@ -219,8 +227,16 @@ def _fit_with_numbers(tokens: Sequence[str], widest26: float, width: float, heig
     return None
 
 
+def numbered_labels_width(tokens: Sequence[str], limit: int, size: float, *, noted: bool = False) -> float:
+    """The room a colour-only grid's row labels take ("16 token", ``limit`` characters of each token kept): the
+    widest label; ``noted``, the note over them (:data:`COLOURS_ONLY`) where that is wider (very short tokens)."""
+    n = len(tokens)
+    labels = max(text_width(f"{n} " + shorten_token(t, limit), size) for t in tokens)
+    return max(labels, text_width(COLOURS_ONLY, size)) if noted else labels
+
+
 def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: float,
-             fill: float = 0.0, upright_most: int = 6, query: int | None = None) -> HeatFit:
+             fill: float = 0.0, upright_most: int = 6, query: int | None = None, noted: bool = False) -> HeatFit:
     """The largest legible drawing of an ``n × n`` grid of these tokens in ``width × height``.
 
     ``widest26`` is the width of the widest number the cells must carry, at size 26; each cell
@@ -229,7 +245,8 @@ def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: fl
     the cells (up to twice their width) until the grid is that wide, so a small grid fills its
     part of the frame. ``upright_most``: the most characters an upright column label keeps where
     the height has room for them. ``query``: the row whose token the column labels should keep
-    whole (:func:`column_orientation`).
+    whole (:func:`column_orientation`). ``noted``: in colour only, the "colours only" note over the row labels
+    (:func:`scenes.kit.board.token_grid` keeps its place) takes room beside the cells where they are narrower.
     """
     n = len(tokens)
     for size in NUMBER_SIZES:
@@ -246,10 +263,10 @@ def fit_heat(tokens: Sequence[str], widest26: float, *, width: float, height: fl
             return replace(fit, cell_w=wider, cell_h=taller)
     # colour only: columns numbered 1…n, each row label "j token" is the key
     floor = float(SMALLEST_SIZE)
-    labels = max(text_width(f"{n} " + shorten_token(t, 8), floor) for t in tokens)
+    labels = numbered_labels_width(tokens, 8, floor, noted=noted)
     cell_h = min(0.5, (height - text_height(floor) - LABEL_GAP) / n)
     cell_w = min(0.6, max(cell_h, (width - labels - LABEL_GAP - 0.2) / n))  # room for two-digit numbers
-    return HeatFit(False, floor, cell_w, cell_h, 8, 0, False, numbered=True)
+    return HeatFit(False, floor, cell_w, cell_h, 8, 0, False, numbered=True, noted=noted)
 
 
 def roomier_rows(fit: HeatFit, tokens: Sequence[str], width: float, most: int = 12) -> HeatFit:
@@ -259,8 +276,7 @@ def roomier_rows(fit: HeatFit, tokens: Sequence[str], width: float, most: int = 
         return fit
     n = len(tokens)
     for limit in range(most, fit.row_limit, -1):
-        labels = max(text_width(f"{n} " + shorten_token(t, limit), fit.size) for t in tokens)
-        if labels + LABEL_GAP + 0.2 + n * fit.cell_w <= width:
+        if numbered_labels_width(tokens, limit, fit.size, noted=fit.noted) + LABEL_GAP + 0.2 + n * fit.cell_w <= width:
             return replace(fit, row_limit=limit)
     return fit
 

@@ -42,7 +42,7 @@ def fit_twins(tokens: Sequence[str], cells: Sequence[str], query: int) -> HeatFi
     """One drawing for both grids: ``cells`` are every number either may carry (their widest decides)."""
     width = half_width()
     fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - BAND - TOP_ROOM,
-                   fill=min(width, 5.6), upright_most=max(10, len(tokens[query])), query=query)
+                   fill=min(width, 5.6), upright_most=max(10, len(tokens[query])), query=query, noted=True)
     return roomier_rows(fit, tokens, width)
 
 

@@ -20,15 +20,22 @@ __all__ = [
     "shaft_boxes",
 ]
 
+LEAST_ARROW = 0.015  # the shortest arrow drawn
 NICE_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0)
 
 
 def arrow(start: np.ndarray, end: np.ndarray, color: str = VALUE, width: float = 6, tip: float = 0.22) -> Arrow:
     """An arrow from ``start`` to ``end`` whose tip never swallows a short shaft.
 
-    ``tip`` is the tip's length (smaller for arrows the camera will look at closely)."""
-    if np.linalg.norm(end - start) < 0.015:  # a zero arrow still needs a direction to draw
-        end = start + np.array([0.015, 0.0, 0.0])
+    ``tip`` is the tip's length (smaller for arrows the camera will look at closely). An arrow shorter than
+    :data:`LEAST_ARROW` is drawn that long along its own direction (rightwards when it has none), still ending at
+    ``end``: where an arrow ends is what it plots (a chain's running sum, a vector's tip), and a weight near zero
+    must not move it."""
+    shaft = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
+    length = float(np.linalg.norm(shaft))
+    if length < LEAST_ARROW:  # a zero arrow still needs a direction to draw
+        direction = shaft / length if length > 1e-9 else np.array([1.0, 0.0, 0.0])
+        start = end - LEAST_ARROW * direction
     return Arrow(start, end, buff=0, color=color, stroke_width=width, tip_length=tip,
                  max_tip_length_to_length_ratio=0.4, max_stroke_width_to_length_ratio=12)
 

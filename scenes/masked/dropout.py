@@ -67,7 +67,22 @@ least one, for 2 to 16 tokens (and drops one and keeps one in the query's row of
 SUMS_GAP = 0.3  # between the grid and its column of sums
 PANEL_GAP = 0.5  # between the sums and the query's row
 TOP_ROOM = 0.75  # over the grid: the query's row's title and heads stand over its first line
+SUMS_HEAD = "row sum"  # the sums' column's head
 SETTING_LINES = 3  # under the panel: p and the seed; dropped and kept; at inference
+
+
+@dataclass(frozen=True)
+class _Spacing:
+    """The gaps around the panel: beside a colour-only grid tighter, so that its rows (16 of them) stand a line of
+    their labels' type apart (a descender of one row's label never meets an ascender of the next's)."""
+
+    title: float  # between the row's heads and its title
+    setting: float  # between the grid's bracket and the setting's first line
+    lines: float  # between the setting's lines
+
+
+SPACING = {True: _Spacing(0.2, 0.15, 0.08), False: _Spacing(0.12, 0.08, 0.05)}
+"""By numbers in the cells (True) or colours only (False)."""
 
 
 @dataclass
@@ -79,6 +94,7 @@ class _Board:
     numbers: VGroup = field(default_factory=VGroup)
     legend: VGroup = field(default_factory=VGroup)
     sums: VGroup = field(default_factory=VGroup)
+    sums_head: VGroup = field(default_factory=VGroup)  # "row sum" over the sums, on the line of the row's heads
     outlines: VGroup = field(default_factory=VGroup)  # the dropped weights of the triangle
     row: VGroup = field(default_factory=VGroup)  # the query's row: masked, after dropout
 
@@ -88,8 +104,17 @@ def _setting_size(fit: HeatFit) -> float:
 
 
 def _band(size: float) -> float:
-    """Under the grid: its title and legend; under the panel, the setting's lines."""
-    return 0.15 + SETTING_LINES * text_height(size + 2 if size > SMALLEST_SIZE else size) + 0.16
+    """Under the grid: its title and legend; under the panel, the setting's lines (the panel at ``size``: at the
+    floor beside a colour-only grid)."""
+    if size > SMALLEST_SIZE:
+        return 0.15 + SETTING_LINES * text_height(size + 2) + 0.16
+    gaps = SPACING[False]
+    return gaps.setting + SETTING_LINES * text_height(size) + (SETTING_LINES - 1) * gaps.lines + 0.03
+
+
+def _top(size: float) -> float:
+    """Over the grid's column labels: the row's title over its heads (at the floor beside a colour-only grid)."""
+    return TOP_ROOM if size > SMALLEST_SIZE else SPACING[False].title + text_height(size) + 0.03
 
 
 class AttentionDropout(ExplainerScene):
@@ -132,7 +157,7 @@ class AttentionDropout(ExplainerScene):
         n = self.scenario.n_tokens
         numbers = [self.text_for(value("causal", "weights", i, reduce="sum")) for i in range(n)]
         numbers += [self.text_for(value("dropout", "row_sums", i)) for i in range(n)]
-        return widest(["≈ "], size) + widest(numbers, size) + 0.1
+        return max(widest(["≈ "], size) + widest(numbers, size) + 0.1, text_width(SUMS_HEAD, size))
 
     def _row_width(self, size: float) -> float:
         """The query's row, a line per key: "k16", then masked and after dropout under their heads."""
@@ -149,10 +174,10 @@ class AttentionDropout(ExplainerScene):
         n, q = self.scenario.n_tokens, self.scenario.query
         cells = [self.text_for(value(s, "weights", i, j)) for s in ("causal", "dropout")
                  for i in range(n) for j in range(n)]
-        fit, gap = fit_board(self.scenario.tokens, cells, q, panel=self._panel_width, band=_band, top=TOP_ROOM)
+        fit, gap = fit_board(self.scenario.tokens, cells, q, panel=self._panel_width, band=_band, top=_top)
         size = panel_size(fit)
         width = fit.grid_width(self.scenario.tokens, n) + gap + self._panel_width(size)
-        grid = token_board(self, fit, self.scenario.tokens, width=width, band=_band(size), top=TOP_ROOM)
+        grid = token_board(self, fit, self.scenario.tokens, width=width, band=_band(size), top=_top(size))
         masked = ["\\mathrm{mask}\\big(", "Q", "K^{\\top}", "/\\sqrt{d_k}", "\\big)"]
         titles = [formula_title("\\mathrm{softmax}\\big(", *masked, "\\big)", font_size=28),
                   formula_title("\\mathrm{dropout}\\big(", "\\mathrm{softmax}\\big(", *masked, "\\big)", "\\big)",
@@ -175,13 +200,16 @@ class AttentionDropout(ExplainerScene):
         self._place_legend(board, board.legend, board.titles[0])
         board.sums = self._sum_column(board, [value("causal", "weights", i, reduce="sum") for i in range(n)],
                                       [[value("causal", "weights", i, j) for j in range(n)] for i in range(n)])
+        # over the sums, left-aligned with them, on the line the row's heads take later
+        board.sums_head = VGroup(text(SUMS_HEAD, size=panel_size(board.fit), color=MUTED)
+                                 .next_to(board.sums, UP, buff=0.16).align_to(board.sums, LEFT))
         cells = [square for row in grid.squares for square in row]
         self.beat(
             "In training, dropout acts on the masked weights; so far each row adds up to one." + self.said_rounded(),
             FadeIn(grid.brackets, grid.row_labels, grid.column_labels, board.titles[0], board.legend),
             LaggedStart(*(FadeIn(c) for c in cells), lag_ratio=0.2 / len(cells)),
             *(FadeIn(row, shift=DOWN * 0.1) for row in board.numbers),
-            LaggedStart(*(FadeIn(s, shift=LEFT * 0.2) for s in board.sums), lag_ratio=0.05),
+            LaggedStart(*(FadeIn(s, shift=LEFT * 0.2) for s in board.sums), lag_ratio=0.05), FadeIn(board.sums_head),
             *self._notes(board), run_time=2, wait=1,
         )
 
@@ -234,16 +262,17 @@ class AttentionDropout(ExplainerScene):
 
     def _place_setting(self, board: _Board) -> None:
         """The setting's lines under the panel, from its left edge down."""
-        top = board.grid.brackets.get_bottom()[1] - 0.15
+        gaps = SPACING[board.fit.numbers]
+        top = board.grid.brackets.get_bottom()[1] - gaps.setting
         for line in self.setting:
             line.next_to((board.right, top, 0), DOWN, buff=0, aligned_edge=LEFT)
-            top = line.get_bottom()[1] - 0.08
+            top = line.get_bottom()[1] - gaps.lines
 
     def _row(self, board: _Board) -> VGroup:
         """The query's row before and after dropout, a line per key, right of the sums; its dropped weights in the
         outline's colour."""
         q, size = self.scenario.query, panel_size(board.fit)
-        left = board.sums.get_right()[0] + PANEL_GAP
+        left = VGroup(board.sums, board.sums_head).get_right()[0] + PANEL_GAP  # after the sums and their head
         heads = [self.label("masked", size=size, color=WEIGHT), self.label("dropout", size=size, color=INK)]
         table = key_column(self, board.grid, [("causal", "weights", q, WEIGHT), ("dropout", "weights", q, INK)],
                            left=left, heads=heads, size=size, names=("causal.weights", "dropout.weights"))
@@ -255,7 +284,7 @@ class AttentionDropout(ExplainerScene):
         limit = next((most for most in range(20, 4, -1)
                       if text_width(f"row {q + 1} {shorten_token(token, most)}", size) <= room), 4)
         title = self.label("row {} {}", position(q), TokenPart(token, limit), size=size, color=INK)
-        title.next_to(table[0], UP, buff=0.2).align_to((left, 0, 0), LEFT)
+        title.next_to(table[0], UP, buff=SPACING[board.fit.numbers].title).align_to((left, 0, 0), LEFT)
         table.add(title)
         return VGroup(table, SurroundingRectangle(board.grid.row(q), color=INK, buff=0.03, stroke_width=2))
 

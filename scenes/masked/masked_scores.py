@@ -62,6 +62,7 @@ GAPS = (0.55, 0.4)  # between the grid and its row sums, and between those and t
 COLUMN_GAP = 0.3  # between the table's columns
 TITLE_BAND = 0.7  # under the grid: its title and legend
 MARK_SIZE = 40  # the "−∞" written across a colour-only mask
+MARKS = {"scaled_scores": "{}", "weights": "masked: weight {}"}  # what it says, of the scores, then of the weights
 STEPS = {  # the row's table: a column per step, (source, field, of a trace's row?, head)
     "score": ("causal", "scaled_scores", True, "score"),
     "exps": ("causal_step", "exps", False, "exp(s − m)"),
@@ -157,7 +158,7 @@ class MaskedScores(ExplainerScene):
                                   (SMALLEST_SIZE, (0.3, 0.3), tuple(STEPS))):
             width = 2 * HALF_WIDTH - sum(gaps) - self._sums_width(size) - self._table_width(size, steps)
             fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - _band(size) - 0.45,
-                           fill=min(width, 8.0), upright_most=most, query=q)
+                           fill=min(width, 8.0), upright_most=most, query=q, noted=True)
             if fit.numbers == (steps != tuple(STEPS)):  # with numbers in the cells, the row's scores are there
                 return fit, min(fit.size, size), gaps
         return roomier_rows(fit, tokens, width), float(SMALLEST_SIZE), gaps
@@ -241,22 +242,31 @@ class MaskedScores(ExplainerScene):
         )
 
     def _mark(self, board: _Board, name: str, cell: tuple[int, int]) -> VMobject:
-        """Colour only: the first hidden cell's number (−∞, later 0), written once and large in the middle of
-        the block of hidden cells where it is largest, away from the row the table follows (its box's line would
-        strike the digits through: :func:`~scenes.kit.mask.free_blocks`)."""
+        """Colour only: the first hidden cell's number (−∞, later its weight, named: "masked: weight 0.00"), written
+        once and large in the middle of the block of hidden cells where the weight's is largest, away from the row the
+        table follows (its box's line would strike the digits through: :func:`~scenes.kit.mask.free_blocks`). Where no
+        block holds the weight's legibly (a few tokens at 4 decimals), −∞ takes its own best block and the weight's
+        stands over the mask's corner, above the column labels."""
         n, grid = self.scenario.n_tokens, board.grid
-        wide = max(text_width(self.text_for(value("causal", field, *cell)), 26) / 26
-                   for field in ("scaled_scores", "weights"))
 
-        def fitting(block: tuple[int, int]) -> tuple[float, int]:
+        def wide(field_name: str) -> float:  # the mark's width at size 1
+            return text_width(MARKS[field_name].format(self.text_for(value("causal", field_name, *cell))), 26) / 26
+
+        def fitting(block: tuple[int, int], width: float) -> tuple[float, int]:
             rows, columns = block[1] - block[0] + 1, n - 1 - block[1]
             room_w, room_h = columns * grid.cell_w - 0.2, rows * grid.cell_h - 0.2
-            return min(MARK_SIZE, room_w / wide, room_h / (text_height(26) / 26)), rows * columns
+            return min(MARK_SIZE, room_w / width, room_h / (text_height(26) / 26)), rows * columns
 
         blocks = free_blocks(n, avoid=self.earlier_query) or free_blocks(n)
-        block = max(blocks, key=fitting)
-        size = max(float(SMALLEST_SIZE), fitting(block)[0])
-        return self.number("causal", name, *cell, size=size, color=INK).move_to(block_centre(grid, block))
+        block = max(blocks, key=lambda b: fitting(b, wide("weights")))
+        inside = fitting(block, wide("weights"))[0] >= SMALLEST_SIZE
+        if not inside:
+            block = max(blocks, key=lambda b: fitting(b, wide("scaled_scores")))
+        size = fitting(block, wide(name))[0]
+        mark = self.label(MARKS[name], value("causal", name, *cell), size=max(float(SMALLEST_SIZE), size), color=INK)
+        if inside or name != "weights":
+            return mark.move_to(block_centre(grid, block))
+        return mark.next_to(grid.column_labels, UP, buff=0.15).align_to(grid.brackets, RIGHT)
 
     def _table(self, board: _Board) -> None:
         """The row's table beside the row sums' place: its title, the keys, a column per step under its head."""
@@ -352,7 +362,7 @@ class MaskedScores(ExplainerScene):
             head.align_to(board.table[0], DOWN)  # on the line of the table's heads
         marks = board.marks
         if len(marks):  # colour only: the −∞ written on the mask becomes its weight
-            board.marks = VGroup(self._mark(board, "weights", future_cells(grid)[0]).move_to(marks))
+            board.marks = VGroup(self._mark(board, "weights", future_cells(grid)[0]))
         self.formula.generate_target()
         self.formula.target.light("query", "key", "scale", "softmax")
         self.beat(

@@ -128,7 +128,7 @@ class CausalMask(ExplainerScene):
             width = 2 * HALF_WIDTH - gap - self._comparison_width(size)
             # 0.4 left over the heads of the comparison for its title
             fit = fit_heat(tokens, widest(cells, 26), width=width, height=TOP - BOTTOM - _band(size) - 0.4,
-                           fill=min(width, 8.0), upright_most=most, query=q)
+                           fill=min(width, 8.0), upright_most=most, query=q, noted=True)
             if fit.numbers:
                 return fit, gap
         return roomier_rows(fit, tokens, width), gap

@@ -115,7 +115,8 @@ class MatrixForm(ExplainerScene):
             width = 2 * HALF_WIDTH - OPERATOR - right_w
             # 0.25 kept free under the header (its rounding note)
             fit = fit_heat(tokens, widest(grid_numbers, 26), width=width, height=TOP - BOTTOM - BAND - 0.25,
-                           fill=min(width, 10.6 - OPERATOR - right_w), upright_most=most, query=q)
+                           fill=min(width, 10.6 - OPERATOR - right_w), upright_most=most, query=q,
+                           noted=True)
             if fit.numbers:
                 return fit
         return roomier_rows(fit, tokens, width)
