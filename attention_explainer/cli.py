@@ -202,7 +202,7 @@ def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> Non
     if first:
         # a bundle's first render renders every scene: the process the renders are forked from
         # imports manim while the scenario is checked here
-        start_renders_early()
+        start_renders_early(scenario.model.name if scenario.model is not None else None)
     check_scenes_can_draw(scenario, chosen)
 
 

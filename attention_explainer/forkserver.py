@@ -17,9 +17,9 @@ its renders; never the renders alone, which the bundle would take for failures).
 Where ``fork`` is missing, or ``ATTENTION_FORK_SERVER=0`` is set, or the server does not start,
 the bundle starts each render as its own process (:func:`start_fork_server` returns ``None``).
 
-A real decoder's weights (``--model smollm2``) are read in the server too, before the first render of
-its scenario (:func:`attention_math.smollm.preload`): every fork inherits them, where each render
-would dequantise them again.
+A real decoder's weights (``--model smollm2``) are read in the server too (:func:`attention_math.smollm.preload`):
+as it starts, while the command checks the scenario (:func:`start_early` with ``model``), or else before the
+first render of its scenario. Every fork inherits them, where each render would dequantise them again.
 
 The protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet): the bundle sends
 ``{"id", "argv", "cwd", "env"}`` with the write end of the render's stderr pipe; the server
@@ -48,6 +48,7 @@ from typing import Any
 __all__ = ["ForkServer", "ForkedRender", "discard_early", "start_early", "start_fork_server"]
 
 ENABLE = "ATTENTION_FORK_SERVER"
+PRELOAD_MODEL = "ATTENTION_PRELOAD_MODEL"  # a server started with this set to smollm2 reads its weights as it starts
 _PRELOAD = ("manim", "manim.__main__", "attention_explainer.runner", "attention_explainer.accel", "scenes.base",
             "scenes.lecture")
 STARTUP_TIMEOUT = 120.0  # s to import manim and the scenes; a server that takes longer is not used
@@ -220,16 +221,17 @@ _EARLY: list[_Launch] = []  # a server started before the bundle knew its folder
 _ENDING: list[threading.Thread] = []  # servers let go without waiting (ForkServer.close(wait=False))
 
 
-def start_early(env: Mapping[str, str]) -> None:
+def start_early(env: Mapping[str, str], *, model: str | None = None) -> None:
     """Start a server now, in an empty folder, for the next :func:`start_fork_server` to take.
 
     The command line calls this first thing: the server imports manim while the command checks
     the scenario (which imports the scenes too), instead of after it. Its renders still run in
     the folder and environment each is given, with ``sys.path`` as a render started there has it
     (manim, imported in an empty folder, read no ``manim.cfg`` there, as in the bundle's).
+    ``model``: the scenario's real model; ``"smollm2"``: the server also reads its weights then.
     """
     discard_early()
-    launched = _launch(None, env)
+    launched = _launch(None, {**env, PRELOAD_MODEL: model} if model else env)
     if launched is not None:
         _EARLY.append(launched)
 
@@ -351,6 +353,11 @@ def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
         sigint = signal.SIG_DFL
     for name in _PRELOAD:
         importlib.import_module(name)
+    if os.environ.pop(PRELOAD_MODEL, "") == "smollm2":  # while the bundle checks the scenario: see start_early
+        with contextlib.suppress(Exception):  # a model that cannot be read is the renders' to report
+            from attention_math import smollm
+
+            smollm.preload()
     if remove_folder:
         folder = os.getcwd()
         os.chdir(os.path.dirname(folder))

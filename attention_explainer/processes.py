@@ -165,12 +165,12 @@ def runner_command(spec: SceneSpec, settings: BundleSettings, work: Path, media:
     return [sys.executable, "-m", RUNNER, *hooks, "--", *manim, str(script), spec.name]
 
 
-def start_renders_early() -> None:
+def start_renders_early(model: str | None = None) -> None:
     """Start the process the renders are forked from now, before the bundle's folder is known
-    (:func:`attention_explainer.forkserver.start_early`): it imports manim while the caller checks the scenario.
-    :func:`attention_explainer.bundle.build_bundle` takes it; :func:`attention_explainer.forkserver.discard_early`
-    stops it if nothing did."""
-    start_early(runner_environment(None))
+    (:func:`attention_explainer.forkserver.start_early`): it imports manim (and reads ``model``'s weights, a real
+    model's) while the caller checks the scenario. :func:`attention_explainer.bundle.build_bundle` takes it;
+    :func:`attention_explainer.forkserver.discard_early` stops it if nothing did."""
+    start_early(runner_environment(None), model=model)
 
 
 def runner_environment(scenario_file: Path | None) -> dict[str, str]:

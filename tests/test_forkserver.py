@@ -160,3 +160,13 @@ def test_a_real_decoders_weights_are_read_once_before_the_first_fork(tmp_path: P
     for spec in ("dog-chased-ball", str(made_up), str(broken), "model.toml", "model.toml"):
         forkserver._warm({"env": {"ATTENTION_SCENARIO": spec}, "cwd": str(tmp_path)}, warmed)
     assert read == ["weights"]
+
+
+def test_a_server_started_early_for_a_real_decoder_is_told_to_read_its_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``start_early(model="smollm2")`` starts the server with the switch that makes it read the weights as it starts
+    (while the command checks the scenario); without a model, no switch."""
+    started: list[dict[str, str]] = []
+    monkeypatch.setattr(forkserver, "_launch", lambda cwd, env: started.append(dict(env)))
+    forkserver.start_early({"PATH": "/usr/bin"}, model="smollm2")
+    forkserver.start_early({"PATH": "/usr/bin"})
+    assert [env.get(forkserver.PRELOAD_MODEL) for env in started] == ["smollm2", None]
