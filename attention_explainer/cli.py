@@ -145,16 +145,20 @@ def _render(args: argparse.Namespace) -> int:
     from .bundle import build_bundle
     from .manifest import MANIFEST
     from .out_dir import default_out_dir, prepare_out_dir
+    from .processes import start_renders_early
     from .render_options import check_render_request, lecture_of
     from .selection import select_scenes
 
     args.lecture = lecture_of(args)  # a real model's head is its own lecture's
     chosen = select_scenes(args.scenes, args.lecture)  # an unknown lecture or scene: one line, before anything
+    decoder = args.model == "smollm2"
+    if decoder:  # its renders' process reads the model's weights while this one makes the scenario
+        start_renders_early("smollm2")
     scenario = scenario_from_args(args, default=lecture(args.lecture).preset)
     target = Path(args.out) if args.out else default_out_dir(scenario, lecture=args.lecture)
     if not _renders_nothing(args, scenario, target, chosen):
         # (a bundle that needs no render holds clips made, so checked, from this very scenario and code)
-        _check_scenario(scenario, chosen, first=not (target / MANIFEST).is_file())
+        _check_scenario(scenario, chosen, first=not decoder and not (target / MANIFEST).is_file())
     check_render_request(args)
     out = prepare_out_dir(target)
     settings = _settings(args)
@@ -202,7 +206,7 @@ def _check_scenario(scenario: Any, chosen: Sequence[Any], *, first: bool) -> Non
     if first:
         # a bundle's first render renders every scene: the process the renders are forked from
         # imports manim while the scenario is checked here
-        start_renders_early(scenario.model.name if scenario.model is not None else None)
+        start_renders_early()
     check_scenes_can_draw(scenario, chosen)
 
 

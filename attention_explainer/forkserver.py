@@ -290,6 +290,15 @@ def _run_render(request: dict[str, Any], stderr_fd: int, sigint: Any) -> int:
         return 1
 
 
+def _read_weights() -> None:
+    """SmolLM2's weights read in the server as it starts (see :func:`start_early`); a model that cannot be read is
+    the renders' to report."""
+    with contextlib.suppress(Exception):
+        from attention_math import smollm
+
+        smollm.preload()
+
+
 def _warm(request: dict[str, Any], warmed: set[str]) -> None:
     """Before the first render of a scenario with a real decoder (SmolLM2), read its weights in the server, once:
     every fork inherits them (each render would read them again, about 3 s of CPU). Anything that fails here is
@@ -351,13 +360,14 @@ def serve(channel: socket.socket, *, remove_folder: bool = False) -> None:
     sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the renders get it back (see the module's text)
     if sigint is None:  # a handler not set from Python
         sigint = signal.SIG_DFL
+    weights = None
+    if os.environ.pop(PRELOAD_MODEL, "") == "smollm2":  # numpy's work beside the imports' (joined before a fork)
+        weights = threading.Thread(target=_read_weights, name="read-weights", daemon=True)
+        weights.start()
     for name in _PRELOAD:
         importlib.import_module(name)
-    if os.environ.pop(PRELOAD_MODEL, "") == "smollm2":  # while the bundle checks the scenario: see start_early
-        with contextlib.suppress(Exception):  # a model that cannot be read is the renders' to report
-            from attention_math import smollm
-
-            smollm.preload()
+    if weights is not None:
+        weights.join()
     if remove_folder:
         folder = os.getcwd()
         os.chdir(os.path.dirname(folder))
