@@ -179,9 +179,14 @@ class KVCacheSteps(ExplainerScene):
         lines = [("q" if story.cut else f"q{story.n}") + " = (" + ", ".join([digits] * max(story.d_k, story.d_v))
                  + more + ")",
                  f"reused: rows 1 to {story.n}" if story.cut else f"reused: k, v of tokens 1 to {story.n}",
-                 f"new: rows 1 to {story.prefill}",
-                 *(f"step {story.n}: {shorten_token(token, 10)}" for token in story.tokens),
-                 *(f"writes next: {shorten_token(token, 10)}" for token in story.written if token is not None)]
+                 f"new: rows 1 to {story.prefill}"]
+        if story.cut:  # a real run's lines name its tokens: the widest token after each line's words (Pango once each)
+            named = [text(words, size=SMALLEST_SIZE).width + max(
+                (text(shorten_token(token, 10), size=SMALLEST_SIZE).width for token in tokens if token is not None),
+                default=0.0)
+                for words, tokens in ((f"step {story.n}: ", story.tokens), ("writes next: ", story.written))]
+            return max(*named, *(text(line, size=SMALLEST_SIZE).width for line in lines))
+        lines += [f"step {story.n}: {shorten_token(token, 10)}" for token in story.tokens]
         return max(text(line, size=SMALLEST_SIZE).width for line in lines)
 
     def _fit(self) -> float:
