@@ -412,6 +412,16 @@ def test_a_heads_cache_while_writing_against_the_loop(loop_runs: dict[str, LoopR
     np.testing.assert_allclose(found.embeddings @ found.w_value, expected["values"], rtol=0, atol=1e-4)
 
 
+def test_a_one_token_prompt_writing_one_token_is_one_step_that_reads_itself() -> None:
+    """The smallest run: one token through the model, one written (never read back): its one weight is 1, its z
+    its own value (softmax of one score), and the token written is generate's."""
+    found = smollm.cached_generation("Hi", layer=0, head=8, max_new_tokens=1)
+    (step,) = found.steps
+    assert found.tokens == ("Hi",) and step.written == smollm.generate("Hi", max_new_tokens=1).new_tokens[0]
+    assert step.weights.tolist() == [1.0] and step.keys.shape == (1, 64) and found.kv_head == 2
+    np.testing.assert_allclose(step.context, step.values[0], rtol=0, atol=1e-12)
+
+
 def test_the_cache_holds_every_written_token_when_the_model_stops_itself() -> None:
     """A control token ends "The end." after 10 of 12 tokens: every written token went through the model (its row
     in the cache), the last writes nothing, and its z is the loop-free pass over the whole text's."""

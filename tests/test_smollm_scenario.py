@@ -178,23 +178,30 @@ def test_without_the_model_the_command_names_the_install_command(tmp_path: Path)
 # -- the handout and notebook of the real-head lecture -------------------------------------------------
 
 
-@pytest.mark.parametrize("lecture", [model_lecture(), "masked", "rope"])
-def test_the_notebook_turns_and_masks_as_the_model_does(tmp_path: Path, lecture: str) -> None:
-    scenario = _model()
+def _run_notebook(scenario: Scenario, lecture: str, folder: Path) -> tuple[dict[str, Any], str]:
+    """The lecture's notebook run cell by cell in ``folder`` beside its handout's files: its variables and what it
+    printed (its check cell last, which raises on any mismatch)."""
     for name, content in handout_files(scenario, lecture).items():
-        (tmp_path / name).write_text(content, encoding="utf-8")
+        (folder / name).write_text(content, encoding="utf-8")
     book = json.loads(notebook_json(scenario, lecture))
     cells = ["".join(cell["source"]) for cell in book["cells"] if cell["cell_type"] == "code"]
-    namespace: dict[str, object] = {}
+    namespace: dict[str, Any] = {}
     old = Path.cwd()
-    os.chdir(tmp_path)
+    os.chdir(folder)
     try:
         with contextlib.redirect_stdout(io.StringIO()) as printed:
-            for cell in cells:  # the notebook's own code, its check cell last (it raises on any mismatch)
+            for cell in cells:
                 exec(compile(cell, "<cell>", "exec"), namespace)
     finally:
         os.chdir(old)
-    assert "Every step matches the handout's CSV files" in printed.getvalue()
+    return namespace, printed.getvalue()
+
+
+@pytest.mark.parametrize("lecture", [model_lecture(), "masked", "rope"])
+def test_the_notebook_turns_and_masks_as_the_model_does(tmp_path: Path, lecture: str) -> None:
+    scenario = _model()
+    namespace, printed = _run_notebook(scenario, lecture, tmp_path)
+    assert "Every step matches the handout's CSV files" in printed
     own = scenario.trace(causal=lecture != "rope")  # the rope lecture weighs every key (no mask), turned
     turned = "rope_weights" if lecture == "rope" else "weights"  # its "weights" are those without positions
     np.testing.assert_allclose(np.asarray(namespace[turned]), own.weights, rtol=0, atol=1e-12)
@@ -207,21 +214,9 @@ def test_the_inference_notebook_replays_the_models_own_run(tmp_path: Path) -> No
     """The inference lecture's notebook replays the run the cache scene shows (the prompt, then what the model wrote),
     each q and k turned at its position; its caches and weights are those of the number checks' own forward pass."""
     scenario = _model()
-    for name, content in handout_files(scenario, "inference").items():
-        (tmp_path / name).write_text(content, encoding="utf-8")
-    book = json.loads(notebook_json(scenario, "inference"))
-    cells = ["".join(cell["source"]) for cell in book["cells"] if cell["cell_type"] == "code"]
-    namespace: dict[str, Any] = {}
-    old = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()) as printed:
-            for cell in cells:
-                exec(compile(cell, "<cell>", "exec"), namespace)
-    finally:
-        os.chdir(old)
-    assert "Every step matches the handout's CSV files" in printed.getvalue()
-    assert "every step equals its row of masked attention" in printed.getvalue()
+    namespace, printed = _run_notebook(scenario, "inference", tmp_path)
+    assert "Every step matches the handout's CSV files" in printed
+    assert "every step equals its row of masked attention" in printed
     rows = number_checks.smol_cache_rows(scenario)
     last = number_checks.DERIVED[f"generation{rows}"](scenario)[0]  # the number checks' forward pass, no cache
     assert len(namespace["TOKENS"]) == rows and namespace["TOKENS"][: scenario.n_tokens] == list(scenario.tokens)
